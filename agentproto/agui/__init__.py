@@ -1,0 +1,1 @@
+"""AG-UI (agent ↔ user interface): events, SSE, chunks, verification, state, interrupts."""

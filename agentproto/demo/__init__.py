@@ -1,0 +1,1 @@
+"""The demo agents that the notebooks and ``agentproto serve`` run."""

@@ -1,0 +1,1 @@
+"""Security helpers: bearer tokens (JWT) and Agent Card signatures (JWS over canonical JSON)."""

@@ -1,0 +1,1 @@
+"""Notebook helpers: trace tables, quizzes, exercise self-checks and plot defaults."""
