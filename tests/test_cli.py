@@ -1,0 +1,33 @@
+"""The ``agentproto`` command line frame."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from agentproto import __version__
+from agentproto.cli import COMMANDS, build_parser, main
+
+
+def test_version_flag_prints_the_package_version():
+    out = subprocess.run([sys.executable, "-m", "agentproto", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == f"agentproto {__version__}"
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "COMMAND" in capsys.readouterr().out
+
+
+def test_every_documented_command_is_registered():
+    parser = build_parser()
+    help_text = parser.format_help()
+    for name, _help, _module in COMMANDS:
+        assert name in help_text
+
+
+def test_doctor_command_exits_0_when_the_environment_is_complete():
+    out = subprocess.run([sys.executable, "-m", "agentproto", "doctor", "--required-only"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "required checks passed" in out.stdout

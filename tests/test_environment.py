@@ -1,0 +1,77 @@
+"""The three descriptions of the environment (pyproject, lock file, environment.yml) agree."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def lock() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "requirements/lock.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"lock line is not an exact pin: {line!r}"
+            pins[canonicalize_name(name)] = version
+    return pins
+
+
+def all_requirements() -> list[Requirement]:
+    project = pyproject()["project"]
+    reqs = [Requirement(r) for r in project["dependencies"]]
+    for extra in project["optional-dependencies"].values():
+        reqs += [Requirement(r) for r in extra]
+    return reqs
+
+
+def test_every_direct_dependency_is_pinned_in_the_lock_file_within_its_bounds():
+    pins = lock()
+    for req in all_requirements():
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req.name} is not in requirements/lock.txt"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"lock pins {req.name}=={pins[name]}, outside pyproject's {req.specifier}"
+        )
+
+
+def test_direct_dependencies_are_bounded_above_so_a_classroom_gets_the_same_result():
+    for req in all_requirements():
+        spec = str(req.specifier)
+        assert "==" in spec or "<" in spec, f"{req} has no upper bound"
+
+
+def test_interop_extra_pins_the_official_sdk_versions_the_kit_is_tested_against():
+    extra = {canonicalize_name(Requirement(r).name): str(Requirement(r).specifier)
+             for r in pyproject()["project"]["optional-dependencies"]["interop"]}
+    assert extra == {"ag-ui-protocol": "==1.0.0", "a2a-sdk": "==1.3.0"}
+
+
+def test_environment_yml_uses_the_same_lock_and_extras_as_the_makefile():
+    text = (ROOT / "environment.yml").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    python = re.search(r"^\s*-\s*python=(\d+\.\d+)", text, re.M)
+    assert python, "environment.yml must pin python"
+    assert SpecifierSet(pyproject()["project"]["requires-python"]).contains(python.group(1) + ".0")
+    assert "-c requirements/lock.txt" in text and "-c requirements/lock.txt" in makefile
+    extras = re.search(r"-e \.\[([\w,]+)\]", text).group(1)
+    assert extras == re.search(r'-e "\.\[([\w,]+)\]"', makefile).group(1)
+
+
+def test_the_lock_file_is_what_the_test_environment_runs():
+    from importlib import metadata
+
+    pins = lock()
+    for name in ("pydantic", "starlette", "ag-ui-protocol", "a2a-sdk", "jupyterlab"):
+        assert metadata.version(name) == pins[canonicalize_name(name)]
