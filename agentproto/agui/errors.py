@@ -1,0 +1,179 @@
+"""Errors and warnings of the AG-UI consumer pipeline.
+
+The AG-UI processing model (spec 1.1, ``basic/processing``) draws one line through everything
+a consumer can meet: *unrecognised material is not an error, a malformed known value is*. This
+module turns that line into types.
+
+* Fatal problems are exceptions, all subclasses of :class:`AGUIError`, so a caller can catch
+  "anything AG-UI" or one precise stage::
+
+      AGUIError
+      ├── DecodeError          bytes → text → JSON failed (SSE framing, UTF-8, JSON syntax)
+      ├── MalformedEventError  a known field holds a value the schema rejects
+      │   └── PatchError       … in particular a structurally broken JSON Patch
+      ├── ChunkError           a *_CHUNK event cannot be expanded
+      ├── VerificationError    the event sequence breaks a lifecycle rule
+      └── GuardError           an optional guard rail refused an update (off by default)
+          └── ResyncNeeded     a version gap: the consumer must ask for a snapshot
+
+* Recoverable problems are *data*: a :class:`PipelineWarning` names the event number and the
+  JSON path it concerns. The spec asks consumers to SHOULD-warn (unknown event types, stripped
+  fields, patches that do not apply) and to carry on, so warnings are collected, never raised.
+
+Every exception carries a stable ``rule`` id (``text.content-unopened``, ``schema.invalid-value``)
+that the CLI, the notebooks and the conformance fixtures key on, plus the zero-based ``index`` of
+the offending event when it is known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "AGUIError",
+    "DecodeError",
+    "MalformedEventError",
+    "PatchError",
+    "ChunkError",
+    "VerificationError",
+    "GuardError",
+    "ResyncNeeded",
+    "PipelineWarning",
+    "Warning_",
+]
+
+
+class AGUIError(Exception):
+    """Base class of every fatal AG-UI problem.
+
+    ``rule`` is a stable identifier for the kind of problem; ``index`` is the zero-based
+    number of the event (in arrival order) that triggered it, or ``None`` when the problem
+    is not tied to one event (for example a truncated stream).
+    """
+
+    rule: str = "agui.error"
+
+    def __init__(self, message: str, *, rule: str | None = None, index: int | None = None,
+                 event_type: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if rule is not None:
+            self.rule = rule
+        self.index = index
+        self.event_type = event_type
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict:
+        """The ``{event, type, rule, message}`` object the lint report prints."""
+        return {"event": self.index, "type": self.event_type, "rule": self.rule,
+                "message": self.message}
+
+
+class DecodeError(AGUIError):
+    """The bytes could not be turned into event objects.
+
+    Raised for invalid UTF-8, a frame whose ``data`` is not JSON, a JSON value that is not
+    an object, or a stream that ends in the middle of a frame. Nothing of the stream that
+    decoded before the bad frame is lost: the decoder has already returned it.
+    """
+
+    rule = "decode.error"
+
+
+class MalformedEventError(AGUIError):
+    """A field the protocol describes carries a value the schema rejects.
+
+    The processing model (spec ``basic/processing``, "The rule") makes this fatal: the
+    consumer MUST fail the run rather than repair, coerce or ignore the value. ``path`` is a
+    JSON Pointer into the event (``/outcome/interrupts/0/id``) and ``reason`` the schema's
+    complaint in words.
+    """
+
+    rule = "schema.invalid-value"
+
+    def __init__(self, message: str, *, path: str = "", reason: str = "",
+                 rule: str | None = None, index: int | None = None,
+                 event_type: str | None = None) -> None:
+        super().__init__(message, rule=rule, index=index, event_type=event_type)
+        self.path = path
+        self.reason = reason
+
+
+class PatchError(MalformedEventError):
+    """A JSON Patch document is malformed (not an array, an op missing a member, a bad pointer).
+
+    Fatal per spec ``basic/patterns/snapshots`` ("Malformed patches"), unlike a well-formed
+    patch that merely fails to apply, which keeps the prior state and warns.
+    """
+
+    rule = "patch.malformed"
+
+
+class ChunkError(AGUIError):
+    """A ``*_CHUNK`` event cannot be expanded into start/content/end events.
+
+    The messages are those of the reference TypeScript client (``chunks/transform.ts``),
+    e.g. ``First TEXT_MESSAGE_CHUNK must have a messageId``.
+    """
+
+    rule = "chunk.error"
+
+
+class VerificationError(AGUIError):
+    """The event sequence breaks a rule of the run lifecycle.
+
+    ``message`` is, character for character, the string the reference TypeScript client's
+    ``verifyEvents`` raises for the same violation, so that a learner can search for it.
+    """
+
+    rule = "verify.error"
+
+    def __init__(self, rule: str, index: int | None, event_type: str | None,
+                 message: str) -> None:
+        super().__init__(message, rule=rule, index=index, event_type=event_type)
+
+
+class GuardError(AGUIError):
+    """An optional guard rail (path allow-list, version check) refused an update.
+
+    Guard rails are not protocol rules; they are the application protecting itself, which
+    the notebooks teach. They are off unless a caller turns them on.
+    """
+
+    rule = "guard.refused"
+
+
+class ResyncNeeded(GuardError):
+    """The state version jumped or went backwards: ask the producer for a fresh snapshot."""
+
+    rule = "guard.resync-needed"
+
+    def __init__(self, message: str, *, expected: int | None = None,
+                 got: int | None = None, index: int | None = None,
+                 event_type: str | None = None) -> None:
+        super().__init__(message, index=index, event_type=event_type)
+        self.expected = expected
+        self.got = got
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineWarning:
+    """A recoverable problem: the pipeline carried on, but you should know.
+
+    ``event`` is the zero-based arrival number of the event concerned (``None`` for the
+    stream as a whole), ``path`` a JSON Pointer into that event (``""`` for the event
+    itself), ``message`` a sentence for a person.
+    """
+
+    event: int | None
+    path: str
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"event": self.event, "path": self.path, "message": self.message}
+
+
+#: Alias kept for readers who know the name from the design notes.
+Warning_ = PipelineWarning

@@ -1,0 +1,206 @@
+"""Server-Sent Events framing for AG-UI (spec 1.1 ``basic/transports/http-sse``).
+
+An AG-UI response body is ``text/event-stream``: one event JSON object per SSE ``data``
+field, each frame ended by a blank line, UTF-8, LF line endings on the producer side.
+
+Theory of operation
+-------------------
+*Encoding* is one line: ``data: <compact JSON by alias>\\n\\n`` — byte-for-byte what the
+official Python SDK's ``EventEncoder`` writes. Comment frames (``: keep-alive``) keep idle
+connections open; consumers ignore them.
+
+*Decoding* follows the WHATWG event-stream parsing rules, incrementally and without I/O:
+:class:`SSEDecoder` is fed arbitrary byte chunks (split anywhere — mid-line, mid-UTF-8
+character, between the CR and LF of a CRLF) and returns the ``data`` payloads of the frames
+that are now complete. Lines may end in CRLF, LF or CR; several ``data:`` lines in one frame
+join with ``\\n``; ``event:``, ``id:``, ``retry:`` and unknown fields are ignored (AG-UI has
+no ``Last-Event-ID`` resumption) and comment lines are skipped. Invalid UTF-8 raises
+:class:`~agentproto.agui.errors.DecodeError`. At the end of the stream :meth:`SSEDecoder.close`
+hands back any dangling partial frame — which the event-stream rules discard and which, for
+AG-UI, usually means the connection dropped mid-run.
+
+:class:`JSONLinesDecoder` does the same job for captures stored one JSON object per line
+(``agentproto lint --format jsonl``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from agentproto.agui.errors import DecodeError
+from agentproto.agui.events import BaseEvent, event_to_json
+
+__all__ = [
+    "SSE_CONTENT_TYPE",
+    "KEEP_ALIVE",
+    "encode_sse",
+    "encode_comment",
+    "SSEDecoder",
+    "JSONLinesDecoder",
+]
+
+#: The media type of an AG-UI event stream over HTTP.
+SSE_CONTENT_TYPE = "text/event-stream"
+
+#: A comment frame; send it on an idle stream so proxies do not time the connection out.
+KEEP_ALIVE = b": keep-alive\n\n"
+
+
+def encode_sse(event: BaseEvent | dict) -> bytes:
+    """One event as one SSE frame: ``data: <compact JSON>\\n\\n`` (UTF-8, LF)."""
+    if isinstance(event, BaseEvent):
+        text = event_to_json(event)
+    else:
+        text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    return b"data: " + text.encode("utf-8") + b"\n\n"
+
+
+def encode_comment(text: str = "keep-alive") -> bytes:
+    """A comment frame (every line prefixed with ``:``), ignored by every SSE consumer."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "".join(f": {line}\n" for line in lines).encode("utf-8") + b"\n"
+
+
+class SSEDecoder:
+    """Incremental SSE parser: ``feed(bytes) -> [data, ...]``, then ``close()``.
+
+    >>> d = SSEDecoder()
+    >>> d.feed(b'data: {"a"')
+    []
+    >>> d.feed(b':1}\\n\\n: keep-alive\\n\\n')
+    ['{"a":1}']
+    >>> d.close() is None
+    True
+    """
+
+    __slots__ = ("_utf8", "_pending", "_data", "_has_data", "_started", "_closed", "_skip_lf")
+
+    def __init__(self) -> None:
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+        self._pending = ""       # text after the last complete line
+        self._data: list[str] = []  # data lines of the frame being assembled
+        self._has_data = False
+        self._started = False    # a leading BOM is stripped once
+        self._closed = False
+        self._skip_lf = False    # the previous chunk ended in CR: a leading LF belongs to it
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Consume bytes; return the ``data`` payloads of every frame completed by them."""
+        if self._closed:
+            raise DecodeError("SSEDecoder.feed() after close()", rule="decode.sse")
+        try:
+            text = self._utf8.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"SSE stream is not valid UTF-8: {exc.reason}",
+                              rule="decode.utf8") from None
+        if not self._started and text:
+            self._started = True
+            if text[0] == "\ufeff":
+                text = text[1:]
+        if self._skip_lf and text:
+            self._skip_lf = False
+            if text[0] == "\n":
+                text = text[1:]
+        if not text:
+            return []
+        return self._lines(self._pending + text)
+
+    def close(self) -> str | None:
+        """End of stream. Returns what was left of a never-terminated frame, or ``None``.
+
+        The result joins the frame's ``data`` values received so far with any unterminated
+        last line, exactly as received (``'data: {"ty'``).
+
+        The event-stream rules discard an unterminated frame; we return it so that the caller
+        can say so (an AG-UI stream cut mid-frame is a truncated run).
+        """
+        if self._closed:
+            return None
+        self._closed = True
+        try:
+            tail = self._utf8.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise DecodeError("SSE stream ends in the middle of a UTF-8 character",
+                              rule="decode.utf8") from None
+        if tail:
+            self._lines(self._pending + tail)
+        dangling: list[str] = []
+        if self._has_data:
+            dangling.append("\n".join(self._data))
+        if self._pending:
+            dangling.append(self._pending)
+        self._data, self._has_data, self._pending = [], False, ""
+        return "\n".join(dangling) if dangling else None
+
+    def _lines(self, text: str) -> list[str]:
+        if "\r" in text:
+            # A CR ends a line at once; if the next chunk starts with LF, that LF is the
+            # second half of a CRLF split between chunks and is skipped.
+            self._skip_lf = text[-1] == "\r"
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        rest = lines.pop()  # the unterminated remainder ("" if text ended with a newline)
+        out: list[str] = []
+        data = self._data
+        for line in lines:
+            if not line:
+                if self._has_data:
+                    out.append("\n".join(data))
+                    data.clear()
+                    self._has_data = False
+                continue
+            if line[0] == ":":
+                continue  # comment
+            if line.startswith("data:"):
+                value = line[5:]
+                if value[:1] == " ":
+                    value = value[1:]
+                data.append(value)
+                self._has_data = True
+                continue
+            if line == "data":  # a field name alone means an empty value
+                data.append("")
+                self._has_data = True
+                continue
+            # event:, id:, retry: and unknown fields are ignored (spec http-sse).
+        self._pending = rest
+        return out
+
+
+class JSONLinesDecoder:
+    """Incremental reader for one-JSON-object-per-line captures.
+
+    Blank lines are skipped; CRLF is accepted; a last line without a newline is complete.
+    """
+
+    __slots__ = ("_utf8", "_pending", "_closed")
+
+    def __init__(self) -> None:
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+        self._pending = ""
+        self._closed = False
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Consume bytes; return every complete, non-blank line."""
+        try:
+            text = self._pending + self._utf8.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"JSON lines input is not valid UTF-8: {exc.reason}",
+                              rule="decode.utf8") from None
+        lines = text.split("\n")
+        self._pending = lines.pop()
+        return [s for line in lines if (s := line.strip().lstrip("\ufeff"))]
+
+    def close(self) -> list[str]:
+        """End of input: the last line, if it had no trailing newline."""
+        if self._closed:
+            return []
+        self._closed = True
+        try:
+            tail = self._pending + self._utf8.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise DecodeError("JSON lines input ends in the middle of a UTF-8 character",
+                              rule="decode.utf8") from None
+        self._pending = ""
+        tail = tail.strip().lstrip("\ufeff")
+        return [tail] if tail else []
