@@ -10,6 +10,8 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8888
 PYTEST_ARGS ?=
+# JupyterLab refuses to run as root unless told; classroom images often are root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 .PHONY: lab test venv regen bench lint-samples clean help
 
@@ -31,7 +33,7 @@ venv: $(STAMP)
 
 lab: $(STAMP)
 	@echo "Opening JupyterLab on http://$(HOST):$(PORT)/lab/tree/notebooks/00_start_here.ipynb (Ctrl-C to stop)"
-	$(BIN)/jupyter lab --ip=$(HOST) --port=$(PORT) --no-browser \
+	$(BIN)/jupyter lab --ip=$(HOST) --port=$(PORT) --no-browser $(ALLOW_ROOT) \
 	  --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
 
 test: $(STAMP)

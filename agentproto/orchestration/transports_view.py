@@ -1,0 +1,104 @@
+"""Plots and the widget for notebook 01 (one run, four transports).
+
+:func:`plot_comparison` draws two panels from :func:`~agentproto.orchestration.transports.compare`:
+time to first visible progress with request counts, and a timeline of which capabilities each
+transport let the UI show. :class:`TransportExplorer` wraps it with sliders for the poll
+interval and the model latency; tests drive it by setting the sliders' ``.value``.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from agentproto.orchestration.transports import CAPABILITIES, TransportResult, compare
+from agentproto.teaching.plots import PALETTE
+
+__all__ = ["plot_comparison", "summary_table", "TransportExplorer"]
+
+_CAP_COLORS = [PALETTE["primary"], PALETTE["secondary"], PALETTE["good"], PALETTE["accent"], PALETTE["bad"]]
+
+
+def summary_table(results: list[TransportResult]) -> str:
+    """A fixed-width text table of the headline numbers."""
+    lines = [f"{'transport':<13} {'first progress':>15} {'requests':>9}  can show"]
+    for r in results:
+        first = "never" if r.first_progress is None else f"{r.first_progress:.2f} s"
+        shows = ", ".join(c for c in CAPABILITIES if r.shown_at[c] is not None) or "—"
+        lines.append(f"{r.transport:<13} {first:>15} {r.requests:>9}  {shows}")
+    return "\n".join(lines)
+
+
+def plot_comparison(results: list[TransportResult], title: str = "") -> Figure:
+    """Two panels: headline numbers, and what the UI can show over (virtual) time."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [1, 1.6]})
+    names = [r.transport for r in results]
+    firsts = [r.first_progress or 0.0 for r in results]
+    bars = left.barh(names, firsts, color=PALETTE["primary"])
+    for bar, r in zip(bars, results):
+        left.text(bar.get_width() + 0.05, bar.get_y() + bar.get_height() / 2,
+                  f"{r.requests} req", va="center", fontsize=9)
+    left.invert_yaxis()
+    left.set_xlabel("time to first visible progress (virtual s)")
+    left.set_title("How soon does the user see anything?")
+    horizon = max(r.finished_at for r in results) * 1.05 + 0.1
+    left.set_xlim(0, horizon)
+
+    lane_h = 0.8 / len(CAPABILITIES)
+    for row, r in enumerate(results):
+        for k, cap in enumerate(CAPABILITIES):
+            start = r.shown_at[cap]
+            if start is None:
+                continue
+            y = row - 0.4 + k * lane_h
+            right.broken_barh([(start, horizon - start)], (y, lane_h * 0.9), color=_CAP_COLORS[k],
+                              label=cap if row == next(i for i, rr in enumerate(results) if rr.shown_at[cap] is not None) else None)
+    right.set_yticks(range(len(results)), names)
+    right.invert_yaxis()
+    right.set_xlim(0, horizon)
+    right.set_xlabel("virtual time (s)")
+    right.set_title("What the UI can show, from when")
+    right.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+class TransportExplorer:
+    """Sliders for poll interval and model latency, a summary and the comparison plot."""
+
+    def __init__(self, poll_interval: float = 2.0, model_latency: float = 1.5) -> None:
+        self.poll = widgets.FloatSlider(value=poll_interval, min=0.25, max=5.0, step=0.25,
+                                        description="poll every (s)", continuous_update=False,
+                                        style={"description_width": "initial"})
+        self.latency = widgets.FloatSlider(value=model_latency, min=0.0, max=5.0, step=0.25,
+                                           description="model latency (s)", continuous_update=False,
+                                           style={"description_width": "initial"})
+        self.summary = widgets.HTML()
+        self.plot = widgets.Output()
+        self.results: list[TransportResult] = []
+        self.poll.observe(lambda _c: self.redraw(), names="value")
+        self.latency.observe(lambda _c: self.redraw(), names="value")
+        self.redraw()
+
+    def redraw(self) -> None:
+        self.results = compare(poll_interval=self.poll.value, model_latency=self.latency.value)
+        self.summary.value = "<pre>" + summary_table(self.results) + "</pre>"
+        self.plot.clear_output(wait=True)
+        with self.plot:
+            fig = plot_comparison(self.results)
+            plt.show()
+            plt.close(fig)
+
+    def result(self, transport: str) -> TransportResult:
+        return next(r for r in self.results if r.transport == transport)
+
+    def widget(self) -> widgets.VBox:
+        return widgets.VBox([widgets.HBox([self.poll, self.latency]), self.summary, self.plot])
+
+    def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
+        from IPython.display import display
+
+        display(self.widget())
