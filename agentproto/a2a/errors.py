@@ -1,0 +1,316 @@
+"""The A2A error hierarchy and its JSON-RPC wire form.
+
+Every error a server can answer with is one class here, carrying its JSON-RPC ``code``, its
+``google.rpc.ErrorInfo`` ``reason`` and a default message (spec §3.3.2 "Error Handling",
+§5.4 "Error Code Mappings", §9.5 "JSON-RPC error handling"). The same classes are raised by the
+client when a server answers with an error, so callers catch one hierarchy on both sides::
+
+    A2AError
+    ├── JSONRPCProtocolError          the five standard JSON-RPC 2.0 codes
+    │   ├── JSONParseError            -32700
+    │   ├── InvalidRequestError       -32600
+    │   ├── MethodNotFoundError       -32601
+    │   ├── InvalidParamsError        -32602
+    │   └── InternalError             -32603
+    ├── TaskNotFoundError             -32001
+    ├── TaskNotCancelableError        -32002
+    ├── PushNotificationNotSupportedError -32003
+    ├── UnsupportedOperationError     -32004
+    ├── ContentTypeNotSupportedError  -32005
+    ├── InvalidAgentResponseError     -32006
+    ├── ExtendedAgentCardNotConfiguredError -32007
+    ├── ExtensionSupportRequiredError -32008
+    └── VersionNotSupportedError      -32009
+
+On the wire (JSON-RPC binding, spec §9.5) ``error.data`` is an *array* of ProtoJSON ``Any``
+objects. The first is always a ``google.rpc.ErrorInfo``::
+
+    {"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+     "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org",
+     "metadata": {"taskId": "t-1"}}
+
+``reason`` is the error's name in UPPER_SNAKE_CASE without the ``Error`` suffix, ``domain`` is
+``a2a-protocol.org`` and ``metadata`` is a ``map<string, string>`` (so every value is a string).
+Parameter validation errors add a ``google.rpc.BadRequest`` with one ``fieldViolations`` entry per
+bad field. v1.0.0 made ErrorInfo a MUST in JSON-RPC ``data``; v1.0.1 relaxed it to SHOULD — we
+always send it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+__all__ = [
+    "A2AError",
+    "JSONRPCProtocolError",
+    "JSONParseError",
+    "InvalidRequestError",
+    "MethodNotFoundError",
+    "InvalidParamsError",
+    "InternalError",
+    "TaskNotFoundError",
+    "TaskNotCancelableError",
+    "PushNotificationNotSupportedError",
+    "UnsupportedOperationError",
+    "ContentTypeNotSupportedError",
+    "InvalidAgentResponseError",
+    "ExtendedAgentCardNotConfiguredError",
+    "ExtensionSupportRequiredError",
+    "VersionNotSupportedError",
+    "UnknownA2AError",
+    "ERRORS_BY_CODE",
+    "ERROR_INFO_TYPE",
+    "BAD_REQUEST_TYPE",
+    "ERROR_DOMAIN",
+    "error_from_wire",
+    "FieldViolation",
+]
+
+ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
+ERROR_DOMAIN = "a2a-protocol.org"
+
+#: (field path, description) — one entry of a ``google.rpc.BadRequest``.
+FieldViolation = tuple[str, str]
+
+
+class A2AError(Exception):
+    """Base of every A2A protocol error.
+
+    ``metadata`` becomes the ErrorInfo ``metadata`` (values stringified: it is a
+    ``map<string, string>``); ``violations`` become a ``google.rpc.BadRequest`` detail.
+    """
+
+    code: ClassVar[int] = -32603
+    reason: ClassVar[str] = "INTERNAL"
+    default_message: ClassVar[str] = "Internal error"
+    #: HTTP status of the HTTP+JSON binding (spec §5.4, v1.0.1 column) — documentation only here.
+    http_status: ClassVar[int] = 500
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        violations: Iterable[FieldViolation] = (),
+        details: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.message = message or self.default_message
+        self.metadata = {str(k): str(v) for k, v in (metadata or {}).items()}
+        self.violations = list(violations)
+        #: Details exactly as received (client side); ``None`` when built locally.
+        self.received_details = details
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code}, message={self.message!r})"
+
+    # -- wire form ---------------------------------------------------------------------------
+
+    def details(self) -> list[dict[str, Any]]:
+        """``error.data``: ErrorInfo first, then BadRequest if there are field violations."""
+        if self.received_details is not None:
+            return self.received_details
+        out: list[dict[str, Any]] = [
+            {
+                "@type": ERROR_INFO_TYPE,
+                "reason": self.reason,
+                "domain": ERROR_DOMAIN,
+                "metadata": dict(self.metadata),
+            }
+        ]
+        if self.violations:
+            out.append(
+                {
+                    "@type": BAD_REQUEST_TYPE,
+                    "fieldViolations": [
+                        {"field": f, "description": d} for f, d in self.violations
+                    ],
+                }
+            )
+        return out
+
+    def to_jsonrpc(self) -> dict[str, Any]:
+        """The JSON-RPC ``error`` member: ``{"code", "message", "data"}``."""
+        return {"code": self.code, "message": self.message, "data": self.details()}
+
+    def response(self, request_id: str | int | None) -> dict[str, Any]:
+        """A whole JSON-RPC error response for ``request_id``."""
+        return {"jsonrpc": "2.0", "id": request_id, "error": self.to_jsonrpc()}
+
+
+# --------------------------------------------------------------------------- JSON-RPC 2.0
+
+
+class JSONRPCProtocolError(A2AError):
+    """One of the five codes JSON-RPC 2.0 itself defines (jsonrpc.org §5.1)."""
+
+
+class JSONParseError(JSONRPCProtocolError):
+    code = -32700
+    reason = "JSON_PARSE"
+    default_message = "Invalid JSON payload"
+    http_status = 400
+
+
+class InvalidRequestError(JSONRPCProtocolError):
+    code = -32600
+    reason = "INVALID_REQUEST"
+    default_message = "Request payload validation error"
+    http_status = 400
+
+
+class MethodNotFoundError(JSONRPCProtocolError):
+    code = -32601
+    reason = "METHOD_NOT_FOUND"
+    default_message = "Method not found"
+    http_status = 404
+
+
+class InvalidParamsError(JSONRPCProtocolError):
+    code = -32602
+    reason = "INVALID_PARAMS"
+    default_message = "Invalid parameters"
+    http_status = 400
+
+
+class InternalError(JSONRPCProtocolError):
+    code = -32603
+    reason = "INTERNAL"
+    default_message = "Internal error"
+    http_status = 500
+
+
+# --------------------------------------------------------------------------- A2A (spec §3.3.2)
+
+
+class TaskNotFoundError(A2AError):
+    """The task id is unknown — or the caller may not see it (spec §3.3.2: look alike)."""
+
+    code = -32001
+    reason = "TASK_NOT_FOUND"
+    default_message = "Task not found"
+    http_status = 404
+
+
+class TaskNotCancelableError(A2AError):
+    """Cancel of a task that is already terminal (spec §3.1.5)."""
+
+    code = -32002
+    reason = "TASK_NOT_CANCELABLE"
+    default_message = "Task cannot be canceled"
+    http_status = 400
+
+
+class PushNotificationNotSupportedError(A2AError):
+    """A push-config operation on an agent without ``capabilities.pushNotifications`` (§3.3.4)."""
+
+    code = -32003
+    reason = "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    default_message = "Push notifications are not supported"
+    http_status = 400
+
+
+class UnsupportedOperationError(A2AError):
+    """Not supported here: a message or subscribe to a terminal task, streaming without the
+    capability, … (spec §3.1.1, §3.1.6, §3.3.4)."""
+
+    code = -32004
+    reason = "UNSUPPORTED_OPERATION"
+    default_message = "This operation is not supported"
+    http_status = 400
+
+
+class ContentTypeNotSupportedError(A2AError):
+    """A part's media type the agent does not accept (spec §3.1.1)."""
+
+    code = -32005
+    reason = "CONTENT_TYPE_NOT_SUPPORTED"
+    default_message = "Incompatible content types"
+    http_status = 400
+
+
+class InvalidAgentResponseError(A2AError):
+    """The agent produced something the protocol forbids (an illegal transition, a Message
+    after a Task, events after a terminal state …)."""
+
+    code = -32006
+    reason = "INVALID_AGENT_RESPONSE"
+    default_message = "Invalid agent response"
+    http_status = 500
+
+
+class ExtendedAgentCardNotConfiguredError(A2AError):
+    """``capabilities.extendedAgentCard`` is declared but no extended card is configured."""
+
+    code = -32007
+    reason = "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+    default_message = "Extended agent card is not configured"
+    http_status = 400
+
+
+class ExtensionSupportRequiredError(A2AError):
+    """The card declares a ``required`` extension the client did not activate (§3.3.4)."""
+
+    code = -32008
+    reason = "EXTENSION_SUPPORT_REQUIRED"
+    default_message = "Extension support required"
+    http_status = 400
+
+
+class VersionNotSupportedError(A2AError):
+    """The ``A2A-Version`` asked for is not served here (missing header = 0.3, spec §3.6.2)."""
+
+    code = -32009
+    reason = "VERSION_NOT_SUPPORTED"
+    default_message = "Version not supported"
+    http_status = 400
+
+
+#: code → class, for turning a wire error back into an exception.
+ERRORS_BY_CODE: dict[int, type[A2AError]] = {
+    cls.code: cls
+    for cls in (
+        JSONParseError,
+        InvalidRequestError,
+        MethodNotFoundError,
+        InvalidParamsError,
+        InternalError,
+        TaskNotFoundError,
+        TaskNotCancelableError,
+        PushNotificationNotSupportedError,
+        UnsupportedOperationError,
+        ContentTypeNotSupportedError,
+        InvalidAgentResponseError,
+        ExtendedAgentCardNotConfiguredError,
+        ExtensionSupportRequiredError,
+        VersionNotSupportedError,
+    )
+}
+
+
+class UnknownA2AError(A2AError):
+    """A server error whose code this package does not know (kept verbatim)."""
+
+    def __init__(self, code: int, message: str, details: list[dict[str, Any]] | None) -> None:
+        super().__init__(message, details=details)
+        self.code = code  # type: ignore[misc]  # instance-level code for unknown errors
+
+
+def error_from_wire(error: Mapping[str, Any]) -> A2AError:
+    """Rebuild the typed exception from a JSON-RPC ``error`` object (client side)."""
+    code = error.get("code")
+    message = str(error.get("message") or "")
+    raw = error.get("data")
+    details = raw if isinstance(raw, list) else None
+    metadata: dict[str, Any] = {}
+    for d in details or []:
+        if isinstance(d, dict) and d.get("@type") == ERROR_INFO_TYPE:
+            metadata = dict(d.get("metadata") or {})
+            break
+    cls = ERRORS_BY_CODE.get(code) if isinstance(code, int) else None
+    if cls is None:
+        return UnknownA2AError(code if isinstance(code, int) else 0, message, details)
+    exc = cls(message or None, metadata=metadata, details=details)
+    return exc

@@ -1,0 +1,314 @@
+"""The JSON-RPC 2.0 binding of A2A (spec §9), sans I/O.
+
+:meth:`JSONRPCDispatcher.dispatch` takes a request body (bytes, text or an already-parsed
+object) and the request's service parameters (HTTP headers, optionally query parameters) and
+returns either one JSON-RPC response object, or — for ``SendStreamingMessage`` and
+``SubscribeToTask`` — an async iterator of response objects, each of which the HTTP adapter
+writes as one SSE ``data:`` line (spec §9.4.2: every event is a complete JSON-RPC response).
+Errors found before a stream starts (unknown task, terminal task, no streaming capability …)
+come back as a plain response object, not as a stream.
+
+A request goes through these checks, in order; the first that fails decides the answer:
+
+======================================================  ======================================
+check                                                   error
+======================================================  ======================================
+body is JSON                                            -32700 JSONParseError
+body is one request object (no batches), ``jsonrpc``    -32600 InvalidRequestError
+is ``"2.0"``, ``method`` a string, ``id`` a string,
+number or null
+``method`` is an A2A v1.0 method                        -32601 MethodNotFoundError
+``A2A-Version`` (header or query) is served here;       -32009 VersionNotSupportedError
+missing or empty means 0.3 (spec §3.6.2)
+every ``required`` extension of the card is activated   -32008 ExtensionSupportRequiredError
+in ``A2A-Extensions`` (spec §3.6.1, §3.3.4)
+``params`` is an object that parses as the method's     -32602 InvalidParamsError (+ BadRequest
+request message                                         field violations)
+the operation itself                                    -32001 … -32007, -32602, -32603
+======================================================  ======================================
+
+JSON-RPC errors are ordinary responses: the HTTP status stays 200 (the spec sets none; a2a-sdk
+does the same).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentproto.a2a.errors import (
+    A2AError,
+    ExtensionSupportRequiredError,
+    InternalError,
+    InvalidParamsError,
+    InvalidRequestError,
+    JSONParseError,
+    MethodNotFoundError,
+    VersionNotSupportedError,
+)
+from agentproto.a2a.service import A2AService
+from agentproto.a2a.types import (
+    PROTOCOL_VERSION,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest,
+    ProtoModel,
+    SendMessageRequest,
+    SendMessageResponse,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+)
+
+__all__ = [
+    "JSONRPCDispatcher",
+    "METHODS",
+    "V03_METHODS",
+    "VERSION_HEADER",
+    "EXTENSIONS_HEADER",
+    "requested_version",
+    "success",
+    "validation_error",
+]
+
+log = logging.getLogger(__name__)
+
+VERSION_HEADER = "A2A-Version"
+EXTENSIONS_HEADER = "A2A-Extensions"
+
+
+@dataclass(frozen=True)
+class _Method:
+    params: type[ProtoModel]
+    streaming: bool = False
+
+
+#: The eleven A2A v1.0 JSON-RPC methods (spec §5.3) and the message their ``params`` parse as.
+METHODS: dict[str, _Method] = {
+    "SendMessage": _Method(SendMessageRequest),
+    "SendStreamingMessage": _Method(SendMessageRequest, streaming=True),
+    "GetTask": _Method(GetTaskRequest),
+    "ListTasks": _Method(ListTasksRequest),
+    "CancelTask": _Method(CancelTaskRequest),
+    "SubscribeToTask": _Method(SubscribeToTaskRequest, streaming=True),
+    "CreateTaskPushNotificationConfig": _Method(TaskPushNotificationConfig),
+    "GetTaskPushNotificationConfig": _Method(GetTaskPushNotificationConfigRequest),
+    "ListTaskPushNotificationConfigs": _Method(ListTaskPushNotificationConfigsRequest),
+    "DeleteTaskPushNotificationConfig": _Method(DeleteTaskPushNotificationConfigRequest),
+    "GetExtendedAgentCard": _Method(GetExtendedAgentCardRequest),
+}
+
+#: v0.3 method names → their v1.0 successor, to make the -32601 message helpful.
+V03_METHODS: dict[str, str] = {
+    "message/send": "SendMessage",
+    "message/stream": "SendStreamingMessage",
+    "tasks/get": "GetTask",
+    "tasks/cancel": "CancelTask",
+    "tasks/resubscribe": "SubscribeToTask",
+    "tasks/pushNotificationConfig/set": "CreateTaskPushNotificationConfig",
+    "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfig",
+    "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigs",
+    "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
+    "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard",
+}
+
+
+def success(request_id: str | int | None, result: Any) -> dict[str, Any]:
+    """A JSON-RPC success response."""
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def validation_error(exc: ValidationError, prefix: str = "params") -> InvalidParamsError:
+    """Turn a pydantic error into -32602 with one BadRequest field violation per problem."""
+    violations = []
+    for e in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in e["loc"] if p != "__root__")
+        field = f"{prefix}.{loc}" if loc else prefix
+        violations.append((field, e["msg"].removeprefix("Value error, ")))
+    summary = "; ".join(f"{f}: {d}" for f, d in violations[:3])
+    return InvalidParamsError(f"Invalid parameters: {summary}", violations=violations)
+
+
+def _major_minor(version: str) -> tuple[int, int] | None:
+    parts = version.strip().split(".")
+    try:
+        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return None
+
+
+def requested_version(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str:
+    """The ``A2A-Version`` a request asks for; empty or missing means ``"0.3"`` (spec §3.6.2)."""
+    value = ""
+    for k, v in headers.items():
+        if k.lower() == "a2a-version":
+            value = v
+            break
+    if not value and query:
+        for k, v in query.items():
+            if k.lower() == "a2a-version":
+                value = v
+                break
+    return value.strip() or "0.3"
+
+
+class JSONRPCDispatcher:
+    """Routes JSON-RPC requests to an :class:`~agentproto.a2a.service.A2AService`."""
+
+    def __init__(self, service: A2AService, *,
+                 supported_versions: tuple[str, ...] = (PROTOCOL_VERSION,)) -> None:
+        self.service = service
+        self.supported_versions = supported_versions
+        self._supported = {_major_minor(v) for v in supported_versions}
+        self._handlers: dict[str, Callable[[Any, str], Awaitable[Any]]] = {
+            "SendMessage": self._send_message,
+            "SendStreamingMessage": lambda p, _: service.send_streaming_message(p),
+            "GetTask": lambda p, _: service.get_task(p),
+            "ListTasks": lambda p, _: service.list_tasks(p),
+            "CancelTask": lambda p, _: service.cancel_task(p),
+            "SubscribeToTask": lambda p, _: service.subscribe(p),
+            "CreateTaskPushNotificationConfig": lambda p, _: service.create_push_config(p),
+            "GetTaskPushNotificationConfig": lambda p, _: service.get_push_config(p),
+            "ListTaskPushNotificationConfigs": lambda p, _: service.list_push_configs(p),
+            "DeleteTaskPushNotificationConfig": self._delete_push_config,
+            "GetExtendedAgentCard": lambda _, base: service.extended_card(base),
+        }
+
+    async def dispatch(
+        self,
+        body: bytes | str | Any,
+        headers: Mapping[str, str] | None = None,
+        *,
+        query: Mapping[str, str] | None = None,
+        base_url: str = "http://127.0.0.1",
+    ) -> dict[str, Any] | AsyncIterator[dict[str, Any]]:
+        """Answer one request: a response dict, or an async iterator of them (streaming)."""
+        request_id: str | int | None = None
+        try:
+            if isinstance(body, bytes | bytearray | str):
+                try:
+                    body = json.loads(body)
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    raise JSONParseError(f"Invalid JSON payload: {exc}") from None
+            request_id = self._request_id(body)
+            method, params = self._envelope(body)
+            spec = METHODS.get(method)
+            if spec is None:
+                hint = V03_METHODS.get(method)
+                raise MethodNotFoundError(
+                    f"Method not found: {method!r}"
+                    + (f" (A2A v0.3 name; v1.0 calls it {hint!r})" if hint else ""),
+                    metadata={"method": method})
+            self._check_version(headers or {}, query)
+            self._check_extensions(headers or {})
+            try:
+                request = spec.params.model_validate(params)
+            except ValidationError as exc:
+                raise validation_error(exc) from None
+            result = await self._handlers[method](request, base_url)
+        except A2AError as exc:
+            return exc.response(request_id)
+        except Exception as exc:
+            log.exception("internal error handling a JSON-RPC request")
+            return InternalError(f"Internal error: {type(exc).__name__}").response(request_id)
+        if spec.streaming:
+            return self._frames(request_id, result)
+        if isinstance(result, ProtoModel):
+            result = result.to_wire()
+        return success(request_id, result)
+
+    # ------------------------------------------------------------------ envelope
+
+    @staticmethod
+    def _request_id(body: Any) -> str | int | None:
+        if isinstance(body, dict):
+            rid = body.get("id")
+            if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
+                return rid
+        return None
+
+    @staticmethod
+    def _envelope(body: Any) -> tuple[str, dict[str, Any]]:
+        if isinstance(body, list):
+            raise InvalidRequestError("Batch requests are not supported by A2A")
+        if not isinstance(body, dict):
+            raise InvalidRequestError("A JSON-RPC request must be a JSON object")
+        if body.get("jsonrpc") != "2.0":
+            raise InvalidRequestError("Invalid request: 'jsonrpc' must be exactly \"2.0\"")
+        rid = body.get("id")
+        if rid is not None and (isinstance(rid, bool) or not isinstance(rid, str | int)):
+            raise InvalidRequestError("Invalid request: 'id' must be a string, a number or null")
+        method = body.get("method")
+        if not isinstance(method, str) or not method:
+            raise InvalidRequestError("Invalid request: 'method' must be a non-empty string")
+        params = body.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            raise InvalidParamsError("A2A 'params' must be an object (the request message)",
+                                     violations=[("params", "must be an object")])
+        return method, params
+
+    def _check_version(self, headers: Mapping[str, str], query: Mapping[str, str] | None) -> None:
+        asked = requested_version(headers, query)
+        if _major_minor(asked) not in self._supported:
+            served = ", ".join(self.supported_versions)
+            raise VersionNotSupportedError(
+                f"A2A version '{asked}' is not supported by this server; supported: {served}"
+                + (" (no A2A-Version header means 0.3, spec §3.6.2)" if asked == "0.3" else ""),
+                metadata={"requestedVersion": asked, "supportedVersions": served})
+
+    def _check_extensions(self, headers: Mapping[str, str]) -> None:
+        required = self.service.required_extensions()
+        if not required:
+            return
+        active: set[str] = set()
+        for k, v in headers.items():
+            if k.lower() == "a2a-extensions":
+                active |= {u.strip() for u in v.split(",") if u.strip()}
+        missing = [u for u in required if u not in active]
+        if missing:
+            raise ExtensionSupportRequiredError(
+                f"this agent requires the extension(s) {', '.join(missing)}; "
+                f"list them in the {EXTENSIONS_HEADER} header",
+                metadata={"extensions": ",".join(missing)})
+
+    # ------------------------------------------------------------------ methods
+
+    async def _send_message(self, req: SendMessageRequest, _: str) -> dict[str, Any]:
+        out = await self.service.send_message(req)
+        if isinstance(out, Task):
+            return SendMessageResponse(task=out).to_wire()
+        return SendMessageResponse(message=out).to_wire()
+
+    async def _delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest,
+                                  _: str) -> dict[str, Any]:
+        await self.service.delete_push_config(req)
+        return {}  # google.protobuf.Empty
+
+    async def _frames(self, request_id: str | int | None,
+                      events: AsyncIterator[StreamResponse]) -> AsyncIterator[dict[str, Any]]:
+        """Each StreamResponse as a full JSON-RPC response; a failure ends with an error."""
+        try:
+            async for event in events:
+                yield success(request_id, event.to_wire())
+        except A2AError as exc:
+            yield exc.response(request_id)
+        except Exception as exc:
+            log.exception("internal error in a JSON-RPC stream")
+            yield InternalError(f"Internal error: {type(exc).__name__}").response(request_id)
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+

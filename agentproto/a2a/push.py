@@ -1,0 +1,202 @@
+"""Push notifications: POST every task update to the client's webhook (spec §3.1.7–3.1.10, §4.3).
+
+Each event the task produces — the same ``StreamResponse`` a streaming client would read — is
+POSTed as the request body to every webhook configured for the task, with
+``Content-Type: application/a2a+json``, the config's ``token`` in ``X-A2A-Notification-Token``
+(the header a2a-sdk uses) and, if the config has ``authentication``, an
+``Authorization: <scheme> <credentials>`` header.
+
+Delivery runs off the task's critical path: one queue and one worker per webhook keeps the
+events of a task in order for that webhook, and a slow or dead webhook never stalls the agent.
+The agent MUST try at least once; we retry failed POSTs (connection errors, non-2xx) with
+exponential backoff and log every attempt in :attr:`PushNotifier.deliveries` for the notebooks.
+
+Webhook URLs are checked when a config is created (:func:`check_webhook_url`): the spec says
+servers SHOULD refuse private and loopback targets (§13.2, server-side request forgery).
+Loopback is allowed only when the server is told so — the teaching server on 127.0.0.1 does,
+so a learner can watch pushes arrive on their own laptop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import httpx
+
+from agentproto.a2a.errors import InvalidParamsError
+from agentproto.a2a.types import StreamResponse, TaskPushNotificationConfig
+
+__all__ = ["PushNotifier", "Delivery", "check_webhook_url", "A2A_JSON", "TOKEN_HEADER"]
+
+log = logging.getLogger(__name__)
+
+#: Media type of HTTP+JSON bodies, used for webhook POSTs whatever the agent's binding (§4.3).
+A2A_JSON = "application/a2a+json"
+TOKEN_HEADER = "X-A2A-Notification-Token"
+
+
+def check_webhook_url(url: str, *, allow_loopback: bool = False,
+                      allow_private: bool = False) -> None:
+    """Refuse webhook URLs that would let a client aim the server at internal hosts.
+
+    Only literal addresses and ``localhost`` are judged (no DNS lookup: this runs offline and
+    inside request handling); raises :class:`InvalidParamsError` naming the problem.
+    """
+    def refuse(why: str) -> InvalidParamsError:
+        return InvalidParamsError(
+            f"push notification url {url!r} refused: {why}",
+            violations=[("url", why)],
+        )
+
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme not in ("http", "https"):
+        raise refuse("scheme must be http or https")
+    host = parsed.hostname
+    if not host:
+        raise refuse("no host")
+    if host == "localhost" or host.endswith(".localhost"):
+        if not allow_loopback:
+            raise refuse("loopback targets are not allowed (spec §13.2)")
+        return
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return  # a host name: judged by the network, not here
+    if getattr(addr, "ipv4_mapped", None) is not None:
+        addr = addr.ipv4_mapped  # type: ignore[union-attr]
+    if addr.is_loopback:
+        if not allow_loopback:
+            raise refuse("loopback targets are not allowed (spec §13.2)")
+        return
+    if not allow_private and (addr.is_private or addr.is_link_local or addr.is_multicast
+                              or addr.is_reserved or addr.is_unspecified):
+        raise refuse("private, link-local and reserved addresses are not allowed (spec §13.2)")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One POST attempt: which event went where, and what came back."""
+
+    task_id: str
+    config_id: str
+    url: str
+    kind: str
+    attempt: int
+    status_code: int | None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+class PushNotifier:
+    """Delivers StreamResponses to webhooks, in order per webhook, with retries."""
+
+    def __init__(
+        self,
+        *,
+        http: httpx.AsyncClient | None = None,
+        timeout_s: float = 10.0,
+        attempts: int = 3,
+        backoff_s: float = 0.2,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._http = http
+        self._own_http = http is None
+        self.timeout_s = timeout_s
+        self.attempts = max(1, attempts)
+        self.backoff_s = backoff_s
+        self._sleep = sleep
+        self._queues: dict[tuple[str, str], asyncio.Queue] = {}
+        self._workers: dict[tuple[str, str], asyncio.Task] = {}
+        #: Every attempt, in the order made (bounded to the last 10 000).
+        self.deliveries: list[Delivery] = []
+
+    def enqueue(self, config: TaskPushNotificationConfig, event: StreamResponse) -> None:
+        """Schedule ``event`` for ``config``'s webhook (needs a running event loop)."""
+        key = (config.task_id, config.id)
+        queue = self._queues.get(key)
+        if queue is None:
+            queue = self._queues[key] = asyncio.Queue()
+            self._workers[key] = asyncio.get_running_loop().create_task(
+                self._work(key, queue), name=f"a2a-push-{config.task_id}-{config.id}")
+        queue.put_nowait((config, event))
+
+    def retire(self, task_id: str) -> None:
+        """The task is terminal: let its workers finish what is queued, then stop."""
+        for key, queue in list(self._queues.items()):
+            if key[0] == task_id:
+                queue.put_nowait(None)
+                del self._queues[key]
+
+    async def drain(self) -> None:
+        """Wait until every queued notification has been delivered or given up on."""
+        retiring = [w for k, w in self._workers.items() if k not in self._queues]
+        await asyncio.gather(*retiring, *(q.join() for q in list(self._queues.values())))
+
+    async def aclose(self) -> None:
+        """Stop the workers (pending notifications are dropped) and close the HTTP client."""
+        for worker in self._workers.values():
+            worker.cancel()
+        await asyncio.gather(*self._workers.values(), return_exceptions=True)
+        self._workers.clear()
+        self._queues.clear()
+        if self._own_http and self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def _work(self, key: tuple[str, str], queue: asyncio.Queue) -> None:
+        try:
+            while True:
+                item = await queue.get()
+                if item is None:  # retired: everything before it has been delivered
+                    queue.task_done()
+                    return
+                config, event = item
+                try:
+                    await self._deliver(config, event)
+                except Exception:  # pragma: no cover - _deliver catches transport errors
+                    log.exception("push delivery crashed for task %s", config.task_id)
+                finally:
+                    queue.task_done()
+        finally:
+            if self._workers.get(key) is asyncio.current_task():
+                del self._workers[key]
+
+    async def _deliver(self, config: TaskPushNotificationConfig, event: StreamResponse) -> None:
+        if self._http is None:
+            self._http = httpx.AsyncClient(timeout=self.timeout_s)
+        headers = {"Content-Type": A2A_JSON}
+        if config.token:
+            headers[TOKEN_HEADER] = config.token
+        auth = config.authentication
+        if auth is not None and auth.scheme:
+            headers["Authorization"] = f"{auth.scheme} {auth.credentials}".strip()
+        body = event.model_dump_json(by_alias=True, exclude_defaults=True)
+        for attempt in range(1, self.attempts + 1):
+            status: int | None = None
+            error = ""
+            try:
+                response = await self._http.post(config.url, content=body, headers=headers)
+                status = response.status_code
+            except httpx.HTTPError as exc:
+                error = f"{type(exc).__name__}: {exc}"
+            self._log(Delivery(config.task_id, config.id, config.url, event.kind, attempt,
+                               status, error))
+            if status is not None and 200 <= status < 300:
+                return
+            if attempt < self.attempts:
+                await self._sleep(self.backoff_s * 2 ** (attempt - 1))
+        log.warning("push to %s for task %s failed after %d attempts", config.url,
+                    config.task_id, self.attempts)
+
+    def _log(self, d: Delivery) -> None:
+        self.deliveries.append(d)
+        if len(self.deliveries) > 10_000:
+            del self.deliveries[:1_000]

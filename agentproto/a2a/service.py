@@ -1,0 +1,678 @@
+"""The A2A request handler: runs agents, keeps task state, fans updates out.
+
+Theory of operation
+-------------------
+:class:`A2AService` implements the eleven A2A operations (spec §3.1) over three parts that do
+no network I/O of their own: an agent (:mod:`agentproto.a2a.agents`, an async generator of
+updates), the task machine (:mod:`agentproto.a2a.machine`) and the store
+(:mod:`agentproto.a2a.taskstore`). The JSON-RPC binding (:mod:`agentproto.a2a.jsonrpc`) calls it
+with validated request models; a notebook can call it directly.
+
+A message either names an existing task (``taskId``) or starts something new. For a new message
+the service asks the agent for its first update: a :class:`~agentproto.a2a.agents.Reply` is
+answered as a direct Message and no task exists; anything else creates the task in SUBMITTED
+and a background *run* drives the rest of the generator. Every update goes through one
+function, ``_apply``, which (1) moves the machine — refusing illegal moves — (2) updates the
+task and stores it, (3) publishes the event to every open stream of the task, in one order for
+all (spec §3.5.2), and (4) queues it for the task's webhooks.
+
+The three ways to wait for a result are views of that one event feed:
+
+* **blocking** ``SendMessage`` waits for the first terminal *or interrupted* state (§3.2.2)
+  and returns the task; with ``returnImmediately`` it returns the task as created;
+* **streaming** (``SendStreamingMessage``, ``SubscribeToTask``) yields the Task first, then the
+  updates, and closes when nothing more can happen without the client (see below);
+* **push** POSTs each event to the configured webhooks (:mod:`agentproto.a2a.push`).
+
+Stream-closing rule (the spec is inconsistent here — §3.1.2/§11.7 and
+``streaming-and-async.md`` say "terminal or interrupted", §7.6 suggests keeping AUTH_REQUIRED
+streams open): a stream closes when the task becomes terminal, or when it is interrupted
+*and the agent's run has ended* — i.e. when only the client can make the next move. An agent
+that announces AUTH_REQUIRED and keeps running (credentials arriving out of band, §7.6) keeps
+its streams open. The client's answer to an interrupted task opens a new stream.
+
+Only one run per task exists at a time. A message for a task whose agent is still running is
+refused with ``UnsupportedOperationError`` (the spec lets agents accept such messages, §3.3.3,
+but does not require it). Cancel stops the run (``asyncio`` cancellation reaches the agent at
+its next ``await``) and moves the task to CANCELED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentproto.a2a.agents import (
+    Agent,
+    ArtifactChunk,
+    Reply,
+    RequestContext,
+    Status,
+    Update,
+    Wait,
+)
+from agentproto.a2a.errors import (
+    A2AError,
+    ContentTypeNotSupportedError,
+    ExtendedAgentCardNotConfiguredError,
+    InternalError,
+    InvalidAgentResponseError,
+    InvalidParamsError,
+    PushNotificationNotSupportedError,
+    TaskNotCancelableError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
+from agentproto.a2a.machine import (
+    InvalidTransitionError,
+    Operation,
+    TaskMachine,
+    Transition,
+    resolve_follow_up,
+)
+from agentproto.a2a.push import PushNotifier, check_webhook_url
+from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
+from agentproto.a2a.taskstore import TaskStore
+from agentproto.a2a.types import (
+    AgentCard,
+    Artifact,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    parse_timestamp,
+)
+from agentproto.clock import Clock, IdSource, SystemClock, iso_utc, uuid_ids
+
+__all__ = ["A2AService", "trim_task", "media_type_accepted"]
+
+log = logging.getLogger(__name__)
+
+_CLOSE = object()  # sentinel closing a subscriber queue
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 100
+
+
+def trim_task(task: Task, history_length: int | None, *, include_artifacts: bool = True) -> Task:
+    """Apply ``historyLength`` (spec §3.2.4) and ``includeArtifacts`` to a task for a response.
+
+    ``None`` keeps the whole history (our server default); ``0`` drops it (the key is omitted);
+    ``N`` keeps the N most recent messages.
+    """
+    update: dict[str, Any] = {}
+    if history_length is not None:
+        if history_length < 0:
+            raise InvalidParamsError("historyLength must be >= 0",
+                                     violations=[("historyLength", "must be >= 0")])
+        update["history"] = task.history[-history_length:] if history_length else []
+    if not include_artifacts:
+        update["artifacts"] = []
+    return task.model_copy(update=update) if update else task
+
+
+def media_type_accepted(media_type: str, accepted: list[str]) -> bool:
+    """Does ``media_type`` match one of ``accepted`` (``*/*`` and ``type/*`` wildcards allowed)?"""
+    mt = media_type.split(";")[0].strip().lower()
+    major = mt.split("/")[0]
+    for a in accepted:
+        a = a.split(";")[0].strip().lower()
+        if a in ("*/*", "*", mt) or (a.endswith("/*") and a[:-2] == major):
+            return True
+    return False
+
+
+def _fake_sleep(clock: Any) -> Callable[[float], Awaitable[None]]:
+    """With a fake clock, "waiting" advances the clock and yields control once."""
+
+    async def sleep(seconds: float) -> None:
+        clock.advance(int(seconds * 1000))
+        await asyncio.sleep(0)
+
+    return sleep
+
+
+@dataclass
+class _Live:
+    """A task the service is tracking in memory (non-terminal, or with open streams)."""
+
+    task: Task
+    machine: TaskMachine
+    subscribers: list[asyncio.Queue] = field(default_factory=list)
+    run: asyncio.Task | None = None
+    starting: bool = False  # a follow-up is waiting for the agent's first update
+
+    @property
+    def running(self) -> bool:
+        return self.starting or (self.run is not None and not self.run.done())
+
+
+class A2AService:
+    """All A2A operations for one agent, over a task store, with an injected clock and ids.
+
+    ``sleep`` is how :class:`~agentproto.a2a.agents.Wait` is honoured; by default real
+    ``asyncio.sleep`` with a real clock, and "advance the fake clock" with a
+    :class:`~agentproto.clock.FakeClock` (so tests and notebooks run instantly).
+    ``allow_loopback_webhooks`` lets push configs target 127.0.0.1 (teaching server only).
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        store: TaskStore | None = None,
+        clock: Clock | None = None,
+        ids: IdSource | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        push: PushNotifier | None = None,
+        allow_loopback_webhooks: bool = False,
+        allow_private_webhooks: bool = False,
+        rpc_path: str = "/a2a",
+    ) -> None:
+        self.agent = agent
+        self.store = store if store is not None else TaskStore()
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.ids: IdSource = ids if ids is not None else uuid_ids
+        if sleep is None:
+            sleep = _fake_sleep(self.clock) if hasattr(self.clock, "advance") else asyncio.sleep
+        self._sleep = sleep
+        self.push = push if push is not None else PushNotifier(sleep=sleep)
+        self.allow_loopback_webhooks = allow_loopback_webhooks
+        self.allow_private_webhooks = allow_private_webhooks
+        self.rpc_path = rpc_path
+        self._live: dict[str, _Live] = {}
+        self._template = agent.card("http://localhost" + rpc_path)
+        self._recover()
+
+    # ------------------------------------------------------------------ cards and capabilities
+
+    def card(self, base_url: str = "http://127.0.0.1") -> AgentCard:
+        """The Agent Card, with its JSON-RPC interface at ``base_url`` + ``rpc_path``."""
+        return self.agent.card(base_url.rstrip("/") + self.rpc_path)
+
+    @property
+    def capabilities(self):
+        return self._template.capabilities
+
+    def required_extensions(self) -> list[str]:
+        """URIs of extensions the card marks ``required`` (clients must activate them)."""
+        return [e.uri for e in self.capabilities.extensions if e.required]
+
+    def require_streaming(self) -> None:
+        """Streaming operations need ``capabilities.streaming`` (spec §3.3.4)."""
+        if not self.capabilities.streaming:
+            raise UnsupportedOperationError("this agent does not support streaming "
+                                            "(capabilities.streaming is not true)")
+
+    def _require_push(self) -> None:
+        if not self.capabilities.push_notifications:
+            raise PushNotificationNotSupportedError(
+                "this agent does not support push notifications "
+                "(capabilities.pushNotifications is not true)")
+
+    async def extended_card(self, base_url: str = "http://127.0.0.1") -> AgentCard:
+        """``GetExtendedAgentCard``: -32004 if not declared, -32007 if declared but missing."""
+        if not self.capabilities.extended_agent_card:
+            raise UnsupportedOperationError(
+                "this agent declares no extended card (capabilities.extendedAgentCard)")
+        card = self.agent.extended_card(base_url.rstrip("/") + self.rpc_path)
+        if card is None:
+            raise ExtendedAgentCardNotConfiguredError()
+        return card
+
+    # ------------------------------------------------------------------ SendMessage
+
+    async def send_message(self, req: SendMessageRequest) -> Task | Message:
+        """``SendMessage``: a direct Message, or the Task (blocking unless returnImmediately)."""
+        cfg = req.configuration
+        history_length = cfg.history_length if cfg else None
+        if history_length is not None and history_length < 0:
+            raise InvalidParamsError("historyLength must be >= 0",
+                                     violations=[("configuration.historyLength", "must be >= 0")])
+        immediately = cfg is not None and cfg.return_immediately
+        started = await self._start(req, subscribe=not immediately)
+        if isinstance(started, Message):
+            return started
+        if immediately:
+            return trim_task(started[1], history_length)
+        live, _, queue = started
+        try:
+            while True:
+                item = await queue.get()
+                if item is _CLOSE:
+                    break
+                su = item.status_update
+                if su is not None and (su.status.state in TERMINAL_STATES
+                                       or su.status.state in INTERRUPTED_STATES):
+                    break
+        finally:
+            self._unsubscribe(live, queue)
+        return trim_task(self._current(live.task.id), history_length)
+
+    async def send_streaming_message(self, req: SendMessageRequest
+                                     ) -> AsyncIterator[StreamResponse]:
+        """``SendStreamingMessage``: validate now (errors raise here), then stream."""
+        self.require_streaming()
+        started = await self._start(req, subscribe=True)
+        if isinstance(started, Message):
+            return _single(StreamResponse(message=started))
+        live, snapshot, queue = started  # type: ignore[misc]
+        return self._stream(live, queue, StreamResponse(task=snapshot))
+
+    async def subscribe(self, req: SubscribeToTaskRequest) -> AsyncIterator[StreamResponse]:
+        """``SubscribeToTask``: the current Task first, then live updates (spec §3.1.6)."""
+        self.require_streaming()
+        live = self._live_task(req.id)
+        live.machine.check(Operation.SUBSCRIBE)
+        queue = self._subscribe(live)
+        first = StreamResponse(task=self._snapshot(live))
+        if not live.running and live.machine.is_interrupted:
+            self._unsubscribe(live, queue)
+            return _single(first)  # only the client can move it: nothing more will come
+        return self._stream(live, queue, first)
+
+    async def _start(self, req: SendMessageRequest, *, subscribe: bool = False):
+        """Validate the message, get the agent's first update, create or resume the task."""
+        msg = req.message
+        if msg.role is not Role.USER:
+            raise InvalidParamsError("messages sent to an agent must have role ROLE_USER",
+                                     violations=[("message.role", "must be ROLE_USER")])
+        self._check_content_types(msg)
+        cfg = req.configuration
+        push_cfg = cfg.task_push_notification_config if cfg else None
+        if push_cfg is not None:
+            self._require_push()
+            self._check_url(push_cfg.url)
+
+        live: _Live | None = None
+        if msg.task_id:
+            live = self._live_task(msg.task_id)
+            context_id = resolve_follow_up(live.task.id, live.task.context_id,
+                                           live.machine.state, msg.context_id)  # type: ignore[arg-type]
+            if live.running:
+                raise UnsupportedOperationError(
+                    f"Task {live.task.id} is {live.machine.state.value} and its agent is still "
+                    "running; send the next message once it asks for input",
+                    metadata={"taskId": live.task.id})
+            msg = msg.model_copy(update={"context_id": context_id})
+            so_far = self._snapshot(live)
+            so_far.history.append(msg)
+            ctx = RequestContext(message=msg, context_id=context_id, task=so_far)
+            live.starting = True
+        else:
+            context_id = msg.context_id or self.ids()
+            msg = msg.model_copy(update={"context_id": context_id})
+            ctx = RequestContext(message=msg, context_id=context_id)
+
+        gen = self.agent.run(ctx)
+        try:
+            first = await anext(gen)
+        except StopAsyncIteration:
+            raise InvalidAgentResponseError("the agent produced nothing") from None
+        except A2AError:
+            raise
+        except Exception as exc:
+            log.exception("the agent raised before its first update")
+            raise InternalError(f"the agent failed: {type(exc).__name__}: {exc}") from exc
+        finally:
+            if live is not None:
+                live.starting = False
+        if isinstance(first, Reply):
+            await gen.aclose()
+            if live is not None:
+                raise InvalidAgentResponseError(
+                    "the agent answered a task with a direct Message; it must update the task")
+            return Message(message_id=self.ids(), role=Role.AGENT, parts=first.parts,
+                           context_id=context_id, metadata=first.metadata)
+
+        if live is None:
+            msg = msg.model_copy(update={"task_id": self.ids()})
+            task = Task(id=msg.task_id, context_id=context_id,
+                        status=TaskStatus(state=TaskState.SUBMITTED), history=[msg],
+                        metadata=req.metadata)
+            live = _Live(task, TaskMachine(task.id, clock=self.clock))
+            self._live[task.id] = live
+            t = live.machine.create(TaskState.SUBMITTED, reason="message received")
+            self._stamp(live, t, None)
+        else:
+            live.task.history.append(msg)
+            self._save(live)
+        if push_cfg is not None:
+            self._register_push(push_cfg, live.task.id)
+        queue = self._subscribe(live) if subscribe else None
+        snapshot = self._snapshot(live)
+        self._notify_push(live, StreamResponse(task=snapshot))
+        live.run = asyncio.get_running_loop().create_task(
+            self._drive(live, gen, first), name=f"a2a-run-{live.task.id}")
+        return (live, snapshot, queue) if subscribe else (live, snapshot)
+
+    def _check_content_types(self, msg: Message) -> None:
+        accepted = list(self._template.default_input_modes)
+        for skill in self._template.skills:
+            accepted += skill.input_modes
+        for i, part in enumerate(msg.parts):
+            media_type = part.media_type or ("text/plain" if part.text is not None else "")
+            if media_type and not media_type_accepted(media_type, accepted):
+                raise ContentTypeNotSupportedError(
+                    f"part {i} has media type {media_type!r}; this agent accepts "
+                    f"{', '.join(dict.fromkeys(accepted))}",
+                    metadata={"mediaType": media_type})
+
+    # ------------------------------------------------------------------ the run
+
+    async def _drive(self, live: _Live, gen: AsyncIterator[Update], first: Update) -> None:
+        """Feed the agent's updates into the task until the generator ends."""
+        update: Update | None = first
+        try:
+            while update is not None:
+                if isinstance(update, Wait):
+                    if update.ms is None:
+                        await asyncio.Event().wait()  # until canceled
+                    else:
+                        await self._sleep(update.ms / 1000)
+                elif live.machine.is_terminal:
+                    raise InvalidAgentResponseError(
+                        f"the agent sent {type(update).__name__} after the task ended")
+                else:
+                    self._apply(live, update)
+                update = await anext(gen, None)
+            if not (live.machine.is_terminal or live.machine.is_interrupted):
+                raise InvalidAgentResponseError(
+                    f"the agent stopped while the task was {live.machine.state.value}; "
+                    "it must end in a terminal or interrupted state")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if isinstance(exc, A2AError):
+                log.warning("task %s: %s", live.task.id, exc)
+            else:
+                log.exception("task %s: the agent raised", live.task.id)
+            if not live.machine.is_terminal:
+                why = exc.message if isinstance(exc, A2AError) else f"{type(exc).__name__}: {exc}"
+                self._apply(live, Status.of(TaskState.FAILED, f"Agent error: {why}"),
+                            reason="agent error")
+        finally:
+            live.run = None
+            try:
+                await gen.aclose()  # type: ignore[attr-defined]
+            except Exception:  # pragma: no cover - an agent misbehaving on close
+                log.exception("task %s: agent failed to close", live.task.id)
+            if live.machine.is_interrupted and not live.running:
+                self._close_streams(live)
+
+    def _apply(self, live: _Live, update: Update, *, reason: str = "") -> None:
+        """One update → machine, task, store, streams, webhooks (all or nothing before publish)."""
+        task = live.task
+        if isinstance(update, Status):
+            t = live.machine.advance(update.state, reason=reason)  # may raise InvalidTransition
+            message = None
+            if update.parts:
+                message = Message(message_id=self.ids(), role=Role.AGENT, parts=update.parts,
+                                  task_id=task.id, context_id=task.context_id)
+                task.history.append(message)
+            self._stamp(live, t, message)
+            event = StreamResponse(status_update=TaskStatusUpdateEvent(
+                task_id=task.id, context_id=task.context_id, status=task.status))
+            self._publish(live, event)
+            if live.machine.is_terminal:
+                self._close_streams(live)
+                self.push.retire(task.id)
+                self._live.pop(task.id, None)
+        elif isinstance(update, ArtifactChunk):
+            artifact = Artifact(artifact_id=update.artifact_id, name=update.name,
+                                description=update.description, parts=update.parts,
+                                metadata=update.metadata)
+            index = next((i for i, a in enumerate(task.artifacts)
+                          if a.artifact_id == update.artifact_id), None)
+            if index is None:
+                task.artifacts.append(artifact)
+            elif update.append:
+                old = task.artifacts[index]
+                task.artifacts[index] = old.model_copy(update={"parts": old.parts + update.parts})
+            else:
+                task.artifacts[index] = artifact
+            self._save(live)
+            self._publish(live, StreamResponse(artifact_update=TaskArtifactUpdateEvent(
+                task_id=task.id, context_id=task.context_id, artifact=artifact,
+                append=update.append, last_chunk=update.last_chunk)))
+        elif isinstance(update, Reply):
+            raise InvalidAgentResponseError(
+                "a direct Message is only allowed as the agent's first update")
+        else:  # pragma: no cover - Wait is handled by the run loop
+            raise InvalidAgentResponseError(f"unknown update {update!r}")
+
+    def _stamp(self, live: _Live, t: Transition, message: Message | None) -> None:
+        """Set the task's status from a recorded transition and persist both."""
+        live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
+        self.store.record_transition(live.task.id, len(live.machine.history) - 1, t)
+        self.store.save(live.task, status_ms=t.at_ms)
+
+    def _save(self, live: _Live) -> None:
+        last = live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms()
+        self.store.save(live.task, status_ms=last)
+
+    # ------------------------------------------------------------------ fan-out
+
+    def _subscribe(self, live: _Live) -> asyncio.Queue:
+        queue: asyncio.Queue = asyncio.Queue()
+        live.subscribers.append(queue)
+        return queue
+
+    def _unsubscribe(self, live: _Live, queue: asyncio.Queue) -> None:
+        if queue in live.subscribers:
+            live.subscribers.remove(queue)
+
+    def _publish(self, live: _Live, event: StreamResponse) -> None:
+        for queue in live.subscribers:
+            queue.put_nowait(event)
+        self._notify_push(live, event)
+
+    def _notify_push(self, live: _Live, event: StreamResponse) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # e.g. recovery at start-up: nobody to deliver with yet
+            return
+        for config in self.store.push_configs(live.task.id):
+            self.push.enqueue(config, event)
+
+    def _close_streams(self, live: _Live) -> None:
+        for queue in live.subscribers:
+            queue.put_nowait(_CLOSE)
+        live.subscribers.clear()
+
+    async def _stream(self, live: _Live, queue: asyncio.Queue, first: StreamResponse
+                      ) -> AsyncIterator[StreamResponse]:
+        try:
+            yield first
+            while True:
+                item = await queue.get()
+                if item is _CLOSE:
+                    return
+                yield item
+        finally:
+            self._unsubscribe(live, queue)
+
+    # ------------------------------------------------------------------ reads
+
+    def _snapshot(self, live: _Live) -> Task:
+        t = live.task
+        return t.model_copy(update={"artifacts": list(t.artifacts), "history": list(t.history)})
+
+    def _current(self, task_id: str) -> Task:
+        live = self._live.get(task_id)
+        if live is not None:
+            return self._snapshot(live)
+        task = self.store.load(task_id)
+        if task is None:
+            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
+        return task
+
+    def _live_task(self, task_id: str) -> _Live:
+        """The in-memory record of a task, loaded from the store if needed."""
+        live = self._live.get(task_id)
+        if live is not None:
+            return live
+        task = self.store.load(task_id)
+        if task is None:
+            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
+        history = self.store.transitions(task_id)
+        machine = (TaskMachine.restore(task_id, history, self.clock) if history
+                   else TaskMachine(task_id, clock=self.clock))
+        if not history:  # a task stored without transitions: adopt its current state
+            machine.create(task.status.state, reason="restored")
+        live = _Live(task, machine)
+        if not machine.is_terminal:
+            self._live[task_id] = live
+        return live
+
+    async def get_task(self, req: GetTaskRequest) -> Task:
+        """``GetTask`` with ``historyLength`` (spec §3.1.3, §3.2.4)."""
+        return trim_task(self._current(req.id), req.history_length)
+
+    async def list_tasks(self, req: ListTasksRequest) -> ListTasksResponse:
+        """``ListTasks``: filters, newest status first, cursor pages (spec §3.1.4)."""
+        size = DEFAULT_PAGE_SIZE if req.page_size is None else req.page_size
+        if not 1 <= size <= MAX_PAGE_SIZE:
+            raise InvalidParamsError(f"pageSize must be between 1 and {MAX_PAGE_SIZE}",
+                                     violations=[("pageSize", f"1..{MAX_PAGE_SIZE}")])
+        if req.history_length is not None and req.history_length < 0:
+            raise InvalidParamsError("historyLength must be >= 0",
+                                     violations=[("historyLength", "must be >= 0")])
+        after_ms = None
+        if req.status_timestamp_after is not None:
+            after_ms = int(parse_timestamp(req.status_timestamp_after).timestamp() * 1000)
+        page = self.store.page(context_id=req.context_id, state=req.status,
+                               status_after_ms=after_ms, page_size=size,
+                               page_token=req.page_token)
+        include = bool(req.include_artifacts)
+        tasks = [trim_task(t, req.history_length, include_artifacts=include) for t in page.tasks]
+        return ListTasksResponse(tasks=tasks, next_page_token=page.next_page_token,
+                                 page_size=size, total_size=page.total_size)
+
+    def timeline(self, task_id: str) -> list[Transition]:
+        """Every transition of a task with its time — for plots (notebook 10)."""
+        live = self._live.get(task_id)
+        if live is not None:
+            return list(live.machine.history)
+        history = self.store.transitions(task_id)
+        if not history and self.store.load(task_id) is None:
+            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
+        return history
+
+    # ------------------------------------------------------------------ CancelTask
+
+    async def cancel_task(self, req: CancelTaskRequest) -> Task:
+        """``CancelTask`` (spec §3.1.5): any non-terminal task, interrupted ones included."""
+        live = self._live_task(req.id)
+        live.machine.check(Operation.CANCEL)
+        run = live.run
+        if run is not None and not run.done():
+            run.cancel()
+            await asyncio.wait([run])
+        if live.machine.is_terminal:  # the agent finished first
+            raise TaskNotCancelableError(
+                f"Task {req.id} is in terminal state: {live.machine.state.value}",
+                metadata={"taskId": req.id, "state": live.machine.state.value})
+        self._apply(live, Status.of(TaskState.CANCELED, "Canceled at the client's request."),
+                    reason="CancelTask")
+        return self._current(req.id)
+
+    # ------------------------------------------------------------------ push configs
+
+    def _check_url(self, url: str) -> None:
+        check_webhook_url(url, allow_loopback=self.allow_loopback_webhooks,
+                          allow_private=self.allow_private_webhooks)
+
+    def _register_push(self, cfg: TaskPushNotificationConfig, task_id: str
+                       ) -> TaskPushNotificationConfig:
+        stored = cfg.model_copy(update={"task_id": task_id, "id": cfg.id or self.ids(),
+                                        "tenant": ""})
+        self.store.save_push_config(stored)
+        return stored
+
+    async def create_push_config(self, cfg: TaskPushNotificationConfig
+                                 ) -> TaskPushNotificationConfig:
+        """``CreateTaskPushNotificationConfig``: the server assigns ``id`` if missing."""
+        self._require_push()
+        if not cfg.task_id:
+            raise InvalidParamsError("taskId is required", violations=[("taskId", "required")])
+        self._current(cfg.task_id)
+        self._check_url(cfg.url)
+        return self._register_push(cfg, cfg.task_id)
+
+    async def get_push_config(self, req: GetTaskPushNotificationConfigRequest
+                              ) -> TaskPushNotificationConfig:
+        self._require_push()
+        self._current(req.task_id)
+        cfg = self.store.push_config(req.task_id, req.id)
+        if cfg is None:
+            raise TaskNotFoundError(
+                f"push notification config {req.id} not found for task {req.task_id}",
+                metadata={"taskId": req.task_id, "configId": req.id})
+        return cfg
+
+    async def list_push_configs(self, req: ListTaskPushNotificationConfigsRequest
+                                ) -> ListTaskPushNotificationConfigsResponse:
+        self._require_push()
+        self._current(req.task_id)
+        configs = self.store.push_configs(req.task_id)
+        start = 0
+        if req.page_token:
+            try:
+                start = int(req.page_token)
+            except ValueError:
+                raise InvalidParamsError(f"invalid pageToken {req.page_token!r}",
+                                         violations=[("pageToken", "not issued here")]) from None
+        size = req.page_size if req.page_size > 0 else len(configs) or 1
+        page = configs[start:start + size]
+        nxt = str(start + size) if start + size < len(configs) else ""
+        return ListTaskPushNotificationConfigsResponse(configs=page, next_page_token=nxt)
+
+    async def delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest) -> None:
+        """Idempotent: deleting a config that is not there is not an error."""
+        self._require_push()
+        self._current(req.task_id)
+        self.store.delete_push_config(req.task_id, req.id)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _recover(self) -> None:
+        """Tasks a previous process left SUBMITTED/WORKING have no agent any more: fail them."""
+        for task in self.store.tasks_in((TaskState.SUBMITTED, TaskState.WORKING)):
+            live = self._live_task(task.id)
+            try:
+                self._apply(live, Status.of(TaskState.FAILED,
+                                            "The server restarted while this task was running."),
+                            reason="server restart")
+            except InvalidTransitionError:  # pragma: no cover - stored history inconsistent
+                log.warning("could not fail orphaned task %s", task.id)
+
+    async def aclose(self) -> None:
+        """Cancel running agents, close streams, stop push delivery."""
+        runs = [live.run for live in self._live.values() if live.run is not None]
+        for run in runs:
+            run.cancel()
+        await asyncio.gather(*runs, return_exceptions=True)
+        for live in list(self._live.values()):
+            self._close_streams(live)
+        await self.push.aclose()
+
+
+async def _single(item: StreamResponse) -> AsyncIterator[StreamResponse]:
+    yield item

@@ -1,0 +1,222 @@
+"""SQLite persistence for A2A tasks, their transition history and push configs.
+
+Plain :mod:`sqlite3` from the standard library: ``":memory:"`` for tests and notebooks, a file
+for ``agentproto serve --db PATH``. One connection, guarded by a lock, shared between the server's
+event loop and whoever else asks (a notebook cell, a test) — every call is short.
+
+``ListTasks`` ordering and paging follow spec §3.1.4: newest status first, cursor ("keyset")
+pagination whose token names the last row of the page, so a token stays valid when tasks are
+added. Ties in the status timestamp are broken by insertion order, newest first.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from agentproto.a2a.errors import InvalidParamsError
+from agentproto.a2a.machine import Transition
+from agentproto.a2a.states import TaskState
+from agentproto.a2a.types import Task, TaskPushNotificationConfig
+
+__all__ = ["TaskStore", "TaskPage"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS a2a_tasks (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    context_id TEXT NOT NULL,
+    state      TEXT NOT NULL,
+    status_ms  INTEGER NOT NULL,
+    body       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS a2a_tasks_order ON a2a_tasks (status_ms DESC, seq DESC);
+CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (context_id);
+CREATE TABLE IF NOT EXISTS a2a_transitions (
+    task_id TEXT NOT NULL,
+    n       INTEGER NOT NULL,
+    source  TEXT,
+    target  TEXT NOT NULL,
+    at_ms   INTEGER NOT NULL,
+    reason  TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (task_id, n)
+);
+CREATE TABLE IF NOT EXISTS a2a_push_configs (
+    task_id TEXT NOT NULL,
+    id      TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    body    TEXT NOT NULL,
+    PRIMARY KEY (task_id, id)
+);
+"""
+
+
+@dataclass(frozen=True)
+class TaskPage:
+    """One page of :meth:`TaskStore.page`."""
+
+    tasks: list[Task]
+    next_page_token: str
+    total_size: int
+
+
+def _encode_cursor(status_ms: int, seq: int) -> str:
+    return base64.urlsafe_b64encode(f"{status_ms}:{seq}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(token: str) -> tuple[int, int]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+        ms, seq = raw.split(":")
+        return int(ms), int(seq)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise InvalidParamsError(
+            f"invalid pageToken {token!r}: pass back a nextPageToken exactly as received",
+            violations=[("pageToken", "not a token this server issued")],
+        ) from None
+
+
+class TaskStore:
+    """Tasks (as ProtoJSON), transitions and push configs in one SQLite database."""
+
+    def __init__(self, path: str = ":memory:") -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        if path != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- tasks -----------------------------------------------------------------------------
+
+    def save(self, task: Task, *, status_ms: int) -> None:
+        """Insert or replace a task; ``status_ms`` is its status time (the sort key)."""
+        body = task.model_dump_json(by_alias=True, exclude_defaults=True)
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO a2a_tasks (id, context_id, state, status_ms, body) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                "context_id=excluded.context_id, state=excluded.state, "
+                "status_ms=excluded.status_ms, body=excluded.body",
+                (task.id, task.context_id, task.status.state.value, status_ms, body),
+            )
+
+    def load(self, task_id: str) -> Task | None:
+        with self._lock:
+            row = self._db.execute("SELECT body FROM a2a_tasks WHERE id = ?",
+                                   (task_id,)).fetchone()
+        return None if row is None else Task.model_validate_json(row[0])
+
+    def tasks_in(self, states: Iterable[TaskState]) -> list[Task]:
+        """Every task currently in one of ``states`` (e.g. to recover after a restart)."""
+        wanted = [s.value for s in states]
+        marks = ",".join("?" * len(wanted))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT body FROM a2a_tasks WHERE state IN ({marks}) ORDER BY seq", wanted
+            ).fetchall()
+        return [Task.model_validate_json(r[0]) for r in rows]
+
+    def page(
+        self,
+        *,
+        context_id: str = "",
+        state: TaskState | None = None,
+        status_after_ms: int | None = None,
+        page_size: int = 50,
+        page_token: str = "",
+    ) -> TaskPage:
+        """Filter, order newest-status-first and cut one page (spec §3.1.4)."""
+        where: list[str] = []
+        args: list[object] = []
+        if context_id:
+            where.append("context_id = ?")
+            args.append(context_id)
+        if state is not None and state is not TaskState.UNSPECIFIED:
+            where.append("state = ?")
+            args.append(state.value)
+        if status_after_ms is not None:
+            where.append("status_ms >= ?")
+            args.append(status_after_ms)
+        filt = (" WHERE " + " AND ".join(where)) if where else ""
+        page_where = list(where)
+        page_args = list(args)
+        if page_token:
+            ms, seq = _decode_cursor(page_token)
+            page_where.append("(status_ms < ? OR (status_ms = ? AND seq < ?))")
+            page_args += [ms, ms, seq]
+        pfilt = (" WHERE " + " AND ".join(page_where)) if page_where else ""
+        with self._lock:
+            total = self._db.execute(f"SELECT COUNT(*) FROM a2a_tasks{filt}", args).fetchone()[0]
+            rows = self._db.execute(
+                f"SELECT body, status_ms, seq FROM a2a_tasks{pfilt} "
+                "ORDER BY status_ms DESC, seq DESC LIMIT ?",
+                [*page_args, page_size + 1],
+            ).fetchall()
+        more = len(rows) > page_size
+        rows = rows[:page_size]
+        token = _encode_cursor(rows[-1][1], rows[-1][2]) if more and rows else ""
+        return TaskPage([Task.model_validate_json(r[0]) for r in rows], token, total)
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def record_transition(self, task_id: str, n: int, t: Transition) -> None:
+        """Store the ``n``-th transition of a task (0 = creation)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
+                (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms,
+                 t.reason),
+            )
+
+    def transitions(self, task_id: str) -> list[Transition]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT source, target, at_ms, reason FROM a2a_transitions "
+                "WHERE task_id = ? ORDER BY n", (task_id,)
+            ).fetchall()
+        return [Transition(TaskState(s) if s else None, TaskState(t), at, r)
+                for s, t, at, r in rows]
+
+    # -- push notification configs ---------------------------------------------------------
+
+    def save_push_config(self, config: TaskPushNotificationConfig) -> None:
+        body = config.model_dump_json(by_alias=True, exclude_defaults=True)
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO a2a_push_configs (task_id, id, seq, body) VALUES (?, ?, "
+                "(SELECT COALESCE(MAX(seq), 0) + 1 FROM a2a_push_configs), ?) "
+                "ON CONFLICT(task_id, id) DO UPDATE SET body=excluded.body",
+                (config.task_id, config.id, body),
+            )
+
+    def push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT body FROM a2a_push_configs WHERE task_id = ? AND id = ?",
+                (task_id, config_id),
+            ).fetchone()
+        return None if row is None else TaskPushNotificationConfig.model_validate_json(row[0])
+
+    def push_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM a2a_push_configs WHERE task_id = ? ORDER BY seq", (task_id,)
+            ).fetchall()
+        return [TaskPushNotificationConfig.model_validate_json(r[0]) for r in rows]
+
+    def delete_push_config(self, task_id: str, config_id: str) -> bool:
+        with self._lock:
+            cur = self._db.execute(
+                "DELETE FROM a2a_push_configs WHERE task_id = ? AND id = ?", (task_id, config_id)
+            )
+        return cur.rowcount > 0
