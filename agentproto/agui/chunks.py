@@ -1,0 +1,314 @@
+"""Chunk expansion: ``*_CHUNK`` shorthand → explicit start / content / end events.
+
+Spec 1.1 ``basic/patterns/streaming`` lets a producer that cannot tell where a message begins
+send ``TEXT_MESSAGE_CHUNK``, ``TOOL_CALL_CHUNK`` and ``REASONING_MESSAGE_CHUNK`` instead of
+the start/content/end triad. A consumer expands them *before* verification and application
+(spec ``basic/processing``), so that the later stages only ever see the explicit form. The
+behaviour and every error string follow the reference TypeScript client
+(``chunks/transform.ts``).
+
+Theory of operation
+-------------------
+The expander keeps one **lane** per owner — the ``subagentRunId`` a chunk is attributed to,
+``None`` for the parent agent — and each lane holds at most one *pending* stream (a text
+message, a tool call or a reasoning message being assembled from chunks).
+
+* A chunk whose id is absent, or equal to the lane's pending id, **continues** it: its
+  ``delta`` becomes ``*_CONTENT`` / ``TOOL_CALL_ARGS``. A repeated opener field (``role``,
+  ``name``, ``toolCallName``, ``parentMessageId``) must agree with what the opener
+  established — including values set by omission (no role = ``assistant``).
+* A chunk with a different id **closes** the lane's pending stream (a synthesized
+  ``*_END``) and **opens** a new one (a synthesized ``*_START``). The first chunk of a stream
+  must carry its id — and a tool chunk its name; ids are never invented.
+* An id-less, untagged continuation goes to the parent's pending stream of that kind, else to
+  the only lane with one, else it is ambiguous (fatal).
+* Other events close pending streams first, so that a synthesized ``*_END`` lands *before*
+  them: most close their own lane; ``RUN_*`` and ``MESSAGES_SNAPSHOT`` close every lane;
+  ``SUBAGENT_FINISHED``/``SUBAGENT_ERROR`` close that subagent's lane; ``RAW``,
+  ``ACTIVITY_*``, ``REASONING_ENCRYPTED_VALUE`` and ``SUBAGENT_STARTED`` close nothing.
+* Chunk ``metadata`` lands on the synthesized START and CONTENT/ARGS — never on the END that
+  closes a *previous* item; ``rawEvent`` rides the CONTENT/ARGS event; the chunk's
+  ``timestamp`` is not carried. A chunk with no ``delta`` but with ``metadata`` or
+  ``rawEvent`` yields a zero-length CONTENT/ARGS so that nothing it carried is lost.
+
+**End of stream mid-chunk (our documented choice).** Like the reference client, :meth:`close`
+does *not* synthesize the pending ``*_END``: only a later closing event may emit it. A
+stream that stops while a chunked item is open has, by construction, no ``RUN_FINISHED``
+either, so the verifier reports the run as truncated — the honest verdict — rather than
+the expander papering over the break with a tidy END. The discarded items are listed in
+:attr:`ChunkExpander.discarded` so that a caller can say what was left open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentproto.agui.errors import ChunkError
+from agentproto.agui.events import (
+    BaseEvent,
+    EventType,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+
+__all__ = ["ChunkExpander", "PendingStream", "expand_chunks", "CLOSES_OWN_LANE",
+           "CLOSES_ALL_LANES", "CLOSES_NOTHING"]
+
+E = EventType
+
+#: Events that close their own lane's pending chunk stream first (spec streaming).
+CLOSES_OWN_LANE = frozenset({
+    E.TEXT_MESSAGE_START, E.TEXT_MESSAGE_CONTENT, E.TEXT_MESSAGE_END,
+    E.TOOL_CALL_START, E.TOOL_CALL_ARGS, E.TOOL_CALL_END, E.TOOL_CALL_RESULT,
+    E.STATE_SNAPSHOT, E.STATE_DELTA, E.CUSTOM, E.STEP_STARTED, E.STEP_FINISHED,
+    E.REASONING_START, E.REASONING_END, E.REASONING_MESSAGE_START,
+    E.REASONING_MESSAGE_CONTENT, E.REASONING_MESSAGE_END,
+})
+#: Run-level events: every lane closes (a chunked stream never outlives its run).
+CLOSES_ALL_LANES = frozenset({E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR, E.MESSAGES_SNAPSHOT})
+#: Events that leave every pending stream open.
+CLOSES_NOTHING = frozenset({E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA,
+                            E.REASONING_ENCRYPTED_VALUE, E.SUBAGENT_STARTED})
+_CLOSES_SUBAGENT_LANE = frozenset({E.SUBAGENT_FINISHED, E.SUBAGENT_ERROR})
+_CHUNKS = frozenset({E.TEXT_MESSAGE_CHUNK, E.TOOL_CALL_CHUNK, E.REASONING_MESSAGE_CHUNK})
+
+_KIND_LABEL = {"text": "text message", "tool": "tool call", "reasoning": "reasoning message"}
+_ID_FIELD = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"}
+
+
+@dataclass(slots=True)
+class PendingStream:
+    """What one lane is assembling: its kind, id and the fields its opener established."""
+
+    kind: str             # "text" | "tool" | "reasoning"
+    id: str
+    owner: str | None     # the opener's subagentRunId
+    role: str | None = None           # text: established role ("assistant" when absent)
+    name: str | None = None           # text: display name; tool: toolCallName
+    parent_message_id: str | None = None  # tool only
+
+
+def _disagree(kind: str, entity: str, field: str, incoming: str | None,
+              established: str | None, index: int | None, type_: str) -> None:
+    if incoming is not None and incoming != established:
+        shown = "(absent)" if established is None else f"'{established}'"
+        raise ChunkError(
+            f"Cannot continue {_KIND_LABEL[kind]} '{entity}': chunk {field} '{incoming}' does "
+            f"not match the open stream's {field} {shown}.",
+            rule="chunk.field-mismatch", index=index, event_type=type_)
+
+
+class ChunkExpander:
+    """Sans-I/O chunk expansion: ``feed(event) -> [event, ...]``, then ``close()``.
+
+    >>> from agentproto.agui.events import TextMessageChunkEvent
+    >>> x = ChunkExpander()
+    >>> [e.type.value for e in x.feed(TextMessageChunkEvent(message_id="m", delta="Hi"))]
+    ['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT']
+    """
+
+    def __init__(self) -> None:
+        self._lanes: dict[str | None, PendingStream] = {}
+        #: Streams still pending when :meth:`close` was called (their END was not synthesized).
+        self.discarded: list[PendingStream] = []
+
+    @property
+    def pending(self) -> dict[str | None, PendingStream]:
+        """The open chunk stream of every lane (owner → stream), for display and tests."""
+        return dict(self._lanes)
+
+    # -- the public surface --------------------------------------------------------------
+    def feed(self, event: BaseEvent, *, index: int | None = None) -> list[BaseEvent]:
+        """Expand one event; non-chunk events pass through after any END they trigger."""
+        t = event.type
+        if t in _CHUNKS:
+            if t is E.TEXT_MESSAGE_CHUNK:
+                return self._text(event, index)
+            if t is E.TOOL_CALL_CHUNK:
+                return self._tool(event, index)
+            return self._reasoning(event, index)
+        if not self._lanes or t in CLOSES_NOTHING:
+            return [event]
+        if t in CLOSES_OWN_LANE:
+            return [*self._close_lane(event.subagent_run_id), event]
+        if t in CLOSES_ALL_LANES:
+            return [*self._close_all(), event]
+        if t in _CLOSES_SUBAGENT_LANE:
+            return [*self._close_lane(event.subagent_run_id), event]
+        return [event]
+
+    def close(self) -> list[BaseEvent]:
+        """End of stream. Emits nothing: pending streams are discarded (see module docs)."""
+        self.discarded.extend(self._lanes.values())
+        self._lanes.clear()
+        return []
+
+    # -- lanes ---------------------------------------------------------------------------
+    def _close_lane(self, owner: str | None) -> list[BaseEvent]:
+        pending = self._lanes.pop(owner, None)
+        if pending is None:
+            return []
+        if pending.kind == "text":
+            cls = TextMessageEndEvent
+            return [cls.model_construct(message_id=pending.id, subagent_run_id=pending.owner)]
+        if pending.kind == "tool":
+            return [ToolCallEndEvent.model_construct(tool_call_id=pending.id,
+                                                     subagent_run_id=pending.owner)]
+        return [ReasoningMessageEndEvent.model_construct(message_id=pending.id,
+                                                         subagent_run_id=pending.owner)]
+
+    def _close_all(self) -> list[BaseEvent]:
+        out: list[BaseEvent] = []
+        for owner in list(self._lanes):
+            out.extend(self._close_lane(owner))
+        return out
+
+    def _resolve_lane(self, kind: str, entity_id: str | None, tag: str | None,
+                      chunk_type: str, index: int | None) -> str | None:
+        if entity_id is not None:
+            for owner, pending in self._lanes.items():
+                if pending.kind == kind and pending.id == entity_id:
+                    if tag is not None and tag != owner:
+                        shown = owner if owner is not None else "(the parent agent)"
+                        raise ChunkError(
+                            f"Cannot continue {_KIND_LABEL[kind]} '{entity_id}': chunk "
+                            f"subagentRunId '{tag}' does not match the open stream's subagent "
+                            f"'{shown}'.", rule="chunk.owner-mismatch", index=index,
+                            event_type=chunk_type)
+                    return owner
+            return tag  # an id nobody holds opens a new stream in the lane its tag names
+        if tag is not None:
+            return tag
+        parent = self._lanes.get(None)
+        if parent is not None and parent.kind == kind:
+            return None
+        candidates = [owner for owner, p in self._lanes.items() if p.kind == kind]
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            raise ChunkError(
+                f"Ambiguous {chunk_type}: it carries neither a {_ID_FIELD[kind]} nor a "
+                f"subagentRunId, but {len(candidates)} lanes have an open {_KIND_LABEL[kind]}. "
+                f"Attribute the chunk to the subagent it belongs to.",
+                rule="chunk.ambiguous", index=index, event_type=chunk_type)
+        return None
+
+    @staticmethod
+    def _origin(chunk: BaseEvent, with_raw: bool) -> dict:
+        extra = {}
+        if chunk.metadata is not None:
+            extra["metadata"] = chunk.metadata
+        if with_raw and chunk.raw_event is not None:
+            extra["raw_event"] = chunk.raw_event
+        return extra
+
+    # -- the three chunk kinds -----------------------------------------------------------
+    def _text(self, chunk, index: int | None) -> list[BaseEvent]:
+        tag = chunk.subagent_run_id
+        lane = self._resolve_lane("text", chunk.message_id, tag, "TEXT_MESSAGE_CHUNK", index)
+        pending = self._lanes.get(lane)
+        out: list[BaseEvent] = []
+        if pending is not None and pending.kind == "text" and chunk.message_id in (None,
+                                                                                  pending.id):
+            _disagree("text", pending.id, "role", chunk.role, pending.role, index,
+                      "TEXT_MESSAGE_CHUNK")
+            _disagree("text", pending.id, "name", chunk.name, pending.name, index,
+                      "TEXT_MESSAGE_CHUNK")
+        else:
+            out.extend(self._close_lane(lane))
+            if chunk.message_id is None:
+                raise ChunkError("First TEXT_MESSAGE_CHUNK must have a messageId",
+                                 rule="chunk.missing-id", index=index,
+                                 event_type="TEXT_MESSAGE_CHUNK")
+            pending = PendingStream("text", chunk.message_id, tag,
+                                    role=chunk.role if chunk.role is not None else "assistant",
+                                    name=chunk.name)
+            self._lanes[lane] = pending
+            out.append(TextMessageStartEvent.model_construct(
+                message_id=pending.id, role=pending.role, name=chunk.name,
+                subagent_run_id=tag, **self._origin(chunk, False)))
+        owner = tag if tag is not None else pending.owner
+        if chunk.delta is not None or chunk.raw_event is not None or (
+                not out and chunk.metadata is not None):
+            out.append(TextMessageContentEvent.model_construct(
+                message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
+                **self._origin(chunk, True)))
+        return out
+
+    def _tool(self, chunk, index: int | None) -> list[BaseEvent]:
+        tag = chunk.subagent_run_id
+        lane = self._resolve_lane("tool", chunk.tool_call_id, tag, "TOOL_CALL_CHUNK", index)
+        pending = self._lanes.get(lane)
+        out: list[BaseEvent] = []
+        if pending is not None and pending.kind == "tool" and chunk.tool_call_id in (None,
+                                                                                     pending.id):
+            _disagree("tool", pending.id, "toolCallName", chunk.tool_call_name, pending.name,
+                      index, "TOOL_CALL_CHUNK")
+            _disagree("tool", pending.id, "parentMessageId", chunk.parent_message_id,
+                      pending.parent_message_id, index, "TOOL_CALL_CHUNK")
+        else:
+            out.extend(self._close_lane(lane))
+            if chunk.tool_call_id is None:
+                raise ChunkError("First TOOL_CALL_CHUNK must have a toolCallId",
+                                 rule="chunk.missing-id", index=index,
+                                 event_type="TOOL_CALL_CHUNK")
+            if chunk.tool_call_name is None:
+                raise ChunkError("First TOOL_CALL_CHUNK must have a toolCallName",
+                                 rule="chunk.missing-name", index=index,
+                                 event_type="TOOL_CALL_CHUNK")
+            pending = PendingStream("tool", chunk.tool_call_id, tag, name=chunk.tool_call_name,
+                                    parent_message_id=chunk.parent_message_id)
+            self._lanes[lane] = pending
+            out.append(ToolCallStartEvent.model_construct(
+                tool_call_id=pending.id, tool_call_name=pending.name,
+                parent_message_id=chunk.parent_message_id, subagent_run_id=tag,
+                **self._origin(chunk, False)))
+        owner = tag if tag is not None else pending.owner
+        if chunk.delta is not None or chunk.raw_event is not None or (
+                not out and chunk.metadata is not None):
+            out.append(ToolCallArgsEvent.model_construct(
+                tool_call_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
+                **self._origin(chunk, True)))
+        return out
+
+    def _reasoning(self, chunk, index: int | None) -> list[BaseEvent]:
+        tag = chunk.subagent_run_id
+        lane = self._resolve_lane("reasoning", chunk.message_id, tag,
+                                  "REASONING_MESSAGE_CHUNK", index)
+        pending = self._lanes.get(lane)
+        out: list[BaseEvent] = []
+        if not (pending is not None and pending.kind == "reasoning"
+                and chunk.message_id in (None, pending.id)):
+            out.extend(self._close_lane(lane))
+            if chunk.message_id is None:
+                raise ChunkError("First REASONING_MESSAGE_CHUNK must have a messageId",
+                                 rule="chunk.missing-id", index=index,
+                                 event_type="REASONING_MESSAGE_CHUNK")
+            pending = PendingStream("reasoning", chunk.message_id, tag)
+            self._lanes[lane] = pending
+            out.append(ReasoningMessageStartEvent.model_construct(
+                message_id=pending.id, subagent_run_id=tag, **self._origin(chunk, False)))
+        owner = tag if tag is not None else pending.owner
+        if chunk.delta is not None or chunk.raw_event is not None or (
+                not out and chunk.metadata is not None):
+            out.append(ReasoningMessageContentEvent.model_construct(
+                message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
+                **self._origin(chunk, True)))
+        return out
+
+
+def expand_chunks(events) -> list[BaseEvent]:
+    """Expand a finished list of events in one go (convenience for notebooks and tests)."""
+    expander = ChunkExpander()
+    out: list[BaseEvent] = []
+    for i, event in enumerate(events):
+        out.extend(expander.feed(event, index=i))
+    out.extend(expander.close())
+    return out

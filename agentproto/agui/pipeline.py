@@ -1,0 +1,319 @@
+"""The whole consumer pipeline in one object, and the lint report it produces.
+
+Spec 1.1 ``basic/processing`` fixes the order of the stages a consumer runs:
+
+    bytes ─▶ decode (SSE or JSON lines) ─▶ parse (compatibility → enforcement → validation)
+          ─▶ expand chunks ─▶ verify ─▶ apply (state, messages, interrupts)
+
+:class:`Pipeline` wires the sans-I/O stages of this package together and keeps going until
+the first fatal problem (the protocol is fail-fast: a consumer fails the run rather than
+guess). Nothing is lost on the way: events before the failure have been applied, warnings
+are collected with the event number and JSON path they concern, and :meth:`Pipeline.finish`
+returns a :class:`LintReport` — the object ``agentproto lint --json`` prints.
+
+Event numbers are zero-based positions in the *wire* stream (one per SSE ``data`` payload or
+JSON line, dropped events included), so they point at the line a person must look at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from agentproto.agui.chunks import ChunkExpander
+from agentproto.agui.errors import AGUIError, DecodeError, PipelineWarning
+from agentproto.agui.events import BaseEvent, EventParser
+from agentproto.agui.sse import JSONLinesDecoder, SSEDecoder
+from agentproto.agui.state import StateReducer
+from agentproto.agui.verify import RULES, Verifier
+
+__all__ = ["Pipeline", "LintReport", "lint_source", "detect_format", "STAGE_RULES", "fix_for"]
+
+#: Rules raised before verification (decode, parse, expand, apply, guard rails), with the
+#: one-line fix the CLI prints. The verifier's own rules live in :data:`verify.RULES`.
+STAGE_RULES: dict[str, tuple[str, str]] = {
+    "decode.utf8": ("the bytes are not valid UTF-8",
+                    "Encode the stream as UTF-8 (spec http-sse)."),
+    "decode.json": ("an SSE data payload or JSON line is not valid JSON",
+                    "Send exactly one complete JSON object per SSE data field."),
+    "decode.sse": ("the decoder was misused", "Do not feed a decoder after close()."),
+    "input.unreadable": ("the input is neither SSE, JSON lines nor a JSON array of events",
+                         "Capture the raw response body, or one event object per line."),
+    "schema.not-an-object": ("an event is not a JSON object",
+                             "Every event is a JSON object with a 'type'."),
+    "schema.missing-field": ("a required field is missing",
+                             "Add the field; check the spelling is camelCase (threadId)."),
+    "schema.invalid-value": ("a known field holds a value the schema rejects",
+                             "Send the type the schema names; values are never coerced."),
+    "schema.null-optional": ("an optional field was sent as null",
+                             "Omit fields that have no value instead of sending null."),
+    "schema.null-attribution": ("subagentRunId was sent as null",
+                                "Omit subagentRunId for the parent agent's own events."),
+    "patch.malformed": ("a JSON Patch is structurally broken",
+                        "Send an array of RFC 6902 operations with every required member."),
+    "chunk.missing-id": ("the first chunk of an item has no id",
+                         "Put messageId/toolCallId on the first chunk of every item."),
+    "chunk.missing-name": ("the first TOOL_CALL_CHUNK has no toolCallName",
+                           "Put toolCallName on the first chunk of every tool call."),
+    "chunk.field-mismatch": ("a continuation chunk contradicts its opener",
+                             "Repeat opener fields only with the same value, or omit them."),
+    "chunk.owner-mismatch": ("a continuation chunk names another subagent",
+                             "Tag continuation chunks like the opener, or leave the tag off."),
+    "chunk.ambiguous": ("an id-less, untagged chunk could continue several lanes",
+                        "Give the chunk its id or its subagentRunId."),
+    "apply.untransformed-chunk": ("a chunk reached the reducer",
+                                  "Expand chunks (ChunkExpander) before applying events."),
+    "guard.path-not-allowed": ("a state change touched a path outside the allow-list",
+                               "Only change the paths the application allows."),
+    "guard.resync-needed": ("a state delta arrived out of sequence",
+                            "Send a STATE_SNAPSHOT to resynchronise, then number deltas +1."),
+}
+
+
+def fix_for(rule: str) -> str:
+    """The one-line suggested fix for any rule id (verifier or other stages)."""
+    if rule in RULES:
+        return RULES[rule].fix
+    if rule in STAGE_RULES:
+        return STAGE_RULES[rule][1]
+    return ""
+
+
+@dataclass
+class LintReport:
+    """The verdict on one captured stream (the ``agentproto lint --json`` object)."""
+
+    outcome: str                       # "completed" | "failed"
+    error: dict | None                 # {event, type, rule, message} or None
+    warnings: list[dict]
+    state: Any
+    messages: list[dict]
+    runs: list[dict]
+    events: int = 0                    # wire events read
+    pending_interrupts: list[dict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the stream is conformant (a run that failed with RUN_ERROR still is)."""
+        return self.error is None
+
+    @property
+    def readable(self) -> bool:
+        """False when the input could not even be read as a stream (CLI exit code 2)."""
+        return self.error is None or self.error["rule"] not in ("decode.utf8", "input.unreadable")
+
+    def to_dict(self) -> dict:
+        return {"outcome": self.outcome, "error": self.error, "warnings": self.warnings,
+                "state": self.state, "messages": self.messages, "runs": self.runs}
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+
+class Pipeline:
+    """Decode → parse → expand → verify → apply, incrementally, without I/O.
+
+    ``format`` is ``"sse"`` (a ``text/event-stream`` body) or ``"jsonl"`` (one JSON event per
+    line) for :meth:`feed_bytes`; :meth:`feed_event` takes one event as a dict, JSON text or
+    model. By default problems are recorded, not raised: check :attr:`error`, or pass
+    ``raise_errors=True`` to get the exception from the feed call that hit it.
+    The reducer options (``state``, ``messages``, ``allowed_paths``, ``version_key``) are
+    passed to :class:`~agentproto.agui.state.StateReducer`; ``on_event`` is called with each
+    applied event (a hook for UIs and notebooks).
+    """
+
+    def __init__(self, *, format: str = "sse", state: Any = None,
+                 messages: Iterable[Any] | None = None, allowed_paths: list[str] | None = None,
+                 version_key: str | None = None, ids: Callable[[], str] | None = None,
+                 raise_errors: bool = False,
+                 on_event: Callable[[BaseEvent], None] | None = None) -> None:
+        if format not in ("sse", "jsonl"):
+            raise ValueError("format must be 'sse' or 'jsonl'")
+        self.format = format
+        self._decoder = SSEDecoder() if format == "sse" else JSONLinesDecoder()
+        self.parser = EventParser(ids=ids)
+        self.expander = ChunkExpander()
+        self.verifier = Verifier()
+        self.reducer = StateReducer(state=state, messages=messages, allowed_paths=allowed_paths,
+                                    version_key=version_key)
+        self.warnings: list[PipelineWarning] = []
+        self.error: AGUIError | None = None
+        self.events_read = 0
+        self.raise_errors = raise_errors
+        self.on_event = on_event
+        self._finished: LintReport | None = None
+
+    # -- feeding -------------------------------------------------------------------------
+    def feed_bytes(self, data: bytes) -> list[BaseEvent]:
+        """Feed raw stream bytes (any split); returns the events applied as a result."""
+        if self.error is not None:
+            return []
+        try:
+            payloads = self._decoder.feed(data)
+        except AGUIError as exc:
+            return self._failed(exc)
+        out: list[BaseEvent] = []
+        for payload in payloads:
+            out.extend(self._one(payload))
+            if self.error is not None:
+                break
+        return out
+
+    def feed_event(self, obj: dict | str | bytes | BaseEvent) -> list[BaseEvent]:
+        """Feed one wire event; returns the events applied (chunks expand into several)."""
+        if self.error is not None:
+            return []
+        return self._one(obj)
+
+    def _one(self, obj: Any) -> list[BaseEvent]:
+        index = self.events_read
+        self.events_read += 1
+        try:
+            if isinstance(obj, BaseEvent):
+                event: BaseEvent | None = obj
+            else:
+                parsed = self.parser.parse(obj, index=index)
+                if parsed.warnings:
+                    self.warnings.extend(parsed.warnings)
+                event = parsed.event
+                if event is None:
+                    return []
+            expanded = self.expander.feed(event, index=index)
+            verifier, reducer = self.verifier, self.reducer
+            for e in expanded:
+                verifier.feed(e, index=index)
+                w = reducer.apply(e, index=index)
+                if w:
+                    self.warnings.extend(w)
+                if self.on_event is not None:
+                    self.on_event(e)
+            return expanded
+        except AGUIError as exc:
+            if exc.index is None:
+                exc.index = index
+            return self._failed(exc)
+
+    def _failed(self, exc: AGUIError) -> list[BaseEvent]:
+        self.error = exc
+        run = self.verifier.current
+        if run is not None and run.outcome is None:
+            run.outcome = "failed"  # the consumer fails a run whose stream it rejects
+        if self.raise_errors:
+            raise exc
+        return []
+
+    # -- the end -------------------------------------------------------------------------
+    def finish(self) -> LintReport:
+        """End of input: flush the decoder, close the run checks, and report."""
+        if self._finished is not None:
+            return self._finished
+        if self.error is None:
+            try:
+                tail = self._decoder.close()
+            except AGUIError as exc:
+                self._failed_quietly(exc)
+                tail = None
+            if isinstance(tail, list):  # JSON lines: a last line without a newline
+                for payload in tail:
+                    self._one(payload)
+                    if self.error is not None:
+                        break
+            elif tail:
+                self.warnings.append(PipelineWarning(
+                    None, "", f"the stream ended inside an SSE frame; the unterminated frame "
+                              f"was discarded: {tail[:80]!r}"))
+        if self.error is None:
+            self.expander.close()
+            for pending in self.expander.discarded:
+                self.warnings.append(PipelineWarning(
+                    None, "", f"the stream ended while chunked {pending.kind} {pending.id!r} "
+                              f"was open; no END was synthesized for it"))
+            try:
+                self.verifier.close()
+            except AGUIError as exc:
+                self._failed_quietly(exc)
+        self._finished = self.report()
+        return self._finished
+
+    def _failed_quietly(self, exc: AGUIError) -> None:
+        self.error = exc
+        run = self.verifier.current
+        if run is not None and run.outcome is None:
+            run.outcome = "failed"
+
+    def report(self) -> LintReport:
+        """The report as things stand (``finish()`` also closes the stream first)."""
+        error = self.error.to_dict() if self.error is not None else None
+        return LintReport(
+            outcome="completed" if error is None else "failed",
+            error=error,
+            warnings=[w.to_dict() for w in self.warnings],
+            state=self.reducer.state,
+            messages=self.reducer.export_messages(),
+            runs=[r.to_dict() for r in self.verifier.runs],
+            events=self.events_read,
+            pending_interrupts=list(self.reducer.pending_interrupts),
+        )
+
+
+_SSE_LINE = re.compile(rb"^(data|event|id|retry)?:", re.MULTILINE)
+
+
+def detect_format(data: bytes) -> str:
+    """``"sse"`` if the text has SSE field or comment lines, ``"array"`` for a JSON array,
+    else ``"jsonl"``."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"["):
+        return "array"
+    if _SSE_LINE.search(data):
+        return "sse"
+    return "jsonl"
+
+
+def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **options) -> LintReport:
+    """Run the whole pipeline over a captured stream and return the report.
+
+    ``data`` is the raw capture (bytes or text), or an iterable of events (dicts, JSON text,
+    models) or of byte chunks. ``format`` is ``"auto"``, ``"sse"`` or ``"jsonl"``; ``auto``
+    picks SSE when the text has ``data:`` lines, a JSON array when it starts with ``[``, and
+    JSON lines otherwise. Other keyword arguments go to :class:`Pipeline`.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, (bytes, bytearray)):
+        items = list(data)
+        if all(isinstance(x, (bytes, bytearray)) for x in items) and items:
+            data = b"".join(items)
+        else:
+            pipeline = Pipeline(**options)
+            for item in items:
+                pipeline.feed_event(item)
+                if pipeline.error is not None:
+                    break
+            return pipeline.finish()
+    data = bytes(data)
+    kind = detect_format(data) if format == "auto" else format
+    if kind == "array":
+        try:
+            events = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            return _unreadable(DecodeError(f"input is not valid UTF-8: {exc.reason}",
+                                           rule="decode.utf8"), options)
+        except ValueError as exc:
+            return _unreadable(DecodeError(f"input looks like a JSON array but is not valid "
+                                           f"JSON: {exc}", rule="input.unreadable"), options)
+        if not isinstance(events, list):
+            return _unreadable(DecodeError("input is not a JSON array of events",
+                                           rule="input.unreadable"), options)
+        return lint_source(events, **options)
+    pipeline = Pipeline(format=kind, **options)
+    pipeline.feed_bytes(data)
+    return pipeline.finish()
+
+
+def _unreadable(exc: AGUIError, options: dict) -> LintReport:
+    pipeline = Pipeline(**options)
+    pipeline._failed_quietly(exc)
+    return pipeline.report()
