@@ -1,8 +1,11 @@
 """SQLite persistence for A2A tasks, their transition history and push configs.
 
-Plain :mod:`sqlite3` from the standard library: ``":memory:"`` for tests and notebooks, a file
-for ``agentproto serve --db PATH``. One connection, guarded by a lock, shared between the server's
-event loop and whoever else asks (a notebook cell, a test) — every call is short.
+The tables live in the project's shared database (:class:`agentproto.store.Store`, standard
+library :mod:`sqlite3`): ``":memory:"`` for tests and notebooks, a file for
+``agentproto serve --db PATH``, next to the AG-UI tables. They are registered as schema
+component ``"a2a"``, so the shared store versions and migrates them like its own. Every call is
+one short transaction on the store's single, lock-guarded connection, safe to use from the
+server's event loop and from a notebook cell at the same time.
 
 ``ListTasks`` ordering and paging follow spec §3.1.4: newest status first, cursor ("keyset")
 pagination whose token names the last row of the page, so a token stays valid when tasks are
@@ -13,8 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import sqlite3
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -22,21 +23,25 @@ from agentproto.a2a.errors import InvalidParamsError
 from agentproto.a2a.machine import Transition
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import Task, TaskPushNotificationConfig
+from agentproto.store import Store
 
-__all__ = ["TaskStore", "TaskPage"]
+__all__ = ["TaskStore", "TaskPage", "A2A_SCHEMA_VERSION"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS a2a_tasks (
+#: Version of the ``a2a_*`` tables (component ``"a2a"`` of the shared store).
+A2A_SCHEMA_VERSION = 1
+
+_SCHEMA_V1 = (
+    """CREATE TABLE IF NOT EXISTS a2a_tasks (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
     id         TEXT NOT NULL UNIQUE,
     context_id TEXT NOT NULL,
     state      TEXT NOT NULL,
     status_ms  INTEGER NOT NULL,
     body       TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS a2a_tasks_order ON a2a_tasks (status_ms DESC, seq DESC);
-CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (context_id);
-CREATE TABLE IF NOT EXISTS a2a_transitions (
+)""",
+    "CREATE INDEX IF NOT EXISTS a2a_tasks_order ON a2a_tasks (status_ms DESC, seq DESC)",
+    "CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (context_id)",
+    """CREATE TABLE IF NOT EXISTS a2a_transitions (
     task_id TEXT NOT NULL,
     n       INTEGER NOT NULL,
     source  TEXT,
@@ -44,15 +49,15 @@ CREATE TABLE IF NOT EXISTS a2a_transitions (
     at_ms   INTEGER NOT NULL,
     reason  TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (task_id, n)
-);
-CREATE TABLE IF NOT EXISTS a2a_push_configs (
+)""",
+    """CREATE TABLE IF NOT EXISTS a2a_push_configs (
     task_id TEXT NOT NULL,
     id      TEXT NOT NULL,
     seq     INTEGER NOT NULL,
     body    TEXT NOT NULL,
     PRIMARY KEY (task_id, id)
-);
-"""
+)""",
+)
 
 
 @dataclass(frozen=True)
@@ -83,26 +88,25 @@ def _decode_cursor(token: str) -> tuple[int, int]:
 class TaskStore:
     """Tasks (as ProtoJSON), transitions and push configs in one SQLite database."""
 
-    def __init__(self, path: str = ":memory:") -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        if path != ":memory:":
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, store: Store | str = ":memory:") -> None:
+        self.store = store if isinstance(store, Store) else Store(store)
+        self.store.ensure_schema("a2a", A2A_SCHEMA_VERSION, {1: _SCHEMA_V1})
+        self._tx = self.store.transaction
+
+    @property
+    def path(self) -> str:
+        return self.store.path
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.store.close()
 
     # -- tasks -----------------------------------------------------------------------------
 
     def save(self, task: Task, *, status_ms: int) -> None:
         """Insert or replace a task; ``status_ms`` is its status time (the sort key)."""
         body = task.model_dump_json(by_alias=True, exclude_defaults=True)
-        with self._lock:
-            self._db.execute(
+        with self._tx() as db:
+            db.execute(
                 "INSERT INTO a2a_tasks (id, context_id, state, status_ms, body) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                 "context_id=excluded.context_id, state=excluded.state, "
@@ -111,8 +115,8 @@ class TaskStore:
             )
 
     def load(self, task_id: str) -> Task | None:
-        with self._lock:
-            row = self._db.execute("SELECT body FROM a2a_tasks WHERE id = ?",
+        with self._tx() as db:
+            row = db.execute("SELECT body FROM a2a_tasks WHERE id = ?",
                                    (task_id,)).fetchone()
         return None if row is None else Task.model_validate_json(row[0])
 
@@ -120,8 +124,8 @@ class TaskStore:
         """Every task currently in one of ``states`` (e.g. to recover after a restart)."""
         wanted = [s.value for s in states]
         marks = ",".join("?" * len(wanted))
-        with self._lock:
-            rows = self._db.execute(
+        with self._tx() as db:
+            rows = db.execute(
                 f"SELECT body FROM a2a_tasks WHERE state IN ({marks}) ORDER BY seq", wanted
             ).fetchall()
         return [Task.model_validate_json(r[0]) for r in rows]
@@ -155,9 +159,9 @@ class TaskStore:
             page_where.append("(status_ms < ? OR (status_ms = ? AND seq < ?))")
             page_args += [ms, ms, seq]
         pfilt = (" WHERE " + " AND ".join(page_where)) if page_where else ""
-        with self._lock:
-            total = self._db.execute(f"SELECT COUNT(*) FROM a2a_tasks{filt}", args).fetchone()[0]
-            rows = self._db.execute(
+        with self._tx() as db:
+            total = db.execute(f"SELECT COUNT(*) FROM a2a_tasks{filt}", args).fetchone()[0]
+            rows = db.execute(
                 f"SELECT body, status_ms, seq FROM a2a_tasks{pfilt} "
                 "ORDER BY status_ms DESC, seq DESC LIMIT ?",
                 [*page_args, page_size + 1],
@@ -171,16 +175,16 @@ class TaskStore:
 
     def record_transition(self, task_id: str, n: int, t: Transition) -> None:
         """Store the ``n``-th transition of a task (0 = creation)."""
-        with self._lock:
-            self._db.execute(
+        with self._tx() as db:
+            db.execute(
                 "INSERT OR REPLACE INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
                 (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms,
                  t.reason),
             )
 
     def transitions(self, task_id: str) -> list[Transition]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._tx() as db:
+            rows = db.execute(
                 "SELECT source, target, at_ms, reason FROM a2a_transitions "
                 "WHERE task_id = ? ORDER BY n", (task_id,)
             ).fetchall()
@@ -191,8 +195,8 @@ class TaskStore:
 
     def save_push_config(self, config: TaskPushNotificationConfig) -> None:
         body = config.model_dump_json(by_alias=True, exclude_defaults=True)
-        with self._lock:
-            self._db.execute(
+        with self._tx() as db:
+            db.execute(
                 "INSERT INTO a2a_push_configs (task_id, id, seq, body) VALUES (?, ?, "
                 "(SELECT COALESCE(MAX(seq), 0) + 1 FROM a2a_push_configs), ?) "
                 "ON CONFLICT(task_id, id) DO UPDATE SET body=excluded.body",
@@ -200,23 +204,23 @@ class TaskStore:
             )
 
     def push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
-        with self._lock:
-            row = self._db.execute(
+        with self._tx() as db:
+            row = db.execute(
                 "SELECT body FROM a2a_push_configs WHERE task_id = ? AND id = ?",
                 (task_id, config_id),
             ).fetchone()
         return None if row is None else TaskPushNotificationConfig.model_validate_json(row[0])
 
     def push_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._tx() as db:
+            rows = db.execute(
                 "SELECT body FROM a2a_push_configs WHERE task_id = ? ORDER BY seq", (task_id,)
             ).fetchall()
         return [TaskPushNotificationConfig.model_validate_json(r[0]) for r in rows]
 
     def delete_push_config(self, task_id: str, config_id: str) -> bool:
-        with self._lock:
-            cur = self._db.execute(
+        with self._tx() as db:
+            cur = db.execute(
                 "DELETE FROM a2a_push_configs WHERE task_id = ? AND id = ?", (task_id, config_id)
             )
         return cur.rowcount > 0

@@ -1,0 +1,155 @@
+"""``agentproto a2a …`` — talk to an A2A agent from the shell.
+
+::
+
+    agentproto a2a send --url http://127.0.0.1:8000 "Plan my trip to Sanya"
+    agentproto a2a send --url http://127.0.0.1:8000 --task-id T "2026-04-08 to 2026-04-12"
+    agentproto a2a send --url http://127.0.0.1:8000 --stream "Trip to Tokyo 2026-05-01 2026-05-04"
+    agentproto a2a card --url http://127.0.0.1:8000
+
+``--url`` is the agent's base URL: the client reads ``/.well-known/agent-card.json`` there (or at
+the URL's origin, if you pass the JSON-RPC endpoint itself) and uses the card's JSON-RPC 1.0
+interface.
+
+``send`` prints the resulting Task — or the agent's direct Message — as JSON. ``--no-wait`` sends
+``returnImmediately`` and prints the task as created; ``--stream`` uses
+``SendStreamingMessage`` and prints every event as one JSON object per line (JSON Lines).
+
+Exit status: **0** the call succeeded (whatever state the task is in — read it from the JSON);
+**1** the agent answered with an A2A/JSON-RPC error, or with something that is not valid A2A
+(the error is printed to stderr with its code); **2** bad usage, or the agent could not be
+reached (connection refused, HTTP error, timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import urllib.parse
+from typing import Any
+
+from agentproto.a2a.client import (
+    A2AClientError,
+    A2AConnectionError,
+    A2AHTTPError,
+    A2ATimeoutError,
+    InvalidResponseError,
+    SyncA2AClient,
+)
+from agentproto.a2a.errors import A2AError
+
+__all__ = ["configure", "EXIT_OK", "EXIT_PROTOCOL", "EXIT_USAGE"]
+
+EXIT_OK = 0
+EXIT_PROTOCOL = 1
+EXIT_USAGE = 2
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Register ``send`` and ``card`` under ``agentproto a2a``."""
+    sub = parser.add_subparsers(dest="a2a_command", metavar="SUBCOMMAND")
+    parser.set_defaults(handler=lambda _args: (parser.print_help(), EXIT_USAGE)[1])
+
+    send = sub.add_parser("send", help="send a message; print the resulting task as JSON",
+                          description="Send a message to an A2A agent and print the result.")
+    send.add_argument("text", metavar="TEXT", help="the message text")
+    send.add_argument("--url", required=True, help="the agent's base URL (where its card is)")
+    mode = send.add_mutually_exclusive_group()
+    mode.add_argument("--stream", action="store_true",
+                      help="stream the updates (one JSON object per line)")
+    mode.add_argument("--no-wait", action="store_true",
+                      help="return at once (returnImmediately) instead of waiting")
+    send.add_argument("--task-id", help="continue this task (answer an input-required task)")
+    send.add_argument("--context-id", help="the conversation (context) to send in")
+    send.add_argument("--history-length", type=int, default=None,
+                      help="at most this many history messages in the printed task")
+    send.add_argument("--timeout", type=float, default=60.0,
+                      help="give up after this many seconds (default 60)")
+    send.set_defaults(handler=_send)
+
+    card = sub.add_parser("card", help="print the agent's card as JSON",
+                          description="Fetch and print an A2A Agent Card.")
+    card.add_argument("--url", required=True, help="the agent's base URL")
+    card.set_defaults(handler=_card)
+
+
+def _candidates(url: str) -> list[str]:
+    parts = urllib.parse.urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return list(dict.fromkeys([url.rstrip("/"), origin]))
+
+
+def _connect(url: str, timeout: float) -> SyncA2AClient:
+    if not url.startswith(("http://", "https://")):
+        raise _UsageError(f"--url must be an http(s) URL, not {url!r}")
+    last: Exception | None = None
+    for base in _candidates(url):
+        try:
+            return SyncA2AClient.discover(base, timeout=timeout)
+        except A2AHTTPError as exc:
+            last = exc
+    assert last is not None
+    raise last
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _print(obj: Any, *, compact: bool = False) -> None:
+    if compact:
+        print(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), flush=True)
+    else:
+        print(json.dumps(obj, ensure_ascii=False, indent=2), flush=True)
+
+
+def _run(fn) -> int:
+    try:
+        return fn()
+    except _UsageError as exc:
+        print(f"agentproto a2a: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except A2AError as exc:
+        print(f"agentproto a2a: error {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_PROTOCOL
+    except InvalidResponseError as exc:
+        print(f"agentproto a2a: invalid response: {exc}", file=sys.stderr)
+        return EXIT_PROTOCOL
+    except (A2AConnectionError, A2AHTTPError, A2ATimeoutError) as exc:
+        print(f"agentproto a2a: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except A2AClientError as exc:  # e.g. the card offers no JSON-RPC 1.0 interface
+        print(f"agentproto a2a: {exc}", file=sys.stderr)
+        return EXIT_PROTOCOL
+
+
+def _send(args: argparse.Namespace) -> int:
+    def go() -> int:
+        if args.history_length is not None and args.history_length < 0:
+            raise _UsageError("--history-length must be >= 0")
+        with _connect(args.url, args.timeout) as client:
+            if args.stream:
+                for event in client.stream(args.text, task_id=args.task_id,
+                                           context_id=args.context_id,
+                                           history_length=args.history_length,
+                                           timeout=args.timeout):
+                    _print(event.to_wire(), compact=True)
+                return EXIT_OK
+            result = client.send(args.text, task_id=args.task_id, context_id=args.context_id,
+                                 return_immediately=args.no_wait,
+                                 history_length=args.history_length, timeout=args.timeout)
+            _print(result.to_wire())
+            return EXIT_OK
+
+    return _run(go)
+
+
+def _card(args: argparse.Namespace) -> int:
+    def go() -> int:
+        with _connect(args.url, 10.0) as client:
+            assert client.card is not None
+            _print(client.card.to_wire())
+        return EXIT_OK
+
+    return _run(go)

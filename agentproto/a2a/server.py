@@ -1,0 +1,174 @@
+"""The Starlette adapter: A2A over HTTP, JSON-RPC binding.
+
+Two routes (spec §8.2, §9):
+
+* ``GET /.well-known/agent-card.json`` — the Agent Card. Its JSON-RPC interface URL is built
+  from the address the request actually reached (scheme, host, port, mount path), so a server
+  on an ephemeral port, or behind ``agentproto serve --port N``, never advertises a wrong URL.
+  Caching (spec §8.6): ``Cache-Control: public, max-age=300`` and a strong ``ETag`` (a hash of the
+  exact bytes served); ``If-None-Match`` with a matching tag gets ``304 Not Modified``.
+* ``POST /a2a`` — JSON-RPC 2.0. Plain methods answer ``application/json``; the two streaming
+  methods answer ``text/event-stream`` with one complete JSON-RPC response per ``data:`` line, or
+  a plain JSON error if the request fails before the stream starts.
+
+Everything protocol-related happens in :mod:`agentproto.a2a.jsonrpc` and
+:mod:`agentproto.a2a.service`; this module only moves bytes.
+
+>>> app = create_a2a_app(agent="conformance")     # doctest: +SKIP
+>>> # uvicorn.run(app, host="127.0.0.1", port=8000)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sse_starlette.sse import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from agentproto.a2a.agents import Agent, make_agent
+from agentproto.a2a.jsonrpc import JSONRPCDispatcher
+from agentproto.a2a.service import A2AService
+from agentproto.a2a.taskstore import TaskStore
+from agentproto.clock import Clock, IdSource
+from agentproto.store import Store
+
+__all__ = [
+    "A2AApplication",
+    "build_a2a_routes",
+    "create_a2a_app",
+    "AGENT_CARD_PATH",
+    "RPC_PATH",
+    "CARD_CACHE_CONTROL",
+]
+
+AGENT_CARD_PATH = "/.well-known/agent-card.json"
+RPC_PATH = "/a2a"
+#: The card changes only when the server is redeployed; five minutes keeps clients fresh enough.
+CARD_CACHE_CONTROL = "public, max-age=300"
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _base_url(request: Request) -> str:
+    """``scheme://host[:port][/mount]`` as the client reached us (from the Host header)."""
+    return str(request.base_url).rstrip("/")
+
+
+def _etag_matches(header: str, etag: str) -> bool:
+    """RFC 9110 §13.1.2 weak comparison of an ``If-None-Match`` list against our tag."""
+    if header.strip() == "*":
+        return True
+    ours = etag.removeprefix("W/")
+    return any(t.strip().removeprefix("W/") == ours for t in header.split(","))
+
+
+class A2AApplication:
+    """The HTTP endpoints of one :class:`A2AService` (also reachable as ``app.state.a2a``)."""
+
+    def __init__(self, service: A2AService, *, rpc_path: str = RPC_PATH) -> None:
+        self.service = service
+        self.dispatcher = JSONRPCDispatcher(service)
+        self.rpc_path = rpc_path
+        service.rpc_path = rpc_path
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route(AGENT_CARD_PATH, self.agent_card, methods=["GET"], name="a2a_agent_card"),
+            Route(self.rpc_path, self.rpc, methods=["POST"], name="a2a_jsonrpc"),
+        ]
+
+    async def agent_card(self, request: Request) -> Response:
+        body = _dumps(self.service.card(_base_url(request)).to_wire())
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        headers = {"Cache-Control": CARD_CACHE_CONTROL, "ETag": etag}
+        if _etag_matches(request.headers.get("if-none-match", ""), etag):
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type="application/json", headers=headers)
+
+    async def rpc(self, request: Request) -> Response:
+        out = await self.dispatcher.dispatch(
+            await request.body(), request.headers, query=request.query_params,
+            base_url=_base_url(request))
+        if isinstance(out, dict):
+            return JSONResponse(out)
+        return EventSourceResponse(self._sse(out), ping=15)
+
+    @staticmethod
+    async def _sse(frames: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, str]]:
+        try:
+            async for frame in frames:
+                yield {"data": json.dumps(frame, ensure_ascii=False, separators=(",", ":"))}
+        finally:
+            aclose = getattr(frames, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+
+def _make_service(store: Store | str, agent: str | Agent, clock: Clock | None,
+                  ids: IdSource | None, allow_loopback_webhooks: bool,
+                  agent_options: dict[str, Any] | None) -> A2AService:
+    the_agent = make_agent(agent, **(agent_options or {})) if isinstance(agent, str) else agent
+    return A2AService(the_agent, store=TaskStore(store), clock=clock, ids=ids,
+                      allow_loopback_webhooks=allow_loopback_webhooks)
+
+
+def build_a2a_routes(
+    *,
+    store_path: str = ":memory:",
+    agent: str | Agent = "travel",
+    clock: Clock | None = None,
+    ids: IdSource | None = None,
+    allow_loopback_webhooks: bool = True,
+    agent_options: dict[str, Any] | None = None,
+    store: Store | None = None,
+    service: A2AService | None = None,
+) -> list[BaseRoute]:
+    """The two A2A routes, ready to mount in any Starlette app (``agentproto serve`` does).
+
+    ``agent`` is a shipped agent's name (``travel``, ``conformance``, ``echo``) or an agent
+    object. Tasks go to the SQLite database at ``store_path``, or into ``store`` (a shared
+    :class:`~agentproto.store.Store`) if given. Loopback webhooks are allowed by default because
+    this is the loopback teaching server; pass ``allow_loopback_webhooks=False`` anywhere else
+    (spec §13.2).
+    """
+    if service is None:
+        service = _make_service(store if store is not None else store_path, agent, clock, ids,
+                                allow_loopback_webhooks, agent_options)
+    return A2AApplication(service).routes()
+
+
+def create_a2a_app(
+    *,
+    store_path: str = ":memory:",
+    agent: str | Agent = "travel",
+    clock: Clock | None = None,
+    ids: IdSource | None = None,
+    allow_loopback_webhooks: bool = True,
+    agent_options: dict[str, Any] | None = None,
+    store: Store | None = None,
+    service: A2AService | None = None,
+) -> Starlette:
+    """A standalone Starlette app serving one agent; ``app.state.a2a`` is its
+    :class:`A2AApplication` (``app.state.a2a.service`` for tasks, timelines, pushes)."""
+    if service is None:
+        service = _make_service(store if store is not None else store_path, agent, clock, ids,
+                                allow_loopback_webhooks, agent_options)
+    a2a = A2AApplication(service)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        await service.aclose()
+
+    app = Starlette(routes=a2a.routes(), lifespan=lifespan)
+    app.state.a2a = a2a
+    return app
