@@ -1,0 +1,112 @@
+"""Notebook 14's labs: inject duplicates and count charges; move a cache TTL and watch staleness."""
+
+from __future__ import annotations
+
+import math
+
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+
+from agentproto.orchestration.dedup import (
+    ClientPolicy, FaultRates, cache_analytic, cache_experiment, plot_side_effects, run_dedup,
+)
+from agentproto.orchestration.lab_view import Lab
+
+__all__ = ["IdempotencyLab", "CacheLab", "KEY_RETENTION_CHOICES"]
+
+#: Key retention choices offered by the lab (label → seconds).
+KEY_RETENTION_CHOICES: dict[str, float] = {"10 s": 10.0, "30 s": 30.0, "2 min": 120.0, "24 h": 86_400.0,
+                                           "forever": math.inf}
+
+
+class IdempotencyLab(Lab):
+    """The same payments under four server/client designs, with duplicates at chosen rates.
+
+    Controls: ``lost_response``, ``double_click``, ``replay`` (probabilities) and
+    ``key_retention`` (how long the server remembers a key; replays arrive 5–60 s late).
+    """
+
+    title = "Idempotency lab — count the charges"
+
+    def __init__(self, *, intents: int = 150, seed: int = 1, auto: bool = True) -> None:
+        self.intents, self.seed = intents, seed
+        style = {"description_width": "initial"}
+
+        def prob(desc: str, value: float, top: float) -> widgets.FloatSlider:
+            return widgets.FloatSlider(value=value, min=0.0, max=top, step=0.01, description=desc,
+                                       continuous_update=False, readout_format=".2f", style=style)
+
+        self.lost_response = prob("lost responses (→ retry)", 0.2, 0.6)
+        self.double_click = prob("double clicks", 0.1, 0.6)
+        self.replay = prob("replays", 0.05, 0.5)
+        self.key_retention = widgets.Dropdown(options=list(KEY_RETENTION_CHOICES), value="24 h",
+                                              description="key retention", style=style)
+        super().__init__([self.lost_response, self.double_click, self.replay, self.key_retention],
+                         figsize=(9.5, 3.6), auto=auto)
+
+    def faults(self) -> FaultRates:
+        return FaultRates(lost_response=self.lost_response.value, double_click=self.double_click.value,
+                          replay=self.replay.value)
+
+    def draw(self, fig: Figure) -> str:
+        faults, ttl = self.faults(), KEY_RETENTION_CHOICES[self.key_retention.value]
+        common = dict(intents=self.intents, seed=self.seed)
+        reports = [
+            run_dedup(faults=faults, idempotent=False, label="no key", **common),
+            run_dedup(faults=faults, key_ttl=ttl, client=ClientPolicy(key_scope="attempt"),
+                      label="new key per send", **common),
+            run_dedup(faults=faults, key_ttl=ttl, store_mode="record-after",
+                      label="key saved after the work", **common),
+            run_dedup(faults=faults, key_ttl=ttl, label="key reserved first", **common),
+        ]
+        ax = fig.add_subplot(1, 1, 1)
+        plot_side_effects(reports, ax)
+        fig.subplots_adjust(left=0.08, right=0.98, top=0.86, bottom=0.12)
+        head = (f"{self.intents} payments; lost responses {faults.lost_response:.2f}, double clicks "
+                f"{faults.double_click:.2f}, replays {faults.replay:.2f}; keys kept "
+                f"{self.key_retention.value}")
+        return head + "\n" + "\n".join(r.line() for r in reports)
+
+
+class CacheLab(Lab):
+    """Hit rate and staleness of a TTL result cache: formula curves plus one simulated run."""
+
+    title = "Cache lab — hit rate vs staleness"
+
+    def __init__(self, *, seed: int = 0, auto: bool = True) -> None:
+        self.seed = seed
+        style = {"description_width": "initial"}
+        self.ttl = widgets.IntSlider(value=600, min=0, max=3600, step=30, description="TTL (s)",
+                                     continuous_update=False, style=style)
+        self.changes_per_hour = widgets.FloatSlider(value=6.0, min=0.5, max=60.0, step=0.5,
+                                                    description="route changes / hour",
+                                                    continuous_update=False, style=style)
+        self.query_rate = widgets.FloatSlider(value=1.0, min=0.1, max=5.0, step=0.1,
+                                              description="queries / s", continuous_update=False,
+                                              style=style)
+        super().__init__([self.ttl, self.changes_per_hour, self.query_rate], figsize=(9.0, 3.6),
+                         auto=auto)
+
+    def draw(self, fig: Figure) -> str:
+        mu, lam = self.changes_per_hour.value / 3600.0, self.query_rate.value
+        grid = [0.0, 5.0, 10.0, 20.0, 30.0, 45.0] + [float(t) for t in range(60, 3601, 60)]
+        curve = [cache_analytic(t, query_rate=lam, change_rate=mu) for t in grid]
+        run = cache_experiment(float(self.ttl.value), query_rate=lam, change_rate=mu, seed=self.seed)
+        ax = fig.add_subplot(1, 1, 1)
+        from agentproto.teaching.plots import PALETTE
+
+        ax.plot(grid, [c[0] for c in curve], color=PALETTE["primary"], label="hit rate (formula)")
+        ax.plot(grid, [c[1] for c in curve], color=PALETTE["bad"], label="stale answers (formula)")
+        ax.plot([run.ttl], [run.hit_rate], "o", color=PALETTE["primary"], label="simulated hour")
+        ax.plot([run.ttl], [run.stale_rate], "s", color=PALETTE["bad"])
+        ax.axvline(run.ttl, color="black", linestyle=":", linewidth=1)
+        ax.set_xlabel("cache TTL (s)")
+        ax.set_ylabel("fraction of queries")
+        ax.set_ylim(0, 1)
+        ax.set_title("Result cache: every second of TTL buys hits and costs freshness")
+        ax.legend(fontsize=8, loc="center right")
+        fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.14)
+        return (f"TTL {run.ttl:g} s, {lam:g} queries/s, routes change {self.changes_per_hour.value:g}×/hour\n"
+                f"simulated hour: {run.queries} queries, hit rate {run.hit_rate:.1%}, "
+                f"stale answers {run.stale_rate:.1%}, backend calls {run.backend_calls}, "
+                f"mean latency {run.mean_latency:.2f} s")
