@@ -187,7 +187,7 @@ class ThreadSnapshot:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _loads(text: str | None) -> Any:

@@ -1,0 +1,323 @@
+"""AG-UI over HTTP + SSE: the Starlette routes that serve an agent (spec 1.1
+``basic/transports/http-sse``).
+
+==========================================  ==============================================
+route                                       what it does
+==========================================  ==============================================
+``POST /ag-ui/agent``                       ``RunAgentInput`` in, ``text/event-stream`` out
+``GET  /ag-ui/threads/{threadId}``          the thread as stored: state, messages, pending
+                                            interrupts, runs — what a client reloads after
+                                            a dropped connection
+``GET  /ag-ui/threads/{threadId}/runs/{runId}/events``  the events a run emitted (audit log)
+``POST /ag-ui/runs/{runId}/cancel``         stop a running run; it ends ``cancelled``
+==========================================  ==============================================
+
+Theory of operation
+-------------------
+*Before the stream opens* every problem is an HTTP error with a JSON body
+``{"error": {"code", "message", …}}`` and no stream — the run never started (spec
+``http-sse``, "Errors"): wrong media type → 415, body over ``max_body_bytes`` → 413, not JSON
+→ 400, not a valid ``RunAgentInput`` → 422, an unsupported protocol major → 400, a resume the
+interrupt contract refuses → its :class:`~agentproto.agui.interrupts.ResumeError` status
+(409/422), a reused ``runId`` → 409. Validation and the claim on the pending interrupts happen
+in one store transaction, so of fifty identical resumes racing in, exactly one settles the
+interrupt and the other forty-nine are *replays*, answered from the record.
+
+*After the stream opens* the run belongs to a background task, not to the HTTP response: the
+:class:`~agentproto.agui.runner.RunDriver` runs to the end and records everything even if the
+client goes away — **a disconnect is not a cancel** (the seed's "SSE 断开 ≠ 任务取消"). Only
+``POST /ag-ui/runs/{runId}/cancel`` stops a run, which then finishes with
+``outcome: {type: "cancelled"}``. Failures after the stream opened travel in-stream as
+``RUN_ERROR``. The response carries ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no``
+(so nginx-style proxies do not batch events) and a ``: keep-alive`` comment after
+``heartbeat_s`` seconds without an event (so idle-timeout proxies do not cut long runs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sse_starlette.sse import EventSourceResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from agentproto.agui import events as ev
+from agentproto.agui.errors import DecodeError, MalformedEventError
+from agentproto.agui.interrupts import ResumeError, validate_resume
+from agentproto.agui.runner import Agent, RunContext, RunDriver, _make_view, replay_events
+from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
+from agentproto.clock import Clock, SystemClock, uuid_ids
+from agentproto.store import RunIdReusedError, Store
+
+__all__ = ["agui_routes", "RunRegistry", "ActiveRun", "DEFAULT_MAX_BODY_BYTES",
+           "SUPPORTED_MAJOR"]
+
+#: Default request body limit: generous for a conversation, small enough to refuse abuse.
+DEFAULT_MAX_BODY_BYTES = 1_000_000
+#: The protocol major version this server implements (spec ``basic/versioning``).
+SUPPORTED_MAJOR = 1
+#: Headers on every event stream (the seed's production checklist).
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def _error(status: int, code: str, message: str, **details: Any) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message, **details}},
+                        status_code=status)
+
+
+@dataclass
+class ActiveRun:
+    """A run executing in the background, and the queue its HTTP response reads from."""
+
+    thread_id: str
+    run_id: str
+    driver: RunDriver | None = None
+    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task | None = None
+
+    def cancel(self) -> None:
+        if self.driver is not None:
+            self.driver.cancel()
+
+
+class RunRegistry:
+    """The runs this server process is executing, by run id (for cancellation)."""
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[str, str], ActiveRun] = {}
+
+    def add(self, run: ActiveRun) -> None:
+        self._runs[(run.thread_id, run.run_id)] = run
+
+    def discard(self, run: ActiveRun) -> None:
+        self._runs.pop((run.thread_id, run.run_id), None)
+
+    def find(self, run_id: str, thread_id: str | None = None) -> list[ActiveRun]:
+        return [r for (t, rid), r in self._runs.items()
+                if rid == run_id and (thread_id is None or t == thread_id)]
+
+    def on_thread(self, thread_id: str) -> list[ActiveRun]:
+        return [r for (t, _), r in self._runs.items() if t == thread_id]
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    async def wait_idle(self, timeout_s: float = 5.0) -> bool:
+        """Wait until no run is executing (tests use it after a disconnect)."""
+        runs = list(self._runs.values())
+        if not runs:
+            return True
+        done, pending = await asyncio.wait([asyncio.ensure_future(r.done.wait()) for r in runs],
+                                           timeout=timeout_s)
+        for task in pending:
+            task.cancel()
+        return not pending
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The request body, or None as soon as it grows past ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _accepts_sse(accept: str | None) -> bool:
+    if not accept:
+        return True
+    ranges = [part.split(";")[0].strip().lower() for part in accept.split(",")]
+    return any(r in ("*/*", "text/*", SSE_CONTENT_TYPE) for r in ranges)
+
+
+def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
+                ids: Callable[[], str] | None = None, heartbeat_s: float = 15.0,
+                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, pace_s: float = 0.0,
+                replay_wait_s: float = 30.0, registry: RunRegistry | None = None,
+                prefix: str = "/ag-ui") -> list[Route]:
+    """The AG-UI routes serving ``agent`` with threads kept in ``store``.
+
+    ``clock`` and ``ids`` are injected into every run (defaults: wall clock, UUIDs);
+    ``heartbeat_s`` is the idle time before a keep-alive comment; ``pace_s`` delays each event
+    (0 in production; notebooks slow a stream down to watch it, tests to cancel mid-run);
+    ``replay_wait_s`` bounds how long a replayed resume waits for the original run to finish.
+    Pass ``registry`` to reach the active runs from outside (``app.state.agui_runs``).
+    """
+    clock = clock or SystemClock()
+    ids = ids or uuid_ids
+    registry = registry if registry is not None else RunRegistry()
+
+    async def stream(run: ActiveRun) -> AsyncIterator[bytes]:
+        while True:
+            try:
+                item = await asyncio.wait_for(run.queue.get(), timeout=heartbeat_s)
+            except asyncio.TimeoutError:
+                yield KEEP_ALIVE  # idle: tell proxies the connection is alive
+                continue
+            if item is None:
+                return
+            yield encode_sse(item)
+
+    def respond(run: ActiveRun) -> EventSourceResponse:
+        return EventSourceResponse(stream(run), ping=0, sep="\n", headers=STREAM_HEADERS,
+                                   media_type=SSE_CONTENT_TYPE)
+
+    async def drive(run: ActiveRun) -> None:
+        try:
+            for event in run.driver:  # the agent runs here, whether or not anyone listens
+                run.queue.put_nowait(event)
+                await asyncio.sleep(pace_s)
+        finally:
+            run.queue.put_nowait(None)
+            run.done.set()
+            registry.discard(run)
+
+    async def replay(run: ActiveRun, original_run_id: str) -> None:
+        try:
+            deadline = asyncio.get_running_loop().time() + replay_wait_s
+            original = store.run(run.thread_id, original_run_id)
+            while original is not None and not original.finished:
+                if asyncio.get_running_loop().time() > deadline:
+                    break
+                await asyncio.sleep(0.02)
+                original = store.run(run.thread_id, original_run_id)
+            if original is None or not original.finished:
+                message = (f"Run {original_run_id} that first carried these answers is still "
+                           f"running; ask for the thread snapshot later")
+                event = ev.RunErrorEvent(message=message, code="RESUME_IN_PROGRESS",
+                                         timestamp=clock.now_ms())
+                store.append_event(run.thread_id, run.run_id, ev.dump_event(event))
+                store.finish_run(run.thread_id, run.run_id, status="error",
+                                 error={"message": message, "code": "RESUME_IN_PROGRESS"})
+                run.queue.put_nowait(event)
+                return
+            snapshot = store.snapshot(run.thread_id)
+            events = replay_events(run.thread_id, run.run_id, original, snapshot,
+                                   timestamp=clock.now_ms())
+            for event in events:
+                store.append_event(run.thread_id, run.run_id, ev.dump_event(event))
+                run.queue.put_nowait(event)
+            store.finish_run(run.thread_id, run.run_id, status=original.status,
+                             outcome=original.outcome, result=original.result)
+        finally:
+            run.queue.put_nowait(None)
+            run.done.set()
+            registry.discard(run)
+
+    async def post_agent(request: Request) -> Any:
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != "application/json":
+            return _error(415, "unsupported_media_type",
+                          "POST the RunAgentInput as JSON (Content-Type: application/json)")
+        if not _accepts_sse(request.headers.get("accept")):
+            return _error(406, "not_acceptable",
+                          "This endpoint answers with text/event-stream; say so in Accept")
+        body = await _read_body(request, max_body_bytes)
+        if body is None:
+            return _error(413, "body_too_large",
+                          f"Request body is larger than {max_body_bytes} bytes")
+        try:
+            run_input, warnings = ev.parse_run_agent_input(body)
+        except DecodeError as exc:
+            return _error(400, "invalid_json", exc.message)
+        except MalformedEventError as exc:
+            return _error(422, "invalid_input", exc.message, path=exc.path)
+        version = run_input.protocol_version
+        if version and version.split(".")[0] != str(SUPPORTED_MAJOR):
+            return _error(400, "unsupported_protocol_version",
+                          f"This agent implements AG-UI {SUPPORTED_MAJOR}.x; "
+                          f"the input asks for {version}")
+
+        thread_id, run_id = run_input.thread_id, run_input.run_id
+        wire_messages = [ev.dump_model(m) for m in run_input.messages]
+        try:
+            with store.transaction():
+                if store.run(thread_id, run_id) is not None:  # checked first: most precise
+                    raise RunIdReusedError(thread_id, run_id)
+                plan = validate_resume(store.thread_record(thread_id), run_input,
+                                       clock.now_ms(), owner_of=store.interrupt_thread)
+                kind = plan.kind
+                store.start_run(thread_id, run_id, kind=kind, replay_of=plan.replay_of)
+                if kind == "resume":
+                    store.settle_interrupts(thread_id, plan.entries, run_id)
+                if kind != "replay":
+                    # A new thread starts from the input's state; an existing one from its
+                    # stored state (the server's record is authoritative). New messages —
+                    # ids the thread has not seen, such as the user's latest — are appended.
+                    store.ensure_thread(
+                        thread_id, state=run_input.state if run_input.state is not None else {})
+                    store.append_messages(thread_id, [m for m in wire_messages
+                                                      if m.get("role") != "activity"])
+                state = store.thread_state(thread_id)
+                messages = store.messages(thread_id)
+        except ResumeError as exc:
+            return JSONResponse(exc.to_json(), status_code=exc.http_status)
+        except RunIdReusedError as exc:
+            return _error(409, exc.code, str(exc), runId=run_id)
+
+        run = ActiveRun(thread_id, run_id)
+        registry.add(run)
+        if kind == "replay":
+            run.task = asyncio.create_task(replay(run, plan.replay_of))
+        else:
+            ctx = RunContext(input=run_input, plan=plan, clock=clock, ids=ids,
+                             _view=_make_view(state, messages))
+            run.driver = RunDriver(agent, ctx, store, kind=kind)
+            run.task = asyncio.create_task(drive(run))
+        response = respond(run)
+        if warnings:
+            response.headers["X-AGUI-Input-Warnings"] = str(len(warnings))
+        return response
+
+    async def get_thread(request: Request) -> JSONResponse:
+        thread_id = request.path_params["thread_id"]
+        snapshot = store.snapshot(thread_id)
+        if snapshot is None:
+            return _error(404, "thread_not_found", f"No thread {thread_id!r} on this server")
+        body = snapshot.to_json()
+        body["activeRunIds"] = [r.run_id for r in registry.on_thread(thread_id)]
+        return JSONResponse(body, headers={"Cache-Control": "no-cache"})
+
+    async def get_run_events(request: Request) -> JSONResponse:
+        thread_id = request.path_params["thread_id"]
+        run_id = request.path_params["run_id"]
+        record = store.run(thread_id, run_id)
+        if record is None:
+            return _error(404, "run_not_found", f"No run {run_id!r} on thread {thread_id!r}")
+        return JSONResponse({"run": record.to_json(), "events": store.events(thread_id, run_id)})
+
+    async def cancel_run(request: Request) -> JSONResponse:
+        run_id = request.path_params["run_id"]
+        thread_id = request.query_params.get("threadId")
+        active = registry.find(run_id, thread_id)
+        if len(active) > 1:
+            return _error(409, "ambiguous_run_id",
+                          f"Run id {run_id!r} is active on several threads; add ?threadId=")
+        if not active:
+            return _error(404, "run_not_active",
+                          f"Run {run_id!r} is not running on this server (finished, or unknown)")
+        run = active[0]
+        if run.driver is None:
+            return _error(409, "not_cancellable", "A replayed resume cannot be cancelled")
+        run.cancel()
+        return JSONResponse({"runId": run_id, "threadId": run.thread_id,
+                             "status": "cancelling"}, status_code=202)
+
+    return [
+        Route(f"{prefix}/agent", post_agent, methods=["POST"]),
+        Route(f"{prefix}/threads/{{thread_id}}", get_thread, methods=["GET"]),
+        Route(f"{prefix}/threads/{{thread_id}}/runs/{{run_id}}/events", get_run_events,
+              methods=["GET"]),
+        Route(f"{prefix}/runs/{{run_id}}/cancel", cancel_run, methods=["POST"]),
+    ]
+

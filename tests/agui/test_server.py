@@ -1,0 +1,408 @@
+"""The AG-UI server over real HTTP: uvicorn on a free 127.0.0.1 port, the refund agent behind it.
+
+Every stream a test receives is parsed with our models and checked by our verifier
+(``servers.verified``); the interop tests parse the same streams with ``ag_ui.core``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import httpx
+import pytest
+from servers import (
+    SSE_HEADERS,
+    approve,
+    decode,
+    interrupt_of,
+    official,
+    post_run,
+    run_body,
+    user,
+    verified,
+)
+
+from agentproto.clock import FakeClock, IdFactory
+from agentproto.demo.app import create_app
+from agentproto.testing import RunningServer, running_server
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def server(clock):
+    """A fresh demo server per test: its own in-memory store, so orders start unrefunded."""
+    app = create_app(clock=clock, ids=IdFactory("id"), a2a_agent=None)
+    with RunningServer(app) as running:
+        running.app = app
+        yield running
+
+
+@pytest.fixture
+def url(server):
+    return server.url
+
+
+_threads = iter(range(1, 10_000))
+
+
+def new_thread() -> str:
+    return f"t-{next(_threads)}"
+
+
+def start_refund(url: str, thread_id: str, order: str = "A1024") -> list[dict]:
+    body = run_body(thread_id, f"{thread_id}-run-1",
+                    messages=[user(f"check order {order} and refund it if shipped")])
+    response = post_run(url, body)
+    assert response.status_code == 200, response.text
+    return verified(decode(response.content))
+
+
+def resume(url: str, thread_id: str, entries: list[dict], run: str = "run-2") -> httpx.Response:
+    return post_run(url, run_body(thread_id, f"{thread_id}-{run}", messages=[], resume=entries))
+
+
+def refunds(server, order: str | None = None) -> list[dict]:
+    return server.app.state.tools.refunds(order)
+
+
+# --- the refund flow -----------------------------------------------------------------------------
+
+def test_first_run_looks_up_the_order_and_ends_with_a_tool_call_interrupt(url):
+    events = start_refund(url, new_thread())
+    types = [e["type"] for e in events]
+    lookup = types.index("TOOL_CALL_START")
+    assert types[lookup:lookup + 4] == ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END",
+                                        "TOOL_CALL_RESULT"]
+    assert events[lookup]["toolCallName"] == "get_order"
+    assert types[-3:] == ["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    interrupt = interrupt_of(events)
+    assert interrupt["reason"] == "tool_call"
+    assert interrupt["responseSchema"]["required"] == ["approved"]
+    assert "expiresAt" in interrupt
+    proposed = next(e for e in events if e["type"] == "TOOL_CALL_START"
+                    and e["toolCallId"] == interrupt["toolCallId"])
+    assert proposed["toolCallName"] == "refund_order"
+
+
+def test_approved_resume_refunds_once_with_the_result_on_the_original_tool_call(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread))
+    response = resume(url, thread, approve(interrupt["id"]))
+    events = verified(decode(response.content))
+    types = [e["type"] for e in events]
+    assert "TOOL_CALL_START" not in types and "TOOL_CALL_ARGS" not in types
+    (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert result["toolCallId"] == interrupt["toolCallId"]
+    assert json.loads(result["content"])["status"] == "refunded"
+    assert "TEXT_MESSAGE_CONTENT" in types
+    assert events[-1]["type"] == "RUN_FINISHED" and "outcome" not in events[-1]
+    assert [r["idempotencyKey"] for r in refunds(server) if thread in r["idempotencyKey"]] == \
+        [f"refund:{thread}:{interrupt['id']}"]
+
+
+def test_a_denial_explains_and_succeeds_without_refunding(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    before = len(refunds(server, "A1026"))
+    denial = [{"interruptId": interrupt["id"], "status": "resolved",
+               "payload": {"approved": False}}]
+    events = verified(decode(resume(url, thread, denial).content))
+    (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert json.loads(result["content"]) == {"executed": False, "reason": "denied"}
+    assert "no refund" in "".join(e.get("delta", "") for e in events)
+    assert "outcome" not in events[-1]
+    assert len(refunds(server, "A1026")) == before
+
+
+def test_a_cancelled_interrupt_closes_cleanly_and_refunds_nothing(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    before = len(refunds(server, "A1026"))
+    entries = [{"interruptId": interrupt["id"], "status": "cancelled"}]
+    events = verified(decode(resume(url, thread, entries).content))
+    assert events[-1]["type"] == "RUN_FINISHED" and "outcome" not in events[-1]
+    assert len(refunds(server, "A1026")) == before
+
+
+def test_edited_arguments_are_honoured(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1028"))
+    events = verified(decode(resume(url, thread, approve(
+        interrupt["id"], editedArgs={"amountCents": 5000})).content))
+    (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert json.loads(result["content"])["amountCents"] == 5000
+    assert [r["amountCents"] for r in refunds(server, "A1028")] == [5000]
+
+
+def test_an_order_that_has_not_shipped_gets_an_explanation_not_an_interrupt(url):
+    events = start_refund(url, new_thread(), "A1025")
+    assert "outcome" not in events[-1]
+    assert "has not shipped yet" in "".join(e.get("delta", "") for e in events)
+
+
+def test_streams_carry_the_production_headers(url):
+    response = post_run(url, run_body(new_thread(), "r-1"))
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["cache-control"] == "no-cache"
+    assert response.headers["x-accel-buffering"] == "no"
+    assert b"\r" not in response.content  # LF framing only (spec http-sse)
+
+
+def test_the_thread_snapshot_restates_state_messages_and_pending_interrupts(url):
+    thread = new_thread()
+    events = start_refund(url, thread)
+    snapshot = httpx.get(f"{url}/ag-ui/threads/{thread}").json()
+    assert snapshot["pendingInterrupts"] == [interrupt_of(events)]
+    assert snapshot["state"]["stage"] == "awaiting_approval"
+    assert snapshot["messages"][0]["content"].startswith("check order A1024")
+    assert [r["status"] for r in snapshot["runs"]] == ["interrupt"]
+    assert httpx.get(f"{url}/ag-ui/threads/nope").status_code == 404
+
+
+def test_the_run_event_log_is_kept_for_audit(url):
+    thread = new_thread()
+    events = start_refund(url, thread)
+    log = httpx.get(f"{url}/ag-ui/threads/{thread}/runs/{thread}-run-1/events").json()
+    assert log["events"] == events
+    assert log["run"]["status"] == "interrupt"
+
+
+# --- refusals before the stream opens ----------------------------------------------------------
+
+@pytest.mark.parametrize("content, headers, status, code", [
+    (b"{not json", {"Content-Type": "application/json"}, 400, "invalid_json"),
+    (b'{"threadId": "t"}', {"Content-Type": "application/json"}, 422, "invalid_input"),
+    (b'{"threadId": 1, "runId": "r", "messages": []}', {"Content-Type": "application/json"},
+     422, "invalid_input"),
+    (b"threadId=t", {"Content-Type": "application/x-www-form-urlencoded"}, 415,
+     "unsupported_media_type"),
+    (b'{"threadId": "t", "runId": "r", "messages": []}',
+     {"Content-Type": "application/json", "Accept": "application/json"}, 406, "not_acceptable"),
+    (b'{"threadId": "t", "runId": "r", "messages": [], "protocolVersion": "2.0"}',
+     {"Content-Type": "application/json"}, 400, "unsupported_protocol_version"),
+])
+def test_bad_input_is_an_http_error_with_a_clear_json_body(url, content, headers, status, code):
+    response = httpx.post(f"{url}/ag-ui/agent", content=content, headers=headers)
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"]["code"] == code
+    assert response.json()["error"]["message"]
+
+
+def test_an_oversize_body_is_refused_with_413(url):
+    body = run_body("t-big", "r-1", messages=[user("x" * 1_200_000)])
+    response = post_run(url, body)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "body_too_large"
+
+
+def test_an_oversize_body_without_content_length_is_refused_too(url):
+    def chunks():
+        yield b'{"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", '
+        for _ in range(200):
+            yield b'"content": "' + b"y" * 10_000 + b'", '
+    response = httpx.post(f"{url}/ag-ui/agent", content=chunks(),
+                          headers={"Content-Type": "application/json"})
+    assert response.status_code == 413
+
+
+def test_new_input_on_a_thread_with_a_pending_interrupt_is_refused_before_the_stream(url):
+    thread = new_thread()
+    start_refund(url, thread)
+    response = post_run(url, run_body(thread, f"{thread}-run-2"))
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "resume.required"
+
+
+def test_a_resume_naming_another_threads_interrupt_is_refused(url):
+    one, two = new_thread(), new_thread()
+    interrupt = interrupt_of(start_refund(url, one))
+    start_refund(url, two)
+    response = resume(url, two, approve(interrupt["id"]))
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "resume.wrong-thread"
+
+
+def test_a_payload_outside_the_response_schema_is_422(url):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread))
+    entries = [{"interruptId": interrupt["id"], "status": "resolved",
+                "payload": {"approved": "sure"}}]
+    response = resume(url, thread, entries)
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "resume.payload-invalid"
+
+
+def test_an_expired_interrupt_is_refused_but_can_still_be_cancelled(url, clock, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    clock.advance(16 * 60 * 1000)  # past the 15-minute approval window
+    refused = resume(url, thread, approve(interrupt["id"]))
+    assert refused.status_code == 409
+    assert refused.json()["error"]["message"] == \
+        f"Interrupt {interrupt['id']} expired at {interrupt['expiresAt']}"
+    entries = [{"interruptId": interrupt["id"], "status": "cancelled"}]
+    events = verified(decode(resume(url, thread, entries, run="run-3").content))
+    assert events[-1]["type"] == "RUN_FINISHED"
+
+
+def test_a_run_id_is_never_reused_on_a_thread(url):
+    thread = new_thread()
+    start_refund(url, thread, "A1025")
+    response = post_run(url, run_body(thread, f"{thread}-run-1"))
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "run_id_reused"
+
+
+# --- idempotency ---------------------------------------------------------------------------------
+
+def test_a_replayed_resume_returns_the_recorded_result_without_acting_again(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread))
+    first = verified(decode(resume(url, thread, approve(interrupt["id"])).content))
+    again = verified(decode(resume(url, thread, approve(interrupt["id"]), run="run-3").content))
+    assert [e["type"] for e in again] == ["RUN_STARTED", "CUSTOM", "STATE_SNAPSHOT",
+                                          "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert again[1]["value"]["originalRunId"] == f"{thread}-run-2"
+    assert again[-1]["result"] == first[-1]["result"]
+    assert len([r for r in refunds(server) if thread in r["idempotencyKey"]]) == 1
+
+
+def test_a_different_answer_to_a_settled_interrupt_is_a_conflict(url):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    resume(url, thread, [{"interruptId": interrupt["id"], "status": "cancelled"}])
+    response = resume(url, thread, approve(interrupt["id"]), run="run-3")
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "resume.conflict"
+
+
+def test_fifty_concurrent_duplicate_resumes_refund_exactly_once(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    entries = approve(interrupt["id"])
+
+    async def fire():
+        async with httpx.AsyncClient(timeout=30) as client:
+            return await asyncio.gather(*[
+                client.post(f"{url}/ag-ui/agent", headers=SSE_HEADERS,
+                            json=run_body(thread, f"{thread}-dup-{n}", messages=[],
+                                          resume=entries))
+                for n in range(50)])
+
+    responses = asyncio.run(fire())
+    assert [r.status_code for r in responses] == [200] * 50
+    streams = [verified(decode(r.content)) for r in responses]
+    assert {json.dumps(s[-1]["result"], sort_keys=True) for s in streams} == \
+        {json.dumps(streams[0][-1]["result"], sort_keys=True)}
+    assert sum(1 for s in streams if s[1]["type"] != "CUSTOM") == 1  # one acted, 49 replayed
+    assert len(refunds(server, "A1026")) == 1
+
+
+# --- the connection is not the run ------------------------------------------------------------
+
+def test_a_client_disconnect_does_not_cancel_the_run():
+    app = create_app(clock=FakeClock(), ids=IdFactory("id"), a2a_agent=None, pace_s=0.02)
+    with running_server(app) as base:
+        body = run_body("t-drop", "r-1")
+        with httpx.stream("POST", f"{base}/ag-ui/agent", json=body, headers=SSE_HEADERS) as r:
+            first = next(r.iter_lines())
+            assert "RUN_STARTED" in first
+        # the connection is gone; the run goes on and is recorded in full
+        deadline = time.monotonic() + 10
+        while app.state.store.run("t-drop", "r-1").status == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        record = app.state.store.run("t-drop", "r-1")
+        assert record.status == "interrupt"
+        events = app.state.store.events("t-drop", "r-1")
+        verified(events)
+        assert events[-1]["type"] == "RUN_FINISHED"
+
+
+def test_explicit_cancellation_ends_the_run_with_the_cancelled_outcome():
+    app = create_app(clock=FakeClock(), ids=IdFactory("id"), a2a_agent=None, pace_s=0.03)
+    with running_server(app) as base:
+        got: list[dict] = []
+
+        def consume():
+            body = run_body("t-cancel", "r-1")
+            with httpx.stream("POST", f"{base}/ag-ui/agent", json=body,
+                              headers=SSE_HEADERS, timeout=10) as r:
+                got.extend(decode(r.read()))
+
+        reader = threading.Thread(target=consume)
+        reader.start()
+        deadline = time.monotonic() + 5
+        while app.state.store.run("t-cancel", "r-1") is None or \
+                len(app.state.store.events("t-cancel", "r-1")) < 6:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        answer = httpx.post(f"{base}/ag-ui/runs/r-1/cancel")
+        assert answer.status_code == 202
+        reader.join(10)
+        verified(got)  # everything opened was closed before RUN_FINISHED
+        assert got[-1]["outcome"] == {"type": "cancelled"}
+        assert "result" not in got[-1]
+        assert app.state.store.run("t-cancel", "r-1").status == "cancelled"
+        assert httpx.post(f"{base}/ag-ui/runs/r-1/cancel").status_code == 404
+
+
+def test_an_idle_stream_gets_keep_alive_comments():
+    app = create_app(clock=FakeClock(), ids=IdFactory("id"), a2a_agent=None,
+                     heartbeat_s=0.01, pace_s=0.05)
+    with running_server(app) as base:
+        response = post_run(base, run_body("t-idle", "r-1",
+                                           messages=[user("hello, which order is mine?")]))
+    assert b": keep-alive\n\n" in response.content
+    verified(decode(response.content))
+
+
+def test_a_pending_interrupt_survives_a_server_restart(tmp_path):
+    db = tmp_path / "agentproto.sqlite3"
+    first = create_app(db, clock=FakeClock(), ids=IdFactory("first"), a2a_agent=None)
+    with running_server(first) as base:
+        interrupt = interrupt_of(start_refund(base, "t-restart"))
+    first.state.store.close()
+
+    second = create_app(db, clock=FakeClock(), ids=IdFactory("second"), a2a_agent=None)
+    with running_server(second) as base:
+        snapshot = httpx.get(f"{base}/ag-ui/threads/t-restart").json()
+        assert snapshot["pendingInterrupts"] == [interrupt]
+        events = verified(decode(resume(base, "t-restart", approve(interrupt["id"])).content))
+        assert [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_RESULT"] == \
+            [interrupt["toolCallId"]]
+        assert len(second.state.tools.refunds("A1024")) == 1
+    second.state.store.close()
+
+
+# --- interop -------------------------------------------------------------------------------------
+
+@pytest.mark.interop
+def test_every_event_of_the_refund_flow_parses_with_the_official_models(url):
+    pytest.importorskip("ag_ui.core")
+    thread = new_thread()
+    first = start_refund(url, thread)
+    second = verified(decode(resume(url, thread, approve(interrupt_of(first)["id"])).content))
+    parsed = official(first + second)
+    assert [p.type.value for p in parsed] == [e["type"] for e in first + second]
+    assert parsed[len(first) - 1].outcome.interrupts[0].reason == "tool_call"
+
+
+@pytest.mark.interop
+def test_the_server_accepts_input_built_with_the_official_models(url):
+    core = pytest.importorskip("ag_ui.core")
+    run_input = core.RunAgentInput(
+        thread_id=new_thread(), run_id="r-official", state={}, tools=[], context=[],
+        forwarded_props={}, messages=[core.UserMessage(id="u-1", content="refund order A1025")])
+    response = httpx.post(f"{url}/ag-ui/agent", content=run_input.model_dump_json(by_alias=True),
+                          headers={"Content-Type": "application/json", **SSE_HEADERS})
+    assert response.status_code == 200
+    official(verified(decode(response.content)))

@@ -1,0 +1,72 @@
+"""Helpers for tests that talk to a real server: start the demo app, read and check SSE streams.
+
+The server itself runs under :func:`agentproto.testing.running_server` (uvicorn on a free
+127.0.0.1 port, in a thread). These helpers only add what tests of AG-UI streams keep needing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from agentproto.agui.events import parse_event
+from agentproto.agui.sse import SSEDecoder
+from agentproto.agui.verify import verify_events
+
+SSE_HEADERS = {"Accept": "text/event-stream"}
+REFUND_REQUEST = "check order A1024 and refund it if shipped"
+
+
+def user(text: str = REFUND_REQUEST, message_id: str = "u-1") -> dict[str, Any]:
+    return {"id": message_id, "role": "user", "content": text}
+
+
+def run_body(thread_id: str, run_id: str, *, messages=None, resume=None,
+             **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"threadId": thread_id, "runId": run_id,
+                            "messages": [user()] if messages is None else messages}
+    if resume is not None:
+        body["resume"] = resume
+    body.update(extra)
+    return body
+
+
+def decode(raw: bytes) -> list[dict[str, Any]]:
+    """An SSE body as the list of event dicts it carries (comments skipped)."""
+    decoder = SSEDecoder()
+    frames = decoder.feed(raw)
+    assert decoder.close() is None, "stream ended mid-frame"
+    return [json.loads(f) for f in frames]
+
+
+def verified(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parse every event with our models and run our verifier over the stream; return it."""
+    parsed = [parse_event(e, index=i).event for i, e in enumerate(events)]
+    verify_events(parsed)
+    return events
+
+
+def official(events: list[dict[str, Any]]) -> list[Any]:
+    """Parse every event with the official ``ag_ui.core`` models (interop tests)."""
+    import pydantic
+
+    core = __import__("ag_ui.core", fromlist=["Event"])
+    adapter = pydantic.TypeAdapter(core.Event)
+    return [adapter.validate_python(e) for e in events]
+
+
+def post_run(base_url: str, body: dict[str, Any], **kwargs: Any) -> httpx.Response:
+    return httpx.post(f"{base_url}/ag-ui/agent", json=body, headers=SSE_HEADERS,
+                      timeout=10, **kwargs)
+
+
+def interrupt_of(events: list[dict[str, Any]]) -> dict[str, Any]:
+    (interrupt,) = events[-1]["outcome"]["interrupts"]
+    return interrupt
+
+
+def approve(interrupt_id: str, **payload: Any) -> list[dict[str, Any]]:
+    return [{"interruptId": interrupt_id, "status": "resolved",
+             "payload": {"approved": True, **payload}}]
