@@ -1,0 +1,208 @@
+"""When humans step in (seed 004 §12): four triggers as rules, the cost of asking, the interrupt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentproto.a2a.states import TaskState
+from agentproto.clock import IdFactory
+from agentproto.orchestration.deadlock import load_plan, simulate
+from agentproto.orchestration.hitl import (
+    RULES, Action, CostModel, EmptyInterruptError, Policy, PolicyError, Verdict, actions_from_deadlock,
+    ask_human_event, calibrated_accuracy, cost_curve, decide, decision_table, interrupt_for, load_actions,
+    review_queue, sample_confidences,
+)
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "scenarios"
+ACTIONS = {a.name: a for a in load_actions(SCENARIOS / "hitl_actions.json")}
+
+
+# -- the four triggers, with the seed's own examples --------------------------------------------------
+@pytest.mark.parametrize("name, rule, state", [
+    ("search flights", None, TaskState.WORKING),  # 99 %: the agent decides
+    ("translate a document", None, TaskState.WORKING),  # 95 %
+    ("interpret a legal clause", "low_confidence", TaskState.INPUT_REQUIRED),  # 60 %
+    ("suggest a medical diagnosis", "low_confidence", TaskState.INPUT_REQUIRED),  # 72 %
+    ("read a restricted document", "permission_boundary", TaskState.AUTH_REQUIRED),
+    ("search another way (detour)", "permission_boundary", TaskState.AUTH_REQUIRED),
+    ("delete customer data", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+    ("transfer ¥50,000", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+    ("e-mail 100 customers", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+    ("deploy to production", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+    ("pay ¥30 for a coffee", None, TaskState.WORKING),  # irreversible, but the stakes are small
+    ("flights: wait for hotel", "deadlock", TaskState.INPUT_REQUIRED),
+])
+def test_each_seed_example_fires_the_rule_the_seed_names(name, rule, state):
+    d = decide(ACTIONS[name])
+    assert (d.rule, d.state) == (rule, state)
+    assert d.verdict is (Verdict.PROCEED if rule is None else Verdict.ASK)
+
+
+def test_an_irreversible_high_stakes_action_is_asked_however_confident_the_agent_is():
+    sure = Action("transfer", confidence=1.0, irreversible=True, stakes=50_000)
+    assert decide(sure).rule == "irreversible_high_risk"
+
+
+def test_the_decision_names_every_other_rule_that_would_have_fired():
+    a = Action("wire money abroad", confidence=0.5, irreversible=True, stakes=9_000, needs="payments:intl")
+    d = decide(a)
+    assert d.rule == "permission_boundary"
+    assert d.also == ("irreversible_high_risk", "low_confidence")
+
+
+def test_granting_the_permission_moves_the_decision_to_the_next_rule():
+    a = ACTIONS["read a restricted document"]
+    assert decide(a, Policy(granted=frozenset({"docs:confidential"}))).verdict is Verdict.PROCEED
+
+
+def test_a_domain_can_have_its_own_threshold():
+    policy = Policy(confidence_threshold=0.8, thresholds={"translation": 0.97})
+    assert decide(ACTIONS["translate a document"], policy).rule == "low_confidence"
+    assert decide(ACTIONS["search flights"], policy).verdict is Verdict.PROCEED
+
+
+def test_rules_are_checked_in_the_documented_order():
+    assert [r.name for r in RULES] == ["permission_boundary", "deadlock", "irreversible_high_risk",
+                                       "low_confidence"]
+
+
+@pytest.mark.parametrize("bad", [dict(confidence_threshold=1.2), dict(thresholds={"x": -0.1}),
+                                 dict(stakes_limit=-1), dict(rules=())])
+def test_a_policy_out_of_range_is_a_typed_error(bad):
+    with pytest.raises(PolicyError):
+        Policy(**bad)
+
+
+def test_an_action_with_an_impossible_confidence_is_a_typed_error():
+    with pytest.raises(PolicyError, match="confidence"):
+        Action("x", confidence=1.5)
+    with pytest.raises(PolicyError, match="unknown action field"):
+        Action.from_dict({"name": "x", "confidnce": 0.5})
+
+
+def test_the_decision_table_has_one_line_per_action():
+    table = decision_table(ACTIONS.values())
+    assert len(table.splitlines()) == len(ACTIONS) + 1
+    assert "irreversible_high_risk" in table
+
+
+def test_a_deadlock_escalation_becomes_an_action_that_trips_the_deadlock_rule():
+    run = simulate(load_plan(SCENARIOS / "deadlock_travel.json"), "detection+escalation")
+    (action,) = actions_from_deadlock(run)
+    d = decide(action)
+    assert d.rule == "deadlock" and "a default for destination" in d.reason
+
+
+# -- the AG-UI interrupt ------------------------------------------------------------------------------
+def asks():
+    policy = Policy()
+    return [(a, policy.decide(a)) for a in ACTIONS.values()]
+
+
+def test_asking_a_human_is_a_run_finished_with_an_interrupt_outcome():
+    ev = ask_human_event(asks(), thread_id="thread-1", run_id="run-1", ids=IdFactory("int"))
+    assert ev["type"] == "RUN_FINISHED" and ev["threadId"] == "thread-1" and ev["runId"] == "run-1"
+    assert ev["outcome"]["type"] == "interrupt"
+    items = ev["outcome"]["interrupts"]
+    assert len(items) == sum(1 for _, d in asks() if d.asks)  # only the actions that ask
+    assert len({i["id"] for i in items}) == len(items)  # ids unique within the run
+    by_rule = {i["metadata"]["rule"]: i for i in items}
+    assert by_rule["irreversible_high_risk"]["reason"] == "confirmation"
+    assert by_rule["deadlock"]["responseSchema"]["required"] == ["default"]
+    transfer = next(i for i in items if i["message"].startswith("transfer"))
+    assert transfer["toolCallId"] == "call-transfer-1"
+
+
+def test_the_interrupt_parses_as_an_agui_event():
+    from agentproto.agui.events import RunFinishedEvent, parse_event
+
+    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"), expires_at="2026-01-01T00:05:00Z")
+    parsed = parse_event(ev)
+    assert isinstance(parsed.event, RunFinishedEvent) and parsed.warnings == []
+
+
+@pytest.mark.interop
+def test_the_official_sdk_accepts_the_interrupt():
+    core = pytest.importorskip("ag_ui.core")
+    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"))
+    model = core.RunFinishedEvent.model_validate(ev)
+    assert model.outcome.type == "interrupt" and len(model.outcome.interrupts) == len(ev["outcome"]["interrupts"])
+
+
+def test_nothing_to_ask_is_not_an_interrupt():
+    proceed = [(a, d) for a, d in asks() if not d.asks]
+    with pytest.raises(EmptyInterruptError):
+        ask_human_event(proceed, thread_id="t", run_id="r", ids=IdFactory("int"))
+    a, d = proceed[0]
+    with pytest.raises(PolicyError):
+        interrupt_for(a, d, "int-1")
+
+
+# -- the cost model -----------------------------------------------------------------------------------
+def test_the_break_even_confidence_by_hand():
+    # review costs 5 min × $1 = $5; it saves 0.9 × $30 = $27 per error caught → ask below 1 − 5/27
+    assert CostModel(30, 5, 1, 0.9).break_even_confidence() == pytest.approx(1 - 5 / 27)
+    assert CostModel(cost_per_error=1, minutes_per_review=10).break_even_confidence() == 0.0  # never worth it
+
+
+def test_the_cost_curve_by_hand_on_three_actions():
+    model = CostModel(cost_per_error=100, minutes_per_review=1, cost_per_minute=2, catch_rate=1.0)
+    curve = cost_curve([0.5, 0.9, 0.99], model, thresholds=[0.0, 0.95, 1.0])
+    # threshold 0: nobody asked; expected errors 0.5 + 0.1 + 0.01 = 0.61 per 3 actions
+    assert curve.errors[0] == pytest.approx(0.61 / 3 * 1000)
+    # threshold 0.95: the 0.5 and 0.9 actions are reviewed and caught; 0.01 slips through
+    assert curve.errors[1] == pytest.approx(0.01 / 3 * 1000)
+    assert curve.minutes[1] == pytest.approx(2 / 3 * 1000)
+    assert curve.total[1] == pytest.approx((0.01 * 100 + 2 * 2) / 3 * 1000)
+    assert curve.sweet_spot()[0] == 0.95
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(5, 500), st.floats(0.5, 20), st.floats(0.5, 1.0))
+def test_the_sweet_spot_of_a_calibrated_agent_matches_the_closed_form(cost, minutes, catch):
+    model = CostModel(cost_per_error=cost, minutes_per_review=minutes, catch_rate=catch)
+    grid = [k / 200 for k in range(201)]
+    curve = cost_curve(sample_confidences(3000, seed=1), model, thresholds=grid)
+    at_closed_form = curve.at(model.break_even_confidence())["total"]
+    lowest = curve.sweet_spot()[1]
+    # asking below the closed-form threshold costs no more than the best threshold on the grid
+    # (to within 0.1 %: the grid step and the finite sample)
+    assert at_closed_form <= lowest * 1.001
+
+
+def test_an_overconfident_agent_needs_a_higher_threshold():
+    conf = sample_confidences(2000)
+    calibrated = cost_curve(conf, CostModel()).sweet_spot()[0]
+    overconfident = cost_curve(conf, CostModel(), temperature=2.0).sweet_spot()[0]
+    assert overconfident > calibrated
+
+
+def test_calibration_by_hand():
+    assert calibrated_accuracy(0.9) == pytest.approx(0.9)
+    assert calibrated_accuracy(0.9, temperature=2.0) == pytest.approx(0.75)  # odds 9:1 → 3:1
+    assert calibrated_accuracy(0.5, temperature=3.0) == pytest.approx(0.5)
+
+
+def test_beta_nine_one_escalates_t_to_the_ninth():
+    curve = cost_curve(sample_confidences(20000, seed=3), thresholds=[0.8])
+    assert curve.escalated[0] == pytest.approx(0.8 ** 9, abs=0.01)
+
+
+# -- the review queue -----------------------------------------------------------------------------------
+def test_a_reviewer_past_full_utilisation_makes_escalations_wait_far_longer():
+    light = review_queue(0.7, rate=1.0, minutes=480)
+    heavy = review_queue(0.95, rate=1.0, minutes=480)
+    assert light.utilisation < 1 < heavy.utilisation
+    assert heavy.mean_wait > 10 * light.mean_wait
+
+
+def test_a_second_reviewer_shortens_the_wait_and_runs_are_reproducible():
+    one = review_queue(0.85, rate=1.0, minutes=480)
+    assert review_queue(0.85, rate=1.0, minutes=480) == one
+    assert review_queue(0.85, rate=1.0, minutes=480, reviewers=2).mean_wait < one.mean_wait
+    with pytest.raises(PolicyError):
+        review_queue(0.5, reviewers=0)
