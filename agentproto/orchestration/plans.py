@@ -1,0 +1,651 @@
+"""Event-driven plan switching: plans as data, a runner that reacts to events.
+
+Theory of operation
+-------------------
+A static plan is a fixed list of steps; the first surprise ends it. An event-driven plan
+(seed 004 §7) is a *plan book*: several plans, and a table saying which event, arriving while a
+plan runs, switches to which other plan. The book is plain data — a dict or JSON file — checked
+once by :meth:`PlanBook.from_dict` and then interpreted by :func:`run_plan`::
+
+    {"start": "A", "max_switches": 4,
+     "plans": {"A": {"steps": [...], "on_event": {"flight_not_found":
+                                                    {"action": "switch_plan", "target": "B",
+                                                     "params": {"adjust": "date", "range_days": 3}}}},
+               "B": {...}, "C": {...}},
+     "on_event": {...handlers valid in every plan...}}
+
+Handlers name one of four actions: ``switch_plan`` (start ``target`` from its first step with
+``params``), ``retry`` (run the failed step again, at most ``max`` times), ``escalate`` (stop and
+ask a human: the task goes ``INPUT_REQUIRED``) and ``fail`` (stop: ``FAILED``). A switch may be
+marked ``"confirm": true`` when it changes what the user asked for (another departure city): the
+runner then asks an ``approve`` callback, and with no callback it escalates instead of drifting
+silently away from the user's intent. An event with no handler — one nobody planned for — ends
+the run ``FAILED`` with an explicit reason; ``max_switches`` bounds ping-pong between plans.
+
+Events come from two places: the *world* answers each step with ``None`` (it worked) or an event
+name (``flight_not_found``), and events can be *injected* at chosen virtual times (the airline
+cancels the flight at t = 5 s). Both go through the same lookup: the current plan's table, then
+the book's global table.
+
+The runner is a small machine on :class:`~agentproto.orchestration.clock.Simulation`; the task it
+drives uses A2A :class:`~agentproto.a2a.states.TaskState` (``WORKING`` → ``COMPLETED`` /
+``FAILED`` / ``INPUT_REQUIRED``). :class:`TripWorld` is the seed's travel example with random
+disruptions; :func:`success_rate` compares the plan book with its static version (plan A alone)
+by Monte Carlo and :func:`analytic_success` gives the exact answer for the same model.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from agentproto.a2a.states import TaskState
+from agentproto.orchestration.clock import Simulation
+
+__all__ = [
+    "PlanError", "UnknownPlanError", "UnknownActionError", "UnknownStepError", "PlanBookError",
+    "Handler", "Plan", "PlanBook", "ACTIONS", "World", "TripWorld", "PlanRun", "Transition",
+    "TRIP_PLANS", "run_plan", "success_rate", "analytic_success", "disruption_sweep",
+    "plan_graph", "draw_plan_graph", "plot_success_rates",
+]
+
+ACTIONS = ("switch_plan", "retry", "escalate", "fail")
+
+
+# -- errors --------------------------------------------------------------------------------------
+class PlanError(ValueError):
+    """Base class: a plan book that cannot be run."""
+
+    rule = "plan"
+
+
+class PlanBookError(PlanError):
+    """The book's shape is wrong (no plans, bad start, empty steps, bad budget)."""
+
+    rule = "plan-book-shape"
+
+
+class UnknownPlanError(PlanError):
+    """A handler switches to a plan the book does not define."""
+
+    rule = "unknown-plan"
+
+
+class UnknownActionError(PlanError):
+    """A handler names an action other than switch_plan, retry, escalate, fail."""
+
+    rule = "unknown-action"
+
+
+class UnknownStepError(PlanError):
+    """A plan uses a step the world cannot perform."""
+
+    rule = "unknown-step"
+
+
+# -- the book ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Handler:
+    """What to do when ``event`` arrives."""
+
+    event: str
+    action: str
+    target: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    max: int = 1
+    confirm: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.action}
+        if self.target is not None:
+            out["target"] = self.target
+        if self.params:
+            out["params"] = dict(self.params)
+        if self.action == "retry":
+            out["max"] = self.max
+        if self.confirm:
+            out["confirm"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    title: str
+    steps: tuple[str, ...]
+    on_event: Mapping[str, Handler]
+
+
+@dataclass(frozen=True)
+class PlanBook:
+    """A validated set of plans and the events that switch between them."""
+
+    start: str
+    plans: Mapping[str, Plan]
+    on_event: Mapping[str, Handler]
+    max_switches: int = 4
+    goal: str = ""
+
+    # -- loading --------------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PlanBook:
+        """Validate and load a book; every problem raises a :class:`PlanError` subclass."""
+        plans_raw = data.get("plans")
+        if not isinstance(plans_raw, Mapping) or not plans_raw:
+            raise PlanBookError("a plan book needs a non-empty 'plans' object")
+        start = data.get("start")
+        if start not in plans_raw:
+            raise PlanBookError(f"start plan {start!r} is not one of {sorted(plans_raw)}")
+        budget = data.get("max_switches", 4)
+        if not isinstance(budget, int) or budget < 0:
+            raise PlanBookError(f"max_switches must be a non-negative integer, got {budget!r}")
+
+        def handlers(raw: Any, where: str) -> dict[str, Handler]:
+            if raw is None:
+                return {}
+            if not isinstance(raw, Mapping):
+                raise PlanBookError(f"{where}: 'on_event' must be an object")
+            out = {}
+            for event, spec in raw.items():
+                action = spec.get("action") if isinstance(spec, Mapping) else None
+                if action not in ACTIONS:
+                    raise UnknownActionError(f"{where}: event {event!r} has action {action!r}; "
+                                             f"use one of {', '.join(ACTIONS)}")
+                target = spec.get("target")
+                if action == "switch_plan" and target not in plans_raw:
+                    raise UnknownPlanError(f"{where}: event {event!r} switches to plan {target!r}, "
+                                           f"which the book does not define ({sorted(plans_raw)})")
+                retries = spec.get("max", 1)
+                if action == "retry" and (not isinstance(retries, int) or retries < 1):
+                    raise PlanBookError(f"{where}: retry of {event!r} needs 'max' ≥ 1")
+                out[event] = Handler(event, action, target, dict(spec.get("params", {})), retries,
+                                     bool(spec.get("confirm", False)))
+            return out
+
+        plans = {}
+        for name, raw in plans_raw.items():
+            steps = tuple(raw.get("steps", ()))
+            if not steps:
+                raise PlanBookError(f"plan {name!r} has no steps")
+            plans[name] = Plan(name, raw.get("title", name), steps,
+                               handlers(raw.get("on_event"), f"plan {name!r}"))
+        return cls(start, plans, handlers(data.get("on_event"), "book"), budget, data.get("goal", ""))
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> PlanBook:
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The book as data again (round-trips through :meth:`from_dict`)."""
+        out: dict[str, Any] = {"goal": self.goal, "start": self.start, "max_switches": self.max_switches,
+                               "plans": {}}
+        for name, plan in self.plans.items():
+            entry: dict[str, Any] = {"title": plan.title, "steps": list(plan.steps)}
+            if plan.on_event:
+                entry["on_event"] = {e: h.to_dict() for e, h in plan.on_event.items()}
+            out["plans"][name] = entry
+        if self.on_event:
+            out["on_event"] = {e: h.to_dict() for e, h in self.on_event.items()}
+        return out
+
+    # -- questions about the book -----------------------------------------------------------------
+    def handler(self, plan: str, event: str) -> Handler | None:
+        """The handler for ``event`` in ``plan``: the plan's own table first, then the book's."""
+        return self.plans[plan].on_event.get(event) or self.on_event.get(event)
+
+    def static(self) -> PlanBook:
+        """The same start plan with every handler removed: the first surprise ends the run."""
+        plan = self.plans[self.start]
+        return PlanBook(self.start, {self.start: Plan(plan.name, plan.title, plan.steps, {})}, {}, 0,
+                        self.goal)
+
+    def unreachable(self) -> list[str]:
+        """Plans no chain of switches can reach from the start (usually a typo in a target)."""
+        seen, todo = {self.start}, [self.start]
+        while todo:
+            name = todo.pop()
+            for h in [*self.plans[name].on_event.values(), *self.on_event.values()]:
+                if h.action == "switch_plan" and h.target not in seen:
+                    seen.add(h.target)  # type: ignore[arg-type]
+                    todo.append(h.target)  # type: ignore[arg-type]
+        return [p for p in self.plans if p not in seen]
+
+    def check_steps(self, known: Iterable[str]) -> None:
+        """Raise :class:`UnknownStepError` if a plan uses a step the world cannot perform."""
+        known = set(known)
+        for plan in self.plans.values():
+            for step in plan.steps:
+                if step not in known:
+                    raise UnknownStepError(f"plan {plan.name!r} uses step {step!r}; the world "
+                                           f"knows {sorted(known)}")
+
+
+#: Seed 004 §7's travel plans as data. Plan B widens the dates; plan C changes the departure
+#: city, which changes the user's trip — so that switch asks for confirmation.
+TRIP_PLANS: dict[str, Any] = {
+    "goal": "Beijing → Sanya on 2024-04-08: flight, hotel, airport transfer",
+    "start": "A",
+    "max_switches": 4,
+    "plans": {
+        "A": {"title": "as asked", "steps": ["search_flights", "book_hotel", "arrange_transfer"],
+              "on_event": {"flight_not_found": {"action": "switch_plan", "target": "B",
+                                                "params": {"adjust": "date", "range_days": 3}}}},
+        "B": {"title": "shift dates ±3 days", "steps": ["search_flights", "book_hotel", "arrange_transfer"],
+              "on_event": {"all_dates_full": {"action": "switch_plan", "target": "C",
+                                              "params": {"adjust": "departure_city"},
+                                              "confirm": True}}},
+        "C": {"title": "depart from another city", "steps": ["search_flights", "book_hotel", "arrange_transfer"],
+              "on_event": {"no_route": {"action": "escalate"}}},
+    },
+    "on_event": {
+        "hotel_full": {"action": "retry", "max": 2},
+        "flight_cancelled": {"action": "switch_plan", "target": "B",
+                             "params": {"adjust": "date", "range_days": 3}},
+    },
+}
+
+
+# -- the world -------------------------------------------------------------------------------------------
+class World(Protocol):
+    """What the runner needs from a domain: the steps it knows and how each one turns out."""
+
+    steps: frozenset[str]
+
+    def perform(self, step: str, params: Mapping[str, Any], rng: random.Random) -> tuple[str | None, dict[str, Any]]:
+        """Do ``step``; return ``(None, details)`` on success or ``(event, details)``."""
+        ...
+
+
+@dataclass
+class TripWorld:
+    """Flights from a home city and two alternatives, hotels that are sometimes full.
+
+    ``sold_out`` holds the (city, day offset) pairs with no seats. ``hotel_full`` is the chance
+    that one booking attempt fails (a transient shortage, so a retry may succeed).
+    """
+
+    home: str = "Beijing"
+    alternatives: tuple[str, ...] = ("Tianjin", "Shijiazhuang")
+    sold_out: frozenset[tuple[str, int]] = frozenset()
+    hotel_full: float = 0.0
+    steps: frozenset[str] = frozenset({"search_flights", "book_hotel", "arrange_transfer"})
+
+    @classmethod
+    def random(cls, rng: random.Random, *, sold_out: float, hotel_full: float = 0.0,
+               peak: float = 0.0, range_days: int = 3) -> TripWorld:
+        """Each (city, day) sells out with probability ``sold_out``, independently — except that
+        with probability ``peak`` the whole week from the home city is sold out (a holiday)."""
+        cities = ("Beijing", "Tianjin", "Shijiazhuang")
+        days = range(-range_days, range_days + 1)
+        holiday = rng.random() < peak
+        gone = {(c, d) for c in cities for d in days
+                if (holiday and c == "Beijing") or rng.random() < sold_out}
+        return cls(sold_out=frozenset(gone), hotel_full=hotel_full)
+
+    def perform(self, step: str, params: Mapping[str, Any], rng: random.Random) -> tuple[str | None, dict[str, Any]]:
+        if step == "search_flights":
+            adjust = params.get("adjust")
+            if adjust == "date":
+                span = int(params.get("range_days", 3))
+                for d in sorted(range(-span, span + 1), key=lambda d: (abs(d), d)):
+                    if d and (self.home, d) not in self.sold_out:
+                        return None, {"city": self.home, "day": d}
+                return "all_dates_full", {"city": self.home, "tried_days": 2 * span}
+            if adjust == "departure_city":
+                for city in self.alternatives:
+                    if (city, 0) not in self.sold_out:
+                        return None, {"city": city, "day": 0}
+                return "no_route", {"tried": list(self.alternatives)}
+            if (self.home, 0) in self.sold_out:
+                return "flight_not_found", {"city": self.home, "day": 0}
+            return None, {"city": self.home, "day": 0}
+        if step == "book_hotel":
+            return ("hotel_full", {}) if rng.random() < self.hotel_full else (None, {})
+        if step == "arrange_transfer":
+            return None, {}
+        raise UnknownStepError(f"the trip world cannot {step!r}")
+
+
+# -- the runner --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Transition:
+    """The run moved because ``event`` arrived in ``source``: to plan ``target`` or to an end."""
+
+    time: float
+    source: str
+    event: str
+    action: str
+    target: str
+
+
+@dataclass
+class PlanRun:
+    """How one run went: final A2A state, plans visited, transitions and a readable log."""
+
+    state: TaskState
+    path: list[str]
+    transitions: list[Transition]
+    log: list[dict[str, Any]]
+    reason: str
+    finished_at: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def succeeded(self) -> bool:
+        return self.state is TaskState.COMPLETED
+
+
+STEP_SECONDS = {"search_flights": 2.0, "book_hotel": 1.0, "arrange_transfer": 0.5}
+
+
+def run_plan(
+    book: PlanBook,
+    world: World,
+    *,
+    inject: Sequence[tuple[float, str]] = (),
+    approve: Callable[[Handler, str], bool] | None = None,
+    seed: int = 0,
+    step_seconds: Mapping[str, float] = STEP_SECONDS,
+) -> PlanRun:
+    """Run ``book`` against ``world`` on a fresh :class:`Simulation` and report what happened.
+
+    ``inject``: (virtual time, event) pairs delivered while the run is in progress (an injected
+    event aborts the step in progress). ``approve(handler, from_plan)`` answers switches marked
+    ``confirm``; without it such a switch escalates to a human (``INPUT_REQUIRED``).
+    """
+    book.check_steps(world.steps)
+    sim = Simulation(seed=seed)
+    rng = sim.rng
+    st: dict[str, Any] = {"plan": book.start, "params": {}, "step": 0, "switches": 0,
+                          "retries": {}, "pending": None, "over": False}
+    run = PlanRun(TaskState.WORKING, [book.start], [], [], "", 0.0)
+
+    def note(kind: str, **fields: Any) -> None:
+        run.log.append({"type": kind, "t": round(sim.now, 6), **fields})
+
+    def end(state: TaskState, reason: str, event: str = "", action: str = "") -> None:
+        st["over"] = True
+        if st["pending"] is not None:
+            st["pending"].cancel()
+        run.state, run.reason, run.finished_at = state, reason, sim.now
+        if event:
+            run.transitions.append(Transition(sim.now, st["plan"], event, action, state.short))
+        note("TASK_STATE", state=state.value, reason=reason)
+
+    def start_plan(name: str, params: Mapping[str, Any]) -> None:
+        st.update(plan=name, params=dict(params), step=0, retries={})
+        note("PLAN_STARTED", plan=name, title=book.plans[name].title, params=dict(params))
+        start_step()
+
+    def start_step() -> None:
+        plan = book.plans[st["plan"]]
+        if st["step"] == len(plan.steps):
+            end(TaskState.COMPLETED, f"plan {plan.name} ({plan.title}) completed")
+            return
+        step = plan.steps[st["step"]]
+        st["pending"] = sim.schedule(step_seconds.get(step, 1.0), lambda: finish_step(step))
+
+    def finish_step(step: str) -> None:
+        st["pending"] = None
+        event, details = world.perform(step, st["params"], rng)
+        if event is None:
+            note("STEP_DONE", plan=st["plan"], step=step, **details)
+            if step == "search_flights":
+                run.details["flight"] = details
+            st["step"] += 1
+            start_step()
+        else:
+            note("EVENT", plan=st["plan"], step=step, event=event, **details)
+            react(event)
+
+    def react(event: str) -> None:
+        plan = st["plan"]
+        h = book.handler(plan, event)
+        if h is None:
+            end(TaskState.FAILED, f"no plan for {event!r} in plan {plan}", event, "unhandled")
+        elif h.action == "fail":
+            end(TaskState.FAILED, f"{event!r} ends the run", event, "fail")
+        elif h.action == "escalate":
+            end(TaskState.INPUT_REQUIRED, f"{event!r} in plan {plan}: a human must decide", event, "escalate")
+        elif h.action == "retry":
+            used = st["retries"].get(event, 0)
+            if used >= h.max:
+                end(TaskState.FAILED, f"{event!r} persisted after {h.max} retries", event, "retry")
+                return
+            st["retries"][event] = used + 1
+            note("RETRY", plan=plan, event=event, attempt=used + 2)
+            start_step()
+        else:  # switch_plan
+            target = h.target
+            assert target is not None
+            if st["switches"] >= book.max_switches:
+                end(TaskState.FAILED, f"switch budget of {book.max_switches} used up", event, "switch_plan")
+                return
+            if h.confirm and (approve is None or not approve(h, plan)):
+                if approve is None:
+                    end(TaskState.INPUT_REQUIRED, f"switching {plan} → {target} changes the request: "
+                        "asking the user", event, "confirm")
+                else:
+                    end(TaskState.FAILED, f"the user declined plan {target}", event, "declined")
+                return
+            st["switches"] += 1
+            run.transitions.append(Transition(sim.now, plan, event, "switch_plan", target))
+            run.path.append(target)
+            note("PLAN_SWITCHED", source=plan, event=event, target=target)
+            start_plan(target, h.params)
+
+    def injected(event: str) -> None:
+        if st["over"]:
+            return
+        if st["pending"] is not None:
+            st["pending"].cancel()
+            st["pending"] = None
+        note("EVENT", plan=st["plan"], event=event, injected=True)
+        react(event)
+
+    note("TASK_STATE", state=TaskState.WORKING.value, goal=book.goal)
+    sim.at(0.0, lambda: start_plan(book.start, {}))
+    for when, event in inject:
+        sim.at(when, lambda e=event: injected(e))
+    sim.run()
+    return run
+
+
+# -- Monte Carlo and the exact answer ------------------------------------------------------------------------
+def success_rate(
+    book: PlanBook,
+    *,
+    sold_out: float,
+    hotel_full: float = 0.0,
+    peak: float = 0.0,
+    trials: int = 1000,
+    seed: int = 0,
+    approve: Callable[[Handler, str], bool] | None = lambda _h, _p: True,
+) -> float:
+    """Fraction of runs that complete, each in a freshly drawn :class:`TripWorld`."""
+    rng = random.Random(seed)
+    wins = 0
+    for i in range(trials):
+        world = TripWorld.random(rng, sold_out=sold_out, hotel_full=hotel_full, peak=peak)
+        wins += run_plan(book, world, seed=seed * 100_003 + i, approve=approve).succeeded
+    return wins / trials
+
+
+def analytic_success(sold_out: float, *, hotel_full: float = 0.0, peak: float = 0.0,
+                     static: bool = False, range_days: int = 3, alternatives: int = 2,
+                     hotel_retries: int = 2) -> float:
+    """Exact success probability of :data:`TRIP_PLANS` (or its static version) in the
+    :meth:`TripWorld.random` model: q = ``sold_out``, h = ``hotel_full``.
+
+    Static: the home city on the day (1 − q), one hotel attempt (1 − h).
+    Event-driven: a seat on any of the 1 + 2·range_days home-city days or, failing that, on the
+    day from an alternative city; the hotel gets 1 + ``hotel_retries`` attempts. A holiday peak
+    empties the home city, leaving only the alternatives.
+    """
+    q, h = sold_out, hotel_full
+    if static:
+        return (1 - peak) * (1 - q) * (1 - h)
+    home_days = 1 + 2 * range_days
+    normal = 1 - q ** (home_days + alternatives)
+    holiday = 1 - q ** alternatives if alternatives else 0.0
+    return ((1 - peak) * normal + peak * holiday) * (1 - h ** (1 + hotel_retries))
+
+
+def disruption_sweep(book: PlanBook, rates: Sequence[float], *, trials: int = 400,
+                     hotel_full: float = 0.0, peak: float = 0.0, seed: int = 0) -> dict[str, list[float]]:
+    """Success rate of the static plan and the event-driven book at each sold-out rate."""
+    static = book.static()
+    return {
+        "static plan": [success_rate(static, sold_out=q, hotel_full=hotel_full, peak=peak, trials=trials,
+                                     seed=seed) for q in rates],
+        "event-driven plans": [success_rate(book, sold_out=q, hotel_full=hotel_full, peak=peak,
+                                            trials=trials, seed=seed) for q in rates],
+    }
+
+
+# -- pictures ------------------------------------------------------------------------------------------------
+_ENDS = {"completed": "COMPLETED", "failed": "FAILED", "input-required": "ASK HUMAN"}
+
+
+def plan_graph(book: PlanBook) -> Any:
+    """A ``networkx.MultiDiGraph``: plans and end states as nodes, handlers as labelled edges.
+
+    Every plan gets an edge to ``COMPLETED`` (its steps all worked) and, for events nobody
+    handles, an implicit edge to ``FAILED`` labelled ``other event``.
+    """
+    import networkx as nx
+
+    g = nx.MultiDiGraph()
+    for name, plan in book.plans.items():
+        g.add_node(name, kind="plan", title=plan.title)
+    for end in _ENDS.values():
+        g.add_node(end, kind="end")
+    for name, plan in book.plans.items():
+        g.add_edge(name, "COMPLETED", event="all steps done", action="complete")
+        handled = {**book.on_event, **plan.on_event}
+        for event, h in handled.items():
+            if h.action == "switch_plan":
+                g.add_edge(name, h.target, event=event + (" (ask)" if h.confirm else ""), action="switch_plan")
+            elif h.action == "escalate":
+                g.add_edge(name, "ASK HUMAN", event=event, action="escalate")
+            elif h.action == "fail":
+                g.add_edge(name, "FAILED", event=event, action="fail")
+            else:
+                g.add_edge(name, name, event=f"{event} (retry ≤{h.max})", action="retry")
+        g.add_edge(name, "FAILED", event="other event", action="unhandled")
+    return g
+
+
+def _layout(book: PlanBook) -> dict[str, tuple[float, float]]:
+    """Plans left to right (start first) on top; end states underneath."""
+    order = [book.start] + [p for p in book.plans if p != book.start]
+    pos = {name: (2.0 * i, 1.0) for i, name in enumerate(order)}
+    right = 2.0 * max(1, len(order) - 1)
+    pos.update({"FAILED": (0.0, -0.5), "COMPLETED": (right / 2, -0.5), "ASK HUMAN": (right, -0.5)})
+    return pos
+
+
+def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, *,
+                    title: str | None = None) -> Any:
+    """Draw :func:`plan_graph`; with ``run``, the path it took is thick and coloured.
+
+    Retries and switches to the same plan are listed above their plan instead of drawn as
+    loops; the implicit "other event → FAILED" edges are drawn only when a run took one.
+    """
+    import networkx as nx
+
+    from agentproto.teaching.plots import PALETTE
+
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(9, 4.4))
+    g = plan_graph(book)
+    pos = _layout(book)
+    taken: set[tuple[str, str, str]] = set()  # (source, target node, event)
+    visited = {book.start}
+    if run is not None:
+        for tr in run.transitions:
+            dst = tr.target if tr.target in book.plans else _ENDS.get(tr.target, tr.target)
+            taken.add((tr.source, dst, tr.event if tr.action != "unhandled" else "other event"))
+            visited.add(dst)
+        if run.state is TaskState.COMPLETED:
+            taken.add((run.path[-1], "COMPLETED", "all steps done"))
+            visited.add("COMPLETED")
+    end_colors = {"COMPLETED": PALETTE["good"], "FAILED": PALETTE["bad"], "ASK HUMAN": PALETTE["secondary"]}
+    colors = [(end_colors.get(n, PALETTE["sky"])) if (run is None or n in visited) else "#e3e3e3"
+              for n in g.nodes]
+    nx.draw_networkx_nodes(g, pos, ax=ax, node_size=1300, node_color=colors, edgecolors="black")
+    nx.draw_networkx_labels(g, pos, {n: n.replace(" ", "\n") for n in g.nodes}, ax=ax, font_size=7,
+                            font_weight="bold")
+    notes: dict[str, list[str]] = {}
+    edge_labels: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[bool, bool], list[tuple[str, str]]] = {}  # (on path, unhandled) → edges
+    for u, v, data in g.edges(data=True):
+        event = data["event"].removesuffix(" (ask)")
+        on_path = (u, v, event) in taken
+        if u == v:
+            notes.setdefault(u, []).append(data["event"] if data["action"] == "retry"
+                                           else f"{data['event']} (restart)")
+            continue
+        unhandled = data["action"] == "unhandled"
+        if unhandled and not on_path:
+            continue
+        groups.setdefault((on_path, unhandled), []).append((u, v))
+        edge_labels.setdefault((u, v), []).append(data["event"])
+    for (on_path, unhandled), edges in sorted(groups.items()):
+        nx.draw_networkx_edges(
+            g, pos, edgelist=edges, ax=ax, node_size=1300, arrowsize=14,
+            width=3.0 if on_path else 1.0, edge_color=PALETTE["primary"] if on_path else "#9a9a9a",
+            connectionstyle="arc3,rad=0.12", style="dotted" if unhandled else "solid",
+        )
+    nx.draw_networkx_edge_labels(g, pos, edge_labels={k: "\n".join(v) for k, v in edge_labels.items()},
+                                 ax=ax, font_size=7, connectionstyle="arc3,rad=0.12",
+                                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+    for name, plan in book.plans.items():
+        x, y = pos[name]
+        ax.text(x, y + 0.28, plan.title, ha="center", fontsize=8)
+        for i, note in enumerate(notes.get(name, [])):
+            ax.text(x, y + 0.44 + 0.14 * i, "↻ " + note, ha="center", fontsize=7, color="#555555")
+    ax.set_xlim(-0.9, max(x for x, _ in pos.values()) + 0.9)
+    ax.set_ylim(-0.85, 1.55 + 0.14 * max((len(v) for v in notes.values()), default=0))
+    ax.axis("off")
+    if title is None:
+        title = "Plan book" if run is None else f"Path taken: {' → '.join(run.path)} → {run.state.short}"
+    ax.set_title(title)
+    return ax
+
+
+def plot_success_rates(rates: Sequence[float], sweep: Mapping[str, Sequence[float]], ax: Any = None, *,
+                       analytic: Mapping[str, Sequence[float]] | None = None) -> Any:
+    """Success rate vs disruption rate: simulated points (and exact lines if given)."""
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+    from agentproto.teaching.plots import PALETTE
+
+    colors = {"static plan": PALETTE["bad"], "event-driven plans": PALETTE["good"]}
+    for name, values in sweep.items():
+        ax.plot(rates, values, "o", color=colors.get(name), label=f"{name} (simulated)")
+        if analytic and name in analytic:
+            ax.plot(rates, analytic[name], "-", color=colors.get(name), alpha=0.6, label=f"{name} (exact)")
+    ax.set_xlabel("probability that a given flight is sold out")
+    ax.set_ylabel("trips successfully arranged (fraction)")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("Static plan vs event-driven plans under random disruptions")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def load_trip_plans() -> PlanBook:
+    """:data:`TRIP_PLANS` as a validated :class:`PlanBook` (a fresh copy each call)."""
+    return PlanBook.from_dict(copy.deepcopy(TRIP_PLANS))
+
+
+__all__ += ["load_trip_plans", "STEP_SECONDS"]
