@@ -9,6 +9,7 @@ kernel (with :class:`agentproto.testing.RunningServer`). Everything stateful han
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,12 +29,14 @@ from agentproto.store import Store
 __all__ = ["create_app", "a2a_routes"]
 
 
-def a2a_routes(*, store_path: str, agent: str, clock: Clock,
-               ids: Callable[[], str]) -> list[BaseRoute]:
+def a2a_routes(*, store_path: str, agent: str, clock: Clock, ids: Callable[[], str],
+               store: Store | None = None) -> list[BaseRoute]:
     """The A2A routes, if this installation has the A2A server; otherwise none.
 
     Kept optional so the AG-UI demo works on its own: ``agentproto.a2a.server`` contributes
-    ``build_a2a_routes(store_path=…, agent=…, clock=…, ids=…)`` when it is present.
+    ``build_a2a_routes(store_path=…, agent=…, clock=…, ids=…)`` when it is present. When it
+    also takes ``store``, the A2A tasks share this app's SQLite store (one database, one
+    connection — which is what makes ``:memory:`` work for both).
     """
     try:
         from agentproto.a2a import server as a2a_server
@@ -42,7 +45,11 @@ def a2a_routes(*, store_path: str, agent: str, clock: Clock,
     build = getattr(a2a_server, "build_a2a_routes", None)
     if build is None:
         return []
-    return list(build(store_path=store_path, agent=agent, clock=clock, ids=ids))
+    kwargs: dict[str, Any] = {"store_path": store_path, "agent": agent, "clock": clock,
+                              "ids": ids}
+    if store is not None and "store" in inspect.signature(build).parameters:
+        kwargs["store"] = store
+    return list(build(**kwargs))
 
 
 def create_app(db: str | Path = ":memory:", *, clock: Clock | None = None,
@@ -74,7 +81,8 @@ def create_app(db: str | Path = ":memory:", *, clock: Clock | None = None,
 
     extra: list[BaseRoute] = []
     if a2a_agent:
-        extra = a2a_routes(store_path=store.path, agent=a2a_agent, clock=clock, ids=ids)
+        extra = a2a_routes(store_path=store.path, agent=a2a_agent, clock=clock, ids=ids,
+                           store=store)
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
         *agui_routes(store, agent, clock=clock, ids=ids, heartbeat_s=heartbeat_s,

@@ -79,5 +79,9 @@ def run(args: argparse.Namespace) -> int:
         print(line, flush=True)
     print("Press Ctrl-C to stop.", flush=True)
     config = uvicorn.Config(app, log_level=args.log_level, timeout_graceful_shutdown=2)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown
+        pass
+    print("agentproto serve: stopped.", flush=True)
     return 0

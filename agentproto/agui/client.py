@@ -1,0 +1,516 @@
+"""An AG-UI client over HTTP + SSE (httpx): run, approve, recover from a dropped connection.
+
+Usable with top-level ``await`` in a notebook and from tests against a real uvicorn server::
+
+    client = AGUIClient("http://127.0.0.1:8000")
+    result = await client.send("t-1", "check order A1024 and refund it if shipped")
+    result.outcome                 # 'interrupt'
+    result = await client.approve("t-1")
+    result.outcome, result.text    # ('success', 'Done: refunded 128.00 USD …')
+
+:class:`SyncAGUIClient` offers the same methods without ``await`` (it runs the async client on
+a private event loop thread), for scripts and plain functions.
+
+Theory of operation
+-------------------
+*One run* is one ``POST /ag-ui/agent`` with a ``RunAgentInput`` built from the client's view of
+the thread (its messages and state, plus anything new). The response body is fed, chunk by
+chunk as it arrives, through the core consumer pipeline — SSE decoding, parsing, chunk
+expansion, verification, state application (:class:`agentproto.agui.pipeline.Pipeline`). A
+protocol violation raises the pipeline's error (the stream is *rejected*); a ``RUN_ERROR`` is a
+*failed run*, reported in :attr:`RunResult.outcome`, never confused with success.
+
+*Duplicates.* Events repeated by a retrying proxy or a replaying middlebox are dropped before
+the pipeline when they are recognisably the same event: a byte-identical repeat of an event
+that opens or closes something that is still in that state (``RUN_STARTED`` of the active run,
+a ``*_START`` of an id still open, an ``*_END`` of an id already closed and not reopened), a
+``TOOL_CALL_RESULT`` whose ``messageId`` was already seen, or a snapshot identical to the one
+just applied. Content deltas carry no identity, so they are never dropped — two identical
+deltas are two deltas. :attr:`RunResult.duplicates_dropped` counts what was dropped.
+
+*Reconnect (our documented choice).* AG-UI's SSE binding has no resumption: a broken stream
+cannot be re-entered and ``Last-Event-ID`` is not used (spec 1.1 ``http-sse``). When the
+connection drops before the run's terminal event, the client does **not** replay or patch up
+the partial stream. It discards it, asks the server for the thread as stored
+(``GET /ag-ui/threads/{id}``, waiting while the run is still executing — a disconnect does not
+cancel it) and **replaces** its local state, messages and pending interrupts with that
+snapshot. The result says ``recovered=True`` and takes its outcome from the server's run record.
+We chose a GET over "start a new run that opens with snapshots" because it is read-only: a
+recovery must not be able to act twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from agentproto.agui import events as ev
+from agentproto.agui.errors import AGUIError
+from agentproto.agui.interrupts import (
+    ThreadRecord,
+    build_resume,
+    cancelled,
+    resolved,
+    validate_resume,
+)
+from agentproto.agui.sse import SSE_CONTENT_TYPE, SSEDecoder
+from agentproto.clock import Clock, SystemClock, uuid_ids
+
+__all__ = [
+    "AGUIClient",
+    "SyncAGUIClient",
+    "ThreadView",
+    "RunResult",
+    "AGUIHTTPError",
+    "Deduplicator",
+]
+
+
+class AGUIHTTPError(AGUIError):
+    """The server refused the request before opening a stream (HTTP 4xx/5xx).
+
+    ``status`` is the HTTP status; ``code`` and ``body`` come from the JSON error body the
+    agentproto server sends (``{"error": {"code", "message", …}}``).
+    """
+
+    rule = "http.error"
+
+    def __init__(self, status: int, body: Any) -> None:
+        error = body.get("error") if isinstance(body, dict) else None
+        message = error.get("message") if isinstance(error, dict) else str(body)
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.body = body
+        self.code = error.get("code") if isinstance(error, dict) else None
+
+
+@dataclass
+class RunResult:
+    """What one run produced, as the client saw (or recovered) it."""
+
+    thread_id: str
+    run_id: str
+    outcome: str = "truncated"  #: success | interrupt | cancelled | failed | truncated
+    events: list[dict[str, Any]] = field(default_factory=list)
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+    result: Any = None
+    error: dict[str, Any] | None = None
+    state: Any = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[Any] = field(default_factory=list)
+    duplicates_dropped: int = 0
+    keep_alives: int = 0
+    recovered: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "success"
+
+    @property
+    def types(self) -> list[str]:
+        """The event types in arrival order — handy for printing a run at a glance."""
+        return [e["type"] for e in self.events]
+
+    @property
+    def text(self) -> str:
+        """The assistant text this run streamed: its messages in order, one per line."""
+        parts: dict[str, str] = {}
+        for e in self.events:
+            if e["type"] == "TEXT_MESSAGE_CONTENT":
+                parts[e["messageId"]] = parts.get(e["messageId"], "") + e["delta"]
+        return "\n".join(parts.values())
+
+
+@dataclass
+class ThreadView:
+    """The client's copy of a thread: what the next input will carry."""
+
+    thread_id: str
+    state: Any = field(default_factory=dict)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    pending_interrupts: list[dict[str, Any]] = field(default_factory=list)
+    interrupted_run_id: str | None = None
+    runs: list[RunResult] = field(default_factory=list)
+
+    def replace(self, snapshot: Mapping[str, Any]) -> None:
+        """Adopt the server's snapshot wholesale (``GET /ag-ui/threads/{id}``)."""
+        self.state = snapshot.get("state")
+        self.messages = list(snapshot.get("messages") or [])
+        self.pending_interrupts = list(snapshot.get("pendingInterrupts") or [])
+        interrupted = [r for r in snapshot.get("runs") or []
+                       if r.get("status") == "interrupt" and r.get("kind") != "replay"]
+        self.interrupted_run_id = interrupted[-1]["runId"] if interrupted else None
+
+
+_OPEN_CLOSE = {
+    # type: (id field, "open" | "close", namespace)
+    "TEXT_MESSAGE_START": ("messageId", "open", "text"),
+    "TEXT_MESSAGE_END": ("messageId", "close", "text"),
+    "TOOL_CALL_START": ("toolCallId", "open", "tool"),
+    "TOOL_CALL_END": ("toolCallId", "close", "tool"),
+    "REASONING_START": ("messageId", "open", "span"),
+    "REASONING_END": ("messageId", "close", "span"),
+    "REASONING_MESSAGE_START": ("messageId", "open", "reasoning"),
+    "REASONING_MESSAGE_END": ("messageId", "close", "reasoning"),
+    "STEP_STARTED": ("stepName", "open", "step"),
+    "STEP_FINISHED": ("stepName", "close", "step"),
+}
+
+
+class Deduplicator:
+    """Recognise events that are verbatim repeats of an event already taken (see module doc)."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._open: dict[tuple[str, str], bool] = {}  # (namespace, id) -> currently open?
+        self._results: set[str] = set()
+        self._last_snapshot: dict[str, str] = {}
+        self._active_run: str | None = None
+        self._finished_runs: set[str] = set()
+        self.dropped = 0
+
+    def is_duplicate(self, data: Mapping[str, Any]) -> bool:
+        """True if ``data`` (a wire event) repeats one already taken; records it otherwise."""
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        kind = data.get("type")
+        duplicate = False
+        if kind == "RUN_STARTED":
+            duplicate = data.get("runId") == self._active_run and text in self._seen
+        elif kind == "RUN_FINISHED":
+            duplicate = data.get("runId") in self._finished_runs and text in self._seen
+        elif kind == "TOOL_CALL_RESULT":
+            duplicate = data.get("messageId") in self._results
+        elif kind in ("STATE_SNAPSHOT", "MESSAGES_SNAPSHOT"):
+            duplicate = self._last_snapshot.get(kind) == text
+        elif kind in _OPEN_CLOSE:
+            key, action, space = _OPEN_CLOSE[kind]
+            is_open = self._open.get((space, str(data.get(key))))
+            duplicate = text in self._seen and (
+                (action == "open" and is_open is True) or
+                (action == "close" and is_open is False))
+        if duplicate:
+            self.dropped += 1
+            return True
+        self._seen.add(text)
+        if kind == "RUN_STARTED":
+            self._active_run = data.get("runId")
+        elif kind == "RUN_FINISHED":
+            self._finished_runs.add(data.get("runId"))
+            self._active_run = None
+        elif kind == "TOOL_CALL_RESULT":
+            self._results.add(data.get("messageId"))
+        elif kind in ("STATE_SNAPSHOT", "MESSAGES_SNAPSHOT"):
+            self._last_snapshot[kind] = text
+        elif kind in _OPEN_CLOSE:
+            key, action, space = _OPEN_CLOSE[kind]
+            self._open[(space, str(data.get(key)))] = action == "open"
+        return False
+
+
+_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout,
+            httpx.StreamClosed)
+
+
+class AGUIClient:
+    """An async AG-UI client for one server (see the module docstring)."""
+
+    def __init__(self, base_url: str, *, http: httpx.AsyncClient | None = None,
+                 ids: Callable[[], str] | None = None, clock: Clock | None = None,
+                 prefix: str = "/ag-ui", timeout_s: float = 30.0,
+                 recover_timeout_s: float = 10.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.prefix = prefix
+        self.ids = ids or uuid_ids
+        self.clock = clock or SystemClock()
+        self.recover_timeout_s = recover_timeout_s
+        self._own_http = http is None
+        self.http = http or httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, read=None))
+        self.threads: dict[str, ThreadView] = {}
+
+    async def aclose(self) -> None:
+        if self._own_http:
+            await self.http.aclose()
+
+    async def __aenter__(self) -> AGUIClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- threads ----------------------------------------------------------------------------
+
+    def thread(self, thread_id: str | None = None) -> ThreadView:
+        """The local view of ``thread_id`` (a new thread with a fresh id when None)."""
+        thread_id = thread_id or self.ids()
+        if thread_id not in self.threads:
+            self.threads[thread_id] = ThreadView(thread_id)
+        return self.threads[thread_id]
+
+    async def snapshot(self, thread_id: str) -> dict[str, Any]:
+        """``GET /ag-ui/threads/{id}``: the thread as the server stored it."""
+        response = await self.http.get(f"{self.base_url}{self.prefix}/threads/{thread_id}")
+        if response.status_code != 200:
+            raise AGUIHTTPError(response.status_code, _json_or_text(response))
+        return response.json()
+
+    async def recover(self, thread_id: str, *, run_id: str | None = None) -> dict[str, Any]:
+        """Replace the local thread with the server's snapshot; wait for ``run_id`` to end.
+
+        A dropped connection does not stop the run on the server, so the snapshot taken right
+        away may still show it running: poll (bounded by ``recover_timeout_s``) until it is not.
+        """
+        import anyio
+
+        with anyio.move_on_after(self.recover_timeout_s):
+            while True:
+                snap = await self.snapshot(thread_id)
+                runs = {r["runId"]: r for r in snap.get("runs", [])}
+                if run_id is None or runs.get(run_id, {}).get("status") != "running":
+                    break
+                await anyio.sleep(0.05)
+        self.thread(thread_id).replace(snap)
+        return snap
+
+    async def cancel_run(self, run_id: str, thread_id: str | None = None) -> dict[str, Any]:
+        """Ask the server to stop a running run (it will finish ``cancelled``)."""
+        params = {"threadId": thread_id} if thread_id else None
+        response = await self.http.post(f"{self.base_url}{self.prefix}/runs/{run_id}/cancel",
+                                        params=params)
+        if response.status_code >= 400:
+            raise AGUIHTTPError(response.status_code, _json_or_text(response))
+        return response.json()
+
+    # -- running ----------------------------------------------------------------------------
+
+    async def send(self, thread_id: str, text: str, **kwargs: Any) -> RunResult:
+        """Add a user message to the thread and run the agent on it."""
+        message = {"id": self.ids(), "role": "user", "content": text}
+        return await self.run(thread_id, new_messages=[message], **kwargs)
+
+    async def run(self, thread_id: str, *, new_messages: Iterable[dict[str, Any]] = (),
+                  resume: list[dict[str, Any]] | None = None, run_id: str | None = None,
+                  forwarded_props: Any = None,
+                  on_event: Callable[[dict[str, Any]], Any] | None = None,
+                  body_override: Mapping[str, Any] | None = None) -> RunResult:
+        """POST one run and consume its stream; returns when the run ends (or is recovered).
+
+        ``on_event`` is called with each accepted event (wire dict) as it arrives — a notebook
+        uses it to draw live. ``body_override`` replaces fields of the request body verbatim:
+        the notebooks use it to send contract-breaking inputs on purpose.
+        """
+        view = self.thread(thread_id)
+        run_id = run_id or self.ids()
+        outgoing = [m for m in view.messages if m.get("role") != "activity"]  # spec: strip
+        outgoing += list(new_messages)
+        body: dict[str, Any] = {"threadId": thread_id, "runId": run_id,
+                                "protocolVersion": ev.PROTOCOL_VERSION, "state": view.state,
+                                "messages": outgoing}
+        if resume is not None:
+            body["resume"] = resume
+        if forwarded_props is not None:
+            body["forwardedProps"] = forwarded_props
+        if body_override:
+            body.update(body_override)
+        result = RunResult(thread_id=thread_id, run_id=run_id)
+        consumer = _Consumer(view, result, on_event, baseline=body["messages"])
+        url = f"{self.base_url}{self.prefix}/agent"
+        try:
+            async with self.http.stream("POST", url, json=body,
+                                        headers={"Accept": SSE_CONTENT_TYPE}) as response:
+                if response.status_code != 200:
+                    await response.aread()
+                    raise AGUIHTTPError(response.status_code, _json_or_text(response))
+                async for chunk in response.aiter_bytes():
+                    await consumer.feed(chunk)
+        except _DROPPED:
+            pass  # a truncated stream: handled below, like a body that ended early
+        if not consumer.complete:
+            return await self._recover_run(view, result)
+        consumer.commit()
+        view.runs.append(result)
+        return result
+
+    async def _recover_run(self, view: ThreadView, result: RunResult) -> RunResult:
+        snap = await self.recover(view.thread_id, run_id=result.run_id)
+        record = next((r for r in snap.get("runs", []) if r["runId"] == result.run_id), None)
+        result.recovered = True
+        result.state, result.messages = view.state, view.messages
+        result.interrupts = list(view.pending_interrupts)
+        if record is not None and record.get("status") != "running":
+            result.outcome = {"error": "failed"}.get(record["status"], record["status"])
+            result.result = record.get("result")
+            result.error = record.get("error")
+        view.runs.append(result)
+        return result
+
+    # -- human in the loop -------------------------------------------------------------------
+
+    async def resume(self, thread_id: str, responses: Mapping[str, Any], **kwargs: Any
+                     ) -> RunResult:
+        """Answer the thread's pending interrupts (``responses``: id → :func:`resolved` /
+        :func:`cancelled`) in a new run.
+
+        Checks the consumer's rules before anything is sent, as the spec asks: every open
+        interrupt covered, no unknown ids (``buildResumeArray: …``), nothing resolved past its
+        ``expiresAt`` — while an expired interrupt may still be cancelled.
+        """
+        view = self.thread(thread_id)
+        entries = build_resume(view.pending_interrupts, responses)
+        ledger = ThreadRecord.from_pending(thread_id, view.interrupted_run_id or "",
+                                           view.pending_interrupts)
+        validate_resume(ledger, {"threadId": thread_id, "resume": entries},
+                        self.clock.now_ms())
+        return await self.run(thread_id, resume=entries, **kwargs)
+
+    def _targets(self, thread_id: str, interrupt_id: str | None) -> list[str]:
+        pending = [i["id"] for i in self.thread(thread_id).pending_interrupts]
+        return pending if interrupt_id is None else [interrupt_id]
+
+    async def approve(self, thread_id: str, interrupt_id: str | None = None, *,
+                      edited_args: Mapping[str, Any] | None = None,
+                      comment: str | None = None, **kwargs: Any) -> RunResult:
+        """Approve the pending tool call(s), optionally with edited arguments."""
+        payload: dict[str, Any] = {"approved": True}
+        if edited_args:
+            payload["editedArgs"] = dict(edited_args)
+        if comment:
+            payload["comment"] = comment
+        ids = self._targets(thread_id, interrupt_id)
+        return await self.resume(thread_id, {i: resolved(payload) for i in ids}, **kwargs)
+
+    async def deny(self, thread_id: str, interrupt_id: str | None = None, *,
+                   comment: str | None = None, **kwargs: Any) -> RunResult:
+        """Deny: a resolved answer whose payload says no (a denial is a payload)."""
+        payload: dict[str, Any] = {"approved": False}
+        if comment:
+            payload["comment"] = comment
+        ids = self._targets(thread_id, interrupt_id)
+        return await self.resume(thread_id, {i: resolved(payload) for i in ids}, **kwargs)
+
+    async def cancel(self, thread_id: str, interrupt_id: str | None = None,
+                     **kwargs: Any) -> RunResult:
+        """Abandon the pending interrupt(s): ``status: "cancelled"``, no payload."""
+        ids = self._targets(thread_id, interrupt_id)
+        return await self.resume(thread_id, {i: cancelled() for i in ids}, **kwargs)
+
+
+class _Consumer:
+    """Feeds one response body through the core pipeline and fills a :class:`RunResult`."""
+
+    def __init__(self, view: ThreadView, result: RunResult,
+                 on_event: Callable[[dict[str, Any]], Any] | None,
+                 baseline: list[dict[str, Any]]) -> None:
+        from agentproto.agui.pipeline import Pipeline
+
+        self.view = view
+        self.result = result
+        self.on_event = on_event
+        self.decoder = SSEDecoder()
+        self.dedup = Deduplicator()
+        # Seeded with what the input carried (the run's baseline: the thread plus the new
+        # messages), so applying the run's events yields the thread after it.
+        self.pipeline = Pipeline(state=view.state, messages=baseline, raise_errors=True)
+        self.complete = False
+
+    async def feed(self, chunk: bytes) -> None:
+        self.result.keep_alives += chunk.count(b": keep-alive")  # comments: counted, skipped
+        for data in self.decoder.feed(chunk):
+            try:
+                wire: Any = json.loads(data)
+            except ValueError:
+                wire = data  # let the pipeline raise its DecodeError for it
+            if isinstance(wire, dict) and self.dedup.is_duplicate(wire):
+                self.result.duplicates_dropped = self.dedup.dropped
+                continue
+            for applied in self.pipeline.feed_event(wire):
+                event = ev.dump_event(applied)
+                self.result.events.append(event)
+                self._observe(event)
+                if self.on_event is not None:
+                    outcome = self.on_event(event)
+                    if isinstance(outcome, Awaitable):
+                        await outcome
+
+    def _observe(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "RUN_FINISHED":
+            outcome = event.get("outcome") or {}
+            self.result.outcome = outcome.get("type", "success")
+            self.result.result = event.get("result")
+            self.result.interrupts = list(outcome.get("interrupts", []))
+            self.complete = True
+        elif kind == "RUN_ERROR":
+            self.result.outcome = "failed"
+            self.result.error = {k: event[k] for k in ("message", "code") if k in event}
+            self.complete = True
+
+    def commit(self) -> None:
+        """The run ended properly: adopt its state, messages and interrupts locally."""
+        report = self.pipeline.finish()
+        self.result.warnings.extend(report.warnings)
+        self.view.state = report.state
+        self.view.messages = list(report.messages)
+        if self.result.outcome == "interrupt":
+            self.view.pending_interrupts = list(self.result.interrupts)
+            self.view.interrupted_run_id = self.result.run_id
+        elif self.result.outcome != "failed":
+            self.view.pending_interrupts = []
+            self.view.interrupted_run_id = None
+        self.result.state = self.view.state
+        self.result.messages = self.view.messages
+
+
+def _json_or_text(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+class SyncAGUIClient:
+    """The same client without ``await``: each call runs on a private event-loop thread.
+
+    >>> # client = SyncAGUIClient(url); client.send("t-1", "refund A1024"); client.approve("t-1")
+    """
+
+    _METHODS = ("send", "run", "resume", "approve", "deny", "cancel", "snapshot", "recover",
+                "cancel_run")
+
+    def __init__(self, base_url: str, **kwargs: Any) -> None:
+        from anyio.from_thread import start_blocking_portal
+
+        self._portal_cm = start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+
+        async def make() -> AGUIClient:
+            return AGUIClient(base_url, **kwargs)
+
+        self._client: AGUIClient = self._portal.call(make)
+
+    @property
+    def threads(self) -> dict[str, ThreadView]:
+        return self._client.threads
+
+    def thread(self, thread_id: str | None = None) -> ThreadView:
+        return self._client.thread(thread_id)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._METHODS:
+            method = getattr(self._client, name)
+            return lambda *args, **kwargs: self._portal.call(
+                lambda: method(*args, **kwargs))
+        raise AttributeError(name)
+
+    def close(self) -> None:
+        self._portal.call(self._client.aclose)
+        self._portal_cm.__exit__(None, None, None)
+
+    def __enter__(self) -> SyncAGUIClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,331 @@
+"""The httpx AG-UI client against a real server: runs, approvals, refusals, recovery, duplicates."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+from agentproto.agui.client import AGUIClient, AGUIHTTPError, Deduplicator, SyncAGUIClient
+from agentproto.agui.errors import VerificationError
+from agentproto.agui.interrupts import BuildResumeError, InterruptExpiredError, cancelled
+from agentproto.clock import FakeClock, IdFactory
+from agentproto.demo.app import create_app
+from agentproto.testing import RunningServer, running_server
+
+REFUND = "check order A1024 and refund it if shipped"
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def server(clock):
+    app = create_app(clock=clock, ids=IdFactory("id"), a2a_agent=None)
+    with RunningServer(app) as running:
+        running.app = app
+        yield running
+
+
+def client_for(server, clock, **kwargs) -> AGUIClient:
+    return AGUIClient(server.url, ids=IdFactory("c"), clock=clock, **kwargs)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+# --- the happy paths --------------------------------------------------------------------------
+
+def test_send_then_approve_refunds_and_leaves_the_local_thread_equal_to_the_servers(server,
+                                                                                    clock):
+    async def scenario():
+        async with client_for(server, clock) as client:
+            first = await client.send("t-1", REFUND)
+            assert first.outcome == "interrupt"
+            assert client.thread("t-1").pending_interrupts == first.interrupts
+            second = await client.approve("t-1")
+            snapshot = await client.snapshot("t-1")
+            return first, second, client.thread("t-1"), snapshot
+
+    first, second, view, snapshot = run(scenario())
+    assert second.ok and "refunded 128.00 USD" in second.text
+    assert second.result["decisions"][0]["decision"] == "approved"
+    assert view.pending_interrupts == []
+    assert view.state == snapshot["state"]
+    assert view.messages == snapshot["messages"]
+
+
+def test_deny_is_a_resolved_answer_and_nothing_is_refunded(server, clock):
+    async def scenario():
+        async with client_for(server, clock) as client:
+            await client.send("t-1", REFUND)
+            return await client.deny("t-1", comment="customer changed their mind")
+
+    result = run(scenario())
+    assert result.ok and "no refund" in result.text
+    assert server.app.state.tools.refunds() == []
+
+
+def test_cancel_abandons_the_interrupt(server, clock):
+    async def scenario():
+        async with client_for(server, clock) as client:
+            await client.send("t-1", REFUND)
+            return await client.cancel("t-1")
+
+    result = run(scenario())
+    assert result.ok and server.app.state.tools.refunds() == []
+
+
+def test_approve_with_edited_arguments(server, clock):
+    async def scenario():
+        async with client_for(server, clock) as client:
+            await client.send("t-1", REFUND)
+            return await client.approve("t-1", edited_args={"amountCents": 2500})
+
+    result = run(scenario())
+    assert result.result["decisions"][0]["refund"]["amountCents"] == 2500
+
+
+def test_on_event_sees_each_event_as_it_arrives(server, clock):
+    seen: list[str] = []
+
+    async def scenario():
+        async with client_for(server, clock) as client:
+            return await client.send("t-1", REFUND, on_event=lambda e: seen.append(e["type"]))
+
+    result = run(scenario())
+    assert seen == result.types and seen[0] == "RUN_STARTED"
+
+
+def test_the_sync_client_needs_no_event_loop(server, clock):
+    with SyncAGUIClient(server.url, ids=IdFactory("s"), clock=clock) as client:
+        assert client.send("t-1", REFUND).outcome == "interrupt"
+        assert client.approve("t-1").ok
+        assert client.thread("t-1").state["stage"] == "refunded"
+
+
+# --- consumer rules checked before anything is sent ------------------------------------------
+
+def test_a_resume_missing_an_open_interrupt_is_refused_before_sending(server, clock):
+    async def scenario():
+        async with client_for(server, clock) as client:
+            await client.send("t-1", REFUND)
+            with pytest.raises(BuildResumeError, match="missing responses for open interrupts"):
+                await client.resume("t-1", {})
+            with pytest.raises(BuildResumeError, match="unknown interrupt ids: nope"):
+                pending = client.thread("t-1").pending_interrupts[0]["id"]
+                await client.resume("t-1", {pending: cancelled(), "nope": cancelled()})
+
+    run(scenario())
+    assert len(server.app.state.store.runs("t-1")) == 1  # nothing reached the server
+
+
+def test_an_expired_interrupt_cannot_be_approved_but_can_be_cancelled(server, clock):
+    async def scenario():
+        async with client_for(server, clock) as client:
+            await client.send("t-1", REFUND)
+            clock.advance(60 * 60 * 1000)
+            with pytest.raises(InterruptExpiredError):
+                await client.approve("t-1")
+            assert len(server.app.state.store.runs("t-1")) == 1  # refused locally
+            return await client.cancel("t-1")
+
+    assert run(scenario()).ok
+
+
+def test_a_server_refusal_is_an_http_error_with_the_servers_code(server, clock):
+    async def scenario():
+        async with client_for(server, clock) as client:
+            await client.send("t-1", REFUND)
+            with pytest.raises(AGUIHTTPError) as info:
+                await client.send("t-1", "never mind, something else")
+            return info.value
+
+    error = run(scenario())
+    assert (error.status, error.code) == (409, "resume.required")
+    assert "pending interrupt" in str(error)
+
+
+# --- what arrives on the wire is judged by the core pipeline ------------------------------------
+
+def canned(body: bytes) -> Starlette:
+    async def agent(_request):
+        return Response(body, media_type="text/event-stream")
+    return Starlette(routes=[Route("/ag-ui/agent", agent, methods=["POST"])])
+
+
+def frames(*events: dict) -> bytes:
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+def test_a_protocol_violation_rejects_the_stream_and_leaves_the_thread_untouched():
+    body = frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"})
+
+    async def scenario(url):
+        async with AGUIClient(url) as client:
+            with pytest.raises(VerificationError, match="No active text message found"):
+                await client.run("t", run_id="r")
+            return client.thread("t")
+
+    with running_server(canned(body)) as url:
+        view = run(scenario(url))
+    assert view.messages == [] and view.runs == []
+
+
+def test_run_error_is_a_failed_run_never_a_success():
+    body = frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+                  {"type": "RUN_ERROR", "message": "model quota exceeded", "code": "QUOTA"})
+
+    async def scenario(url):
+        async with AGUIClient(url) as client:
+            return await client.run("t", run_id="r")
+
+    with running_server(canned(body)) as url:
+        result = run(scenario(url))
+    assert (result.outcome, result.ok) == ("failed", False)
+    assert result.error == {"message": "model quota exceeded", "code": "QUOTA"}
+
+
+# --- dropped connections and repeated events ----------------------------------------------------
+
+class _Body(httpx.AsyncByteStream):
+    def __init__(self, chunks: list[bytes], fail: bool) -> None:
+        self.chunks, self.fail = chunks, fail
+
+    async def __aiter__(self):
+        for chunk in self.chunks:
+            yield chunk
+        if self.fail:
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete "
+                                            "message body")
+
+
+class _Meddling(httpx.AsyncBaseTransport):
+    """Passes requests to the real server, then rewrites the agent's SSE frames."""
+
+    def __init__(self, rewrite) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.rewrite = rewrite
+
+    async def handle_async_request(self, request):
+        response = await self.inner.handle_async_request(request)
+        if not request.url.path.endswith("/agent") or response.status_code != 200:
+            return response
+        raw = b"".join([chunk async for chunk in response.stream])
+        await response.aclose()
+        parts = [p + b"\n\n" for p in raw.split(b"\n\n") if p]
+        chunks, fail = self.rewrite(parts)
+        return httpx.Response(200, headers=response.headers, stream=_Body(chunks, fail),
+                              request=request)
+
+
+def test_a_dropped_stream_is_recovered_from_the_thread_snapshot_not_replayed(server, clock):
+    cut_after = {"n": 5}
+    transport = _Meddling(lambda parts: (parts[:cut_after["n"]], True))
+
+    async def scenario():
+        http = httpx.AsyncClient(transport=transport)
+        async with client_for(server, clock, http=http) as client:
+            result = await client.send("t-1", REFUND)
+            view = client.thread("t-1")
+            snapshot = await client.snapshot("t-1")
+            await http.aclose()
+            return result, view, snapshot
+
+    result, view, snapshot = run(scenario())
+    assert result.recovered and result.outcome == "interrupt"
+    assert len(result.events) == 5  # what arrived before the drop, kept for inspection only
+    assert view.state == snapshot["state"] and view.messages == snapshot["messages"]
+    assert view.pending_interrupts == snapshot["pendingInterrupts"] != []
+
+
+def test_after_recovery_the_approval_flow_continues(server, clock):
+    transport = _Meddling(lambda parts: (parts[:3], True))
+
+    async def scenario():
+        http = httpx.AsyncClient(transport=transport)
+        async with client_for(server, clock, http=http) as client:
+            await client.send("t-1", REFUND)
+        async with client_for(server, clock) as fresh:
+            fresh.threads = client.threads  # same local view, a connection that works
+            result = await fresh.approve("t-1")
+        await http.aclose()
+        return result
+
+    assert run(scenario()).ok
+    assert len(server.app.state.tools.refunds("A1024")) == 1
+
+
+def _repeat_identity_frames(parts: list[bytes]):
+    out = []
+    for part in parts:
+        out.append(part)
+        if b'"TEXT_MESSAGE_CONTENT"' not in part and b'"TOOL_CALL_ARGS"' not in part:
+            out.append(part)  # a middlebox that repeats everything with an identity
+    return out, False
+
+
+def test_repeated_events_are_dropped_and_the_result_is_unchanged(server, clock):
+    async def scenario():
+        http = httpx.AsyncClient(transport=_Meddling(_repeat_identity_frames))
+        async with client_for(server, clock, http=http) as client:
+            result = await client.send("t-1", REFUND)
+        await http.aclose()
+        return result
+
+    result = run(scenario())
+    assert result.outcome == "interrupt"
+    assert result.duplicates_dropped > 10
+    assert "TEXT_MESSAGE_START" in result.types
+    stored = server.app.state.store.events("t-1", result.run_id)
+    assert result.events == stored
+
+
+def test_identical_deltas_are_never_taken_for_duplicates():
+    dedup = Deduplicator()
+    delta = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "ha"}
+    assert [dedup.is_duplicate(e) for e in (
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m"}, delta, delta,
+    )] == [False, False, False, False]
+
+
+def test_a_reopened_message_is_not_a_duplicate_but_a_repeated_open_is():
+    dedup = Deduplicator()
+    start = {"type": "TEXT_MESSAGE_START", "messageId": "m"}
+    end = {"type": "TEXT_MESSAGE_END", "messageId": "m"}
+    assert [dedup.is_duplicate(e) for e in (start, start, end, end, start)] == \
+        [False, True, False, True, False]
+    assert dedup.dropped == 2
+
+
+def test_a_repeated_tool_result_and_run_finished_are_duplicates():
+    dedup = Deduplicator()
+    result = {"type": "TOOL_CALL_RESULT", "messageId": "m2", "toolCallId": "tc", "content": "x"}
+    finished = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
+    assert [dedup.is_duplicate(e) for e in (result, result, finished, finished)] == \
+        [False, True, False, True]
+
+
+@pytest.mark.interop
+def test_the_events_the_client_collected_parse_with_the_official_models(server, clock):
+    core = pytest.importorskip("ag_ui.core")
+    import pydantic
+
+    async def scenario():
+        async with client_for(server, clock) as client:
+            first = await client.send("t-1", REFUND)
+            return first.events + (await client.approve("t-1")).events
+
+    adapter = pydantic.TypeAdapter(core.Event)
+    events = run(scenario())
+    assert [adapter.validate_python(e).type.value for e in events] == [e["type"] for e in events]
