@@ -77,7 +77,10 @@ def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280,
                xlabel: str = "", ylabel: str = "", xlim: tuple[float, float] | None = None,
                ylim: tuple[float, float] | None = None, markers: Sequence[Marker] = (),
                legend: str = "upper right") -> str:
-    """An SVG line chart (a string to put in an ``ipywidgets.HTML``)."""
+    """An SVG line chart (a string to put in an ``ipywidgets.HTML``).
+
+    ``legend`` is ``"upper right"``, ``"upper left"``, ``"lower right"`` or ``"lower left"``.
+    """
     left, right, top, bottom = 62, 14, 30 if title else 12, 44
     pw, ph = width - left - right, height - top - bottom
     finite = [(x, y) for s in series for x, y in zip(s.xs, s.ys)
@@ -149,12 +152,13 @@ def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280,
                 for m in markers if m.label]
     if entries:
         lw = 12 + 6.2 * max(len(e[0]) for e in entries) + 26
-        lx = left + pw - lw - 4 if legend == "upper right" else left + 6
-        ly = top + 4
-        out.append(f'<rect x="{lx:.1f}" y="{ly}" width="{lw:.1f}" height="{16 * len(entries) + 6}" '
+        box_h = 16 * len(entries) + 6
+        lx = left + pw - lw - 4 if legend.endswith("right") else left + 6
+        ly = top + 4 if legend.startswith("upper") else top + ph - box_h - 4
+        out.append(f'<rect x="{lx:.1f}" y="{ly:.1f}" width="{lw:.1f}" height="{box_h}" '
                    'fill="white" fill-opacity="0.85" stroke="#ddd"/>')
         for i, (label, color, dash, kind) in enumerate(entries):
-            y = ly + 14 + 16 * i
+            y = round(ly + 14 + 16 * i, 1)
             if kind == "dot":
                 out.append(f'<circle cx="{lx + 16:.1f}" cy="{y - 4}" r="4.5" fill="{color}"/>')
             else:
