@@ -10,4 +10,8 @@ from agentproto.orchestration.deadlock import CyclicPlanError, TimeoutPolicy, ch
 from agentproto.orchestration.feedback import Drift, Loop, run_loop
 from agentproto.orchestration.hitl import CostModel, ask_human_event
 
-__all__ = ["Simulation", "deadlock", "hitl", "feedback", "CyclicPlanError", "TimeoutPolicy", "check_plan", "find_cycle", "Drift", "Loop", "run_loop", "CostModel", "ask_human_event"]
+__all__ = [
+    "Simulation",
+    "deadlock", "hitl", "feedback", "CyclicPlanError", "TimeoutPolicy", "check_plan", "find_cycle",
+    "Drift", "Loop", "run_loop", "CostModel", "ask_human_event",
+]
