@@ -99,6 +99,8 @@ class MalformedEventError(AGUIError):
         super().__init__(message, rule=rule, index=index, event_type=event_type)
         self.path = path
         self.reason = reason
+        #: Warnings the parser had already produced for this event (stripped fields, …).
+        self.warnings: list[PipelineWarning] = []
 
 
 class PatchError(MalformedEventError):

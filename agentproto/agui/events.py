@@ -1357,7 +1357,11 @@ class EventParser:
                 f"event MUST NOT abort the run)"))
             return ParsedEvent(None, warnings)
         enforcer = _Enforcer(index, kind)
-        stripped = enforcer.model(data, _model_shape(cls), "")
+        try:
+            stripped = enforcer.model(data, _model_shape(cls), "")
+        except MalformedEventError as error:
+            error.warnings = warnings + enforcer.warnings
+            raise
         warnings.extend(enforcer.warnings)
         if stripped is _REMOVE:
             warnings.append(PipelineWarning(
@@ -1366,7 +1370,9 @@ class EventParser:
         try:
             event = cls.model_validate(stripped, strict=True, by_alias=True, by_name=False)
         except ValidationError as exc:
-            raise _malformed(exc, stripped, cls, index, kind) from None
+            error = _malformed(exc, stripped, cls, index, kind)
+            error.warnings = warnings  # what was stripped on the way still deserves a mention
+            raise error from None
         parsed = self._checked(event, index)
         parsed.warnings[:0] = warnings
         return parsed

@@ -193,6 +193,7 @@ class Pipeline:
         except AGUIError as exc:
             if exc.index is None:
                 exc.index = index
+            self.warnings.extend(getattr(exc, "warnings", ()))
             return self._failed(exc)
 
     def _failed(self, exc: AGUIError) -> list[BaseEvent]:

@@ -115,7 +115,7 @@ def _cow_path(root: Any, pointer: str, fresh: set[int]) -> Any:
 
 def _op_dict(op: Any) -> dict:
     """A JSON Patch operation (model or dict) as the plain dict jsonpatch expects."""
-    if isinstance(op, dict):
+    if isinstance(op, dict) or not hasattr(op, "op"):
         return op
     d = {"op": op.op, "path": op.path}
     if op.op in ("add", "replace", "test"):
@@ -163,7 +163,8 @@ def apply_patch(document: Any, ops: Iterable[Any]) -> Any:
     exceptions for a well-formed one that does not apply (the caller keeps the old value).
     Unknown ``op`` elements are dropped silently here; :class:`StateReducer` warns about them.
     """
-    clean, _ = _check_ops(list(ops), "")
+    clean, _ = _check_ops(ops if isinstance(ops, list) else
+                          ops if isinstance(ops, (str, bytes, dict)) else list(ops), "")
     return _apply_clean(document, clean)
 
 
