@@ -39,6 +39,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    model_serializer,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -132,6 +133,26 @@ class ProtoModel(BaseModel):
     def from_wire(cls, data: Any) -> Self:
         """Parse a ProtoJSON dict (raises :class:`pydantic.ValidationError` on bad input)."""
         return cls.model_validate(data)
+
+
+class _KeepsRequired(ProtoModel):
+    """A model with REQUIRED fields whose zero value is legitimate (``[]``, ``""``, ``0``).
+
+    ProtoJSON writers drop zero values, so parsers must accept these fields missing (they
+    default to empty here); but we *write* them even when empty, as the spec's field-presence
+    rule for canonical JSON asks (§8.4.1: REQUIRED fields are always present).
+    """
+
+    KEEP: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _keep_required(self, handler: Any, info: Any) -> dict[str, Any]:
+        data = handler(self)
+        if info.exclude_defaults:
+            for name in self.KEEP:
+                key = to_camel(name) if info.by_alias else name
+                data.setdefault(key, getattr(self, name))
+        return data
 
 
 # --------------------------------------------------------------------------- scalars
@@ -473,22 +494,16 @@ class ListTasksRequest(ProtoModel):
     include_artifacts: bool | None = None
 
 
-class ListTasksResponse(ProtoModel):
-    """A page of tasks. All four fields are REQUIRED, so they are always on the wire."""
+class ListTasksResponse(_KeepsRequired):
+    """A page of tasks. All four fields are REQUIRED, so they are always on the wire
+    (``nextPageToken`` is ``""`` on the last page, spec §3.1.4)."""
 
-    tasks: list[Task]
-    next_page_token: str
-    page_size: int
-    total_size: int
+    KEEP = ("tasks", "next_page_token", "page_size", "total_size")
 
-    def to_wire(self) -> dict[str, Any]:
-        out = super().to_wire()
-        # REQUIRED fields stay even at their zero value ("" on the last page, [] when empty).
-        out.setdefault("tasks", [])
-        out.setdefault("nextPageToken", self.next_page_token)
-        out.setdefault("pageSize", self.page_size)
-        out.setdefault("totalSize", self.total_size)
-        return out
+    tasks: list[Task] = Field(default_factory=list)
+    next_page_token: str = ""
+    page_size: int = 0
+    total_size: int = 0
 
 
 class CancelTaskRequest(ProtoModel):
@@ -575,11 +590,13 @@ class SecurityRequirement(ProtoModel):
     schemes: dict[str, StringList] = Field(default_factory=dict)
 
 
-class AgentSkill(ProtoModel):
+class AgentSkill(_KeepsRequired):
+    KEEP = ("tags",)
+
     id: str
     name: str
     description: str
-    tags: list[str]
+    tags: list[str] = Field(default_factory=list)
     examples: list[str] = Field(default_factory=list)
     input_modes: list[str] = Field(default_factory=list)
     output_modes: list[str] = Field(default_factory=list)
@@ -606,18 +623,22 @@ class HTTPAuthSecurityScheme(ProtoModel):
     bearer_format: str = ""
 
 
-class AuthorizationCodeOAuthFlow(ProtoModel):
+class AuthorizationCodeOAuthFlow(_KeepsRequired):
+    KEEP = ("scopes",)
+
     authorization_url: str
     token_url: str
     refresh_url: str = ""
-    scopes: dict[str, str]
+    scopes: dict[str, str] = Field(default_factory=dict)
     pkce_required: bool = False
 
 
-class ClientCredentialsOAuthFlow(ProtoModel):
+class ClientCredentialsOAuthFlow(_KeepsRequired):
+    KEEP = ("scopes",)
+
     token_url: str
     refresh_url: str = ""
-    scopes: dict[str, str]
+    scopes: dict[str, str] = Field(default_factory=dict)
 
 
 class ImplicitOAuthFlow(ProtoModel):
@@ -636,11 +657,13 @@ class PasswordOAuthFlow(ProtoModel):
     scopes: dict[str, str] = Field(default_factory=dict)
 
 
-class DeviceCodeOAuthFlow(ProtoModel):
+class DeviceCodeOAuthFlow(_KeepsRequired):
+    KEEP = ("scopes",)
+
     device_authorization_url: str
     token_url: str
     refresh_url: str = ""
-    scopes: dict[str, str]
+    scopes: dict[str, str] = Field(default_factory=dict)
 
 
 class OAuthFlows(ProtoModel):
@@ -702,34 +725,29 @@ class SecurityScheme(ProtoModel):
         return self
 
 
-class AgentCard(ProtoModel):
+class AgentCard(_KeepsRequired):
     """The agent's self-description, served at ``/.well-known/agent-card.json`` (spec §4.4, §8).
 
     v1.0 dropped v0.3's top-level ``url``/``preferredTransport``/``protocolVersion``: the
     endpoints are the ``supportedInterfaces``, in order of preference.
     """
 
+    KEEP = ("supported_interfaces", "default_input_modes", "default_output_modes", "skills")
+
     name: str
     description: str
-    supported_interfaces: list[AgentInterface]
+    supported_interfaces: list[AgentInterface] = Field(default_factory=list)
     provider: AgentProvider | None = None
     version: str
     documentation_url: str | None = None
     capabilities: AgentCapabilities
     security_schemes: dict[str, SecurityScheme] = Field(default_factory=dict)
     security_requirements: list[SecurityRequirement] = Field(default_factory=list)
-    default_input_modes: list[str]
-    default_output_modes: list[str]
-    skills: list[AgentSkill]
+    default_input_modes: list[str] = Field(default_factory=list)
+    default_output_modes: list[str] = Field(default_factory=list)
+    skills: list[AgentSkill] = Field(default_factory=list)
     signatures: list[AgentCardSignature] = Field(default_factory=list)
     icon_url: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        out = super().to_wire()
-        # REQUIRED repeated fields are kept even when empty (spec §8.4.1 field presence).
-        for key in ("supportedInterfaces", "defaultInputModes", "defaultOutputModes", "skills"):
-            out.setdefault(key, [])
-        return out
 
     def interface(self, binding: str = JSONRPC_BINDING,
                   version: str = PROTOCOL_VERSION) -> AgentInterface | None:

@@ -27,7 +27,7 @@ from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import AgentCard, Message
 from agentproto.agui.sse import SSEDecoder
 
-from .conftest import V1, msg, rpc
+from a2a_helpers import V1, msg, rpc
 
 S = TaskState
 
