@@ -1,25 +1,42 @@
-"""Notebook 14's labs: inject duplicates and count charges; move a cache TTL and watch staleness."""
+"""Notebook 14's labs: inject duplicates and count charges; move a cache TTL and watch staleness.
+
+Both draw SVG (:mod:`~agentproto.orchestration.charts_view`, :mod:`~agentproto.orchestration.svg_view`),
+so a redraw costs the simulation plus about a millisecond.
+"""
 
 from __future__ import annotations
 
 import math
 
 import ipywidgets as widgets
-from matplotlib.figure import Figure
 
+from agentproto.orchestration.charts_view import BarSeries, bar_chart
 from agentproto.orchestration.dedup import (
-    ClientPolicy, FaultRates, cache_analytic, cache_experiment, plot_side_effects, run_dedup,
+    ClientPolicy, DedupReport, FaultRates, cache_analytic, cache_experiment, run_dedup,
 )
-from agentproto.orchestration.lab_view import Lab
+from agentproto.orchestration.svg_view import Marker, Series, SvgLab, line_chart
+from agentproto.teaching.plots import PALETTE
 
-__all__ = ["IdempotencyLab", "CacheLab", "KEY_RETENTION_CHOICES"]
+__all__ = ["IdempotencyLab", "CacheLab", "KEY_RETENTION_CHOICES", "side_effects_chart"]
 
 #: Key retention choices offered by the lab (label → seconds).
 KEY_RETENTION_CHOICES: dict[str, float] = {"10 s": 10.0, "30 s": 30.0, "2 min": 120.0, "24 h": 86_400.0,
                                            "forever": math.inf}
 
 
-class IdempotencyLab(Lab):
+def side_effects_chart(reports: list[DedupReport], *, width: int = 760, height: int = 290) -> str:
+    """SVG: per design, payments charged plus the extra (duplicate) charges, against the intended."""
+    names = [r.label for r in reports]
+    series = [BarSeries("payments charged", [r.intents - r.missing for r in reports], PALETTE["good"]),
+              BarSeries("extra (duplicate) charges", [r.duplicate_effects for r in reports], PALETTE["bad"])]
+    if any(r.missing for r in reports):
+        series.append(BarSeries("payments never charged", [r.missing for r in reports], PALETTE["muted"]))
+    return bar_chart(names, series, stacked=True, hline=(reports[0].intents, "payments intended"),
+                     width=width, height=height, title="Side effects: what the users meant vs what happened",
+                     ylabel="charges (count)")
+
+
+class IdempotencyLab(SvgLab):
     """The same payments under four server/client designs, with duplicates at chosen rates.
 
     Controls: ``lost_response``, ``double_click``, ``replay`` (probabilities) and
@@ -41,14 +58,13 @@ class IdempotencyLab(Lab):
         self.replay = prob("replays", 0.05, 0.5)
         self.key_retention = widgets.Dropdown(options=list(KEY_RETENTION_CHOICES), value="24 h",
                                               description="key retention", style=style)
-        super().__init__([self.lost_response, self.double_click, self.replay, self.key_retention],
-                         figsize=(9.5, 3.6), auto=auto)
+        super().__init__([self.lost_response, self.double_click, self.replay, self.key_retention], auto=auto)
 
     def faults(self) -> FaultRates:
         return FaultRates(lost_response=self.lost_response.value, double_click=self.double_click.value,
                           replay=self.replay.value)
 
-    def draw(self, fig: Figure) -> str:
+    def render(self) -> tuple[str, str]:
         faults, ttl = self.faults(), KEY_RETENTION_CHOICES[self.key_retention.value]
         common = dict(intents=self.intents, seed=self.seed)
         reports = [
@@ -59,17 +75,18 @@ class IdempotencyLab(Lab):
                       label="key saved after the work", **common),
             run_dedup(faults=faults, key_ttl=ttl, label="key reserved first", **common),
         ]
-        ax = fig.add_subplot(1, 1, 1)
-        plot_side_effects(reports, ax)
-        fig.subplots_adjust(left=0.08, right=0.98, top=0.86, bottom=0.12)
         head = (f"{self.intents} payments; lost responses {faults.lost_response:.2f}, double clicks "
                 f"{faults.double_click:.2f}, replays {faults.replay:.2f}; keys kept "
                 f"{self.key_retention.value}")
-        return head + "\n" + "\n".join(r.line() for r in reports)
+        return side_effects_chart(reports), head + "\n" + "\n".join(r.line() for r in reports)
 
 
-class CacheLab(Lab):
-    """Hit rate and staleness of a TTL result cache: formula curves plus one simulated run."""
+#: TTLs at which the lab draws the closed-form curves (finer near zero, where hit rate climbs).
+TTL_GRID = [0.0, 5.0, 10.0, 20.0, 30.0, 45.0] + [float(t) for t in range(60, 3601, 60)]
+
+
+class CacheLab(SvgLab):
+    """Hit rate and staleness of a TTL result cache: formula curves plus one simulated hour."""
 
     title = "Cache lab — hit rate vs staleness"
 
@@ -84,29 +101,22 @@ class CacheLab(Lab):
         self.query_rate = widgets.FloatSlider(value=1.0, min=0.1, max=5.0, step=0.1,
                                               description="queries / s", continuous_update=False,
                                               style=style)
-        super().__init__([self.ttl, self.changes_per_hour, self.query_rate], figsize=(9.0, 3.6),
-                         auto=auto)
+        super().__init__([self.ttl, self.changes_per_hour, self.query_rate], auto=auto)
 
-    def draw(self, fig: Figure) -> str:
+    def render(self) -> tuple[str, str]:
         mu, lam = self.changes_per_hour.value / 3600.0, self.query_rate.value
-        grid = [0.0, 5.0, 10.0, 20.0, 30.0, 45.0] + [float(t) for t in range(60, 3601, 60)]
-        curve = [cache_analytic(t, query_rate=lam, change_rate=mu) for t in grid]
+        curve = [cache_analytic(t, query_rate=lam, change_rate=mu) for t in TTL_GRID]
         run = cache_experiment(float(self.ttl.value), query_rate=lam, change_rate=mu, seed=self.seed)
-        ax = fig.add_subplot(1, 1, 1)
-        from agentproto.teaching.plots import PALETTE
-
-        ax.plot(grid, [c[0] for c in curve], color=PALETTE["primary"], label="hit rate (formula)")
-        ax.plot(grid, [c[1] for c in curve], color=PALETTE["bad"], label="stale answers (formula)")
-        ax.plot([run.ttl], [run.hit_rate], "o", color=PALETTE["primary"], label="simulated hour")
-        ax.plot([run.ttl], [run.stale_rate], "s", color=PALETTE["bad"])
-        ax.axvline(run.ttl, color="black", linestyle=":", linewidth=1)
-        ax.set_xlabel("cache TTL (s)")
-        ax.set_ylabel("fraction of queries")
-        ax.set_ylim(0, 1)
-        ax.set_title("Result cache: every second of TTL buys hits and costs freshness")
-        ax.legend(fontsize=8, loc="center right")
-        fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.14)
-        return (f"TTL {run.ttl:g} s, {lam:g} queries/s, routes change {self.changes_per_hour.value:g}×/hour\n"
-                f"simulated hour: {run.queries} queries, hit rate {run.hit_rate:.1%}, "
-                f"stale answers {run.stale_rate:.1%}, backend calls {run.backend_calls}, "
-                f"mean latency {run.mean_latency:.2f} s")
+        svg = line_chart(
+            [Series("hit rate (formula)", TTL_GRID, [c[0] for c in curve], PALETTE["primary"]),
+             Series("stale answers (formula)", TTL_GRID, [c[1] for c in curve], PALETTE["bad"])],
+            markers=[Marker(run.ttl, run.hit_rate, PALETTE["primary"], "simulated hour: hit rate"),
+                     Marker(run.ttl, run.stale_rate, PALETTE["bad"], "simulated hour: stale"),
+                     Marker(run.ttl, None, "#555555", f"TTL {run.ttl:g} s")],
+            xlim=(0.0, 3600.0), ylim=(0.0, 1.0), width=700, height=290, legend="upper right",
+            title="Result cache: every second of TTL buys hits and costs freshness",
+            xlabel="cache TTL (s)", ylabel="fraction of queries")
+        return svg, (f"TTL {run.ttl:g} s, {lam:g} queries/s, routes change {self.changes_per_hour.value:g}×/hour\n"
+                     f"simulated hour: {run.queries} queries, hit rate {run.hit_rate:.1%}, "
+                     f"stale answers {run.stale_rate:.1%}, backend calls {run.backend_calls}, "
+                     f"mean latency {run.mean_latency:.2f} s")

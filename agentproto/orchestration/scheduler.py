@@ -53,7 +53,7 @@ __all__ = [
     "RequestClass", "TRAVEL_DESK", "decompose", "poisson_workload", "seed_example",
     "simulate", "compare_policies", "SweepPoint", "sweep_arrival_rates", "plot_starvation",
     "SchedulingError", "DuplicateTaskError", "UnknownAgentError", "plot_gantt",
-    "plot_policy_comparison",
+    "plot_policy_comparison", "priority_colors",
 ]
 
 
@@ -675,7 +675,8 @@ def sweep_arrival_rates(
 
 
 # -- plots --------------------------------------------------------------------------------------
-def _priority_colors() -> dict[int, str]:
+def priority_colors() -> dict[int, str]:
+    """Bar colour per priority level (1 = muted grey … 3 = urgent red), shared by every chart."""
     from agentproto.teaching.plots import PALETTE
 
     return {1: PALETTE["muted"], 2: PALETTE["primary"], 3: PALETTE["bad"], 4: PALETTE["accent"],
@@ -693,7 +694,7 @@ def plot_gantt(result: ScheduleResult, ax: Any = None, *, title: str | None = No
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=(9, 0.9 + 0.6 * len(result.agents)))
-    colors = _priority_colors()
+    colors = priority_colors()
     rows = {name: i for i, name in enumerate(result.agents)}
     groups: dict[tuple[str, int], list[tuple[float, float]]] = {}
     for seg in result.segments:
@@ -734,7 +735,7 @@ def plot_policy_comparison(results: Mapping[str, ScheduleResult], ax: Any = None
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots()
-    colors = _priority_colors()
+    colors = priority_colors()
     names = list(results)
     prios = sorted({s.priority for r in results.values() for s in r.by_priority()}, reverse=True)
     width = 0.8 / max(1, len(prios))

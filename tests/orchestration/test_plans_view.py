@@ -29,3 +29,13 @@ def test_the_world_slider_redraws_by_itself_and_is_reproducible():
     assert lab.summary_text.startswith("world #7") and lab.runs == 2
     lab.world.value = 1
     assert lab.summary_text == first
+
+
+def test_each_distinct_path_is_drawn_once_and_reused():
+    lab = PlansLab(trials=10, auto=False)
+    lab.sold_out.value, lab.peak.value, lab.hotel_full.value = 0.0, 0.0, 0.0
+    lab.run_button.click()
+    pictures = dict(lab._pictures)
+    lab.world.value = 9  # a different world with the same (trivial) path
+    lab.run_button.click()
+    assert lab._pictures == pictures and "data:image/png;base64," in lab.svg

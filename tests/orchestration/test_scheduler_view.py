@@ -8,7 +8,7 @@ from agentproto.orchestration.scheduler_view import SchedulingLab
 def test_moving_the_sliders_and_clicking_run_reruns_the_simulation():
     lab = SchedulingLab(duration=120.0, auto=False)
     before = lab.summary_text
-    assert "FIFO:" in before and "priority + aging:" in before and bytes(lab.image.value).startswith(b"\x89PNG")
+    assert "FIFO:" in before and "priority + aging:" in before and lab.svg.count("<svg") == 2
     lab.rate.value = 0.4
     lab.priority["report"].value = 5
     lab.run_button.click()
@@ -26,13 +26,33 @@ def test_sliders_redraw_on_their_own_when_auto_is_on():
 
 def test_the_gantt_policy_choice_changes_the_picture_not_the_numbers():
     lab = SchedulingLab(duration=60.0, auto=False)
-    text, png = lab.summary_text, lab.image.value
+    text, svg = lab.summary_text, lab.svg
     lab.gantt_policy.value = "FIFO"
     lab.run_button.click()
-    assert lab.summary_text == text and bytes(lab.image.value) != bytes(png)
+    assert lab.summary_text == text and lab.svg != svg
 
 
 def test_the_lab_displays_as_a_widget_with_a_short_stable_text_form():
     bundle = SchedulingLab(duration=30.0, auto=False)._repr_mimebundle_()
     assert bundle["text/plain"] == "SchedulingLab: Scheduling lab — same requests, three policies"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_bar_chart_draws_one_rect_per_nonzero_bar_plus_legend_boxes_and_worst_wait_ticks():
+    from agentproto.orchestration.charts_view import BarSeries, bar_chart
+
+    svg = bar_chart(["FIFO", "priority"], [BarSeries("p2", [1.0, 0.0], "#111"), BarSeries("p1", [2.0, 3.0], "#222")],
+                    ticks=[(0, 1, 5.0)], tick_label="worst wait", title="t", ylabel="s")
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert svg.count("<title>") == 3  # the zero bar is not drawn
+    assert ">worst wait<" in svg and ">FIFO<" in svg and 'stroke-width="3"' in svg
+
+
+def test_gantt_chart_clips_to_the_window_and_marks_preemptions():
+    from agentproto.orchestration.charts_view import GanttBar, gantt_chart
+
+    bars = [GanttBar("a", 0, 5, "#111"), GanttBar("b", 50, 60, "#222"), GanttBar("a", 8, 12, "#111")]
+    svg = gantt_chart(["a", "b"], bars, xlim=(0, 10), crosses=[("a", 5.0)], legend=[("priority 1", "#111")])
+    assert svg.count('fill="#111"/>') == 2 + 1  # two bars in the window + the legend box
+    assert 'fill="#222"' not in svg  # the bar after the window is not drawn
+    assert svg.count("✕") == 2  # the mark and its legend entry
