@@ -436,6 +436,23 @@ class Store:
                  None if result is None else _dumps(result),
                  None if error is None else _dumps(error), thread_id, run_id))
 
+    def abandon_running_runs(self) -> list[RunRecord]:
+        """Mark runs left ``running`` by a previous process as failed; return them.
+
+        Called when a server starts: a run cannot outlive the process executing it. A resumed
+        run abandoned this way gives its interrupts back, so the person can answer again.
+        """
+        with self.transaction() as conn:
+            stale = [self._run_from_row(row) for row in conn.execute(
+                "SELECT * FROM agui_runs WHERE status = 'running'")]
+            for run in stale:
+                self.finish_run(run.thread_id, run.run_id, status="error",
+                                error={"message": "The server stopped while the run was "
+                                                  "executing", "code": "SERVER_RESTARTED"})
+                if run.kind == "resume":
+                    self.reopen_interrupts(run.thread_id, run.run_id)
+        return stale
+
     def run(self, thread_id: str, run_id: str) -> RunRecord | None:
         with self._lock:
             row = self._conn.execute("SELECT * FROM agui_runs WHERE thread_id = ? AND run_id = ?",

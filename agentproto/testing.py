@@ -63,6 +63,9 @@ class RunningServer:
             return self
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Each SSE event is a small write; without TCP_NODELAY (inherited by accepted
+        # sockets on Linux), Nagle + delayed ACK can hold an event back ~40 ms.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((self.host, self.port))
         self.port = sock.getsockname()[1]
         self._socket = sock

@@ -11,9 +11,8 @@ from typing import Any
 
 import httpx
 
-from agentproto.agui.events import parse_event
+from agentproto.agui.pipeline import lint_source
 from agentproto.agui.sse import SSEDecoder
-from agentproto.agui.verify import verify_events
 
 SSE_HEADERS = {"Accept": "text/event-stream"}
 REFUND_REQUEST = "check order A1024 and refund it if shipped"
@@ -42,9 +41,11 @@ def decode(raw: bytes) -> list[dict[str, Any]]:
 
 
 def verified(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Parse every event with our models and run our verifier over the stream; return it."""
-    parsed = [parse_event(e, index=i).event for i, e in enumerate(events)]
-    verify_events(parsed)
+    """Run the whole core consumer pipeline (parse, expand, verify, apply) over the stream and
+    insist it is conformant and warning-free; return the events unchanged."""
+    report = lint_source(events)
+    assert report.ok, report.error
+    assert report.warnings == [], report.warnings
     return events
 
 

@@ -195,3 +195,16 @@ def test_transaction_rolls_back_on_error(store):
             conn.execute("INSERT INTO idempotency_keys VALUES ('k', '1', 0)")
             raise ValueError("abort")
     assert store.recorded("k") == (False, None)
+
+
+def test_runs_left_running_by_a_dead_process_are_failed_and_give_interrupts_back(store):
+    store.start_run("t", "run-1")
+    store.add_interrupts("t", "run-1", [INTERRUPT])
+    store.finish_run("t", "run-1", status="interrupt")
+    store.start_run("t", "run-2", kind="resume")
+    store.settle_interrupts("t", [{"interruptId": "int-1", "status": "cancelled"}], "run-2")
+    (stale,) = store.abandon_running_runs()
+    assert stale.run_id == "run-2"
+    assert store.run("t", "run-2").error["code"] == "SERVER_RESTARTED"
+    assert [r.id for r in store.thread_record("t").pending] == ["int-1"]
+    assert store.abandon_running_runs() == []

@@ -107,17 +107,6 @@ class RunRegistry:
     def __len__(self) -> int:
         return len(self._runs)
 
-    async def wait_idle(self, timeout_s: float = 5.0) -> bool:
-        """Wait until no run is executing (tests use it after a disconnect)."""
-        runs = list(self._runs.values())
-        if not runs:
-            return True
-        done, pending = await asyncio.wait([asyncio.ensure_future(r.done.wait()) for r in runs],
-                                           timeout=timeout_s)
-        for task in pending:
-            task.cancel()
-        return not pending
-
 
 async def _read_body(request: Request, limit: int) -> bytes | None:
     """The request body, or None as soon as it grows past ``limit`` bytes."""
@@ -156,6 +145,7 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
     clock = clock or SystemClock()
     ids = ids or uuid_ids
     registry = registry if registry is not None else RunRegistry()
+    store.abandon_running_runs()  # a run cannot outlive the process that was executing it
 
     async def stream(run: ActiveRun) -> AsyncIterator[bytes]:
         while True:

@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # stream events promptly
         sock.bind((args.host, args.port))
     except OSError as exc:
         print(f"agentproto serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
