@@ -8,6 +8,8 @@ interval and the model latency; tests drive it by setting the sliders' ``.value`
 
 from __future__ import annotations
 
+import io
+
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -77,7 +79,9 @@ class TransportExplorer:
                                            description="model latency (s)", continuous_update=False,
                                            style={"description_width": "initial"})
         self.summary = widgets.HTML()
-        self.plot = widgets.Output()
+        # The figure is rendered to PNG bytes in an Image widget (not an Output widget), so it
+        # behaves the same in JupyterLab, under nbval and in tests.
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self.results: list[TransportResult] = []
         self.poll.observe(lambda _c: self.redraw(), names="value")
         self.latency.observe(lambda _c: self.redraw(), names="value")
@@ -86,11 +90,11 @@ class TransportExplorer:
     def redraw(self) -> None:
         self.results = compare(poll_interval=self.poll.value, model_latency=self.latency.value)
         self.summary.value = "<pre>" + summary_table(self.results) + "</pre>"
-        self.plot.clear_output(wait=True)
-        with self.plot:
-            fig = plot_comparison(self.results)
-            plt.show()
-            plt.close(fig)
+        fig = plot_comparison(self.results)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=80)
+        plt.close(fig)
+        self.plot.value = buffer.getvalue()
 
     def result(self, transport: str) -> TransportResult:
         return next(r for r in self.results if r.transport == transport)
