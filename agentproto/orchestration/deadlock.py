@@ -1096,12 +1096,11 @@ def plot_sweep(result: SweepResult, fig: Any = None) -> Any:
                 ylabel="runs with a deadlock (%)", ylim=(-3, 103))
     axes[1].set(title="Time to recovery", xlabel="dependency density (P[edge])",
                 ylabel="mean seconds from cycle to recovery", yscale="symlog")
-    axes[1].axhline(result.horizon, color="#999999", linewidth=0.6)
-    axes[1].annotate(f"none: never (cut off at {result.horizon:g} s)", (xs[0], result.horizon),
-                     textcoords="offset points", xytext=(2, -12), fontsize=8, color="#555555")
+    axes[1].text(0.03, 0.8, f"none: never recovers (cut off at {result.horizon:g} s)", fontsize=8,
+                 color="#555555", transform=axes[1].transAxes)
     axes[2].set(title="Work that gets done", xlabel="dependency density (P[edge])",
                 ylabel="tasks completed (%)", ylim=(-3, 103))
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[2].legend(*axes[0].get_legend_handles_labels(), fontsize=8, loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -1182,15 +1181,18 @@ def plot_wait_for_graph(plan_or_graph: Plan | Mapping[str, Iterable[str]], *, cy
             linestyle="-" if (a, b) in declared else "--",
             color=PALETTE["bad"] if red else "#555555"))
         if plan is not None and (a, b) in plan.needs:
-            mx, my = (pos[a][0] + pos[b][0]) / 2, (pos[a][1] + pos[b][1]) / 2
+            # the midpoint of matplotlib's arc3 curve: half the control point's offset from the chord
+            dx, dy = pos[b][0] - pos[a][0], pos[b][1] - pos[a][1]
+            mx = (pos[a][0] + pos[b][0]) / 2 + 0.5 * 0.15 * dy
+            my = (pos[a][1] + pos[b][1]) / 2 - 0.5 * 0.15 * dx
             ax.text(mx, my, plan.needs[(a, b)], fontsize=7, ha="center", va="center", color="#333333",
                     bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8))
     for name in names:
         state = (states or {}).get(name, TaskState.SUBMITTED)
-        ax.scatter(*pos[name], s=1100, color=STATE_COLORS.get(state.short, PALETTE["muted"]), zorder=3,
+        ax.scatter(*pos[name], s=1500, color=STATE_COLORS.get(state.short, PALETTE["muted"]), zorder=3,
                    edgecolors=PALETTE["bad"] if name in cycle else "white", linewidths=2)
-        ax.text(*pos[name], name, ha="center", va="center", fontsize=8, color="white", zorder=4,
-                fontweight="bold")
+        ax.text(*pos[name], name, ha="center", va="center", fontsize=7 if len(name) > 6 else 8,
+                color="white", zorder=4, fontweight="bold")
     ax.set_xlim(-1.45, 1.45)
     ax.set_ylim(-1.35, 1.35)
     ax.set_aspect("equal")
