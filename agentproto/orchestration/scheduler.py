@@ -11,8 +11,8 @@ waiting sub-task goes next and whether a newcomer may interrupt the one that is 
 * ``priority`` — the most urgent waiting task goes next, and a newcomer whose priority is
   strictly higher than the running task's *preempts* it.
 * ``priority + aging`` — as ``priority``, but a waiting task gains ``aging_rate`` priority
-  points per second it has spent waiting, so low-priority work cannot wait for ever
-  (*starvation*).
+  points per second it has spent waiting, up to a ``ceiling``, so low-priority work cannot wait
+  for ever (*starvation*) while the most urgent class, above the ceiling, still always wins.
 
 A sub-task is a list of :class:`Step` objects. The agent finishes steps one after another; a
 finished step's result is kept. Preemption saves a :class:`Snapshot` — progress, partial
@@ -222,19 +222,25 @@ class Policy:
     order: Literal["fifo", "priority"]
     preemptive: bool = False
     aging_rate: float = 0.0  # priority points gained per second of waiting
-    max_boost: float = math.inf  # aging never adds more than this many points
+    ceiling: float = math.inf  # aging never lifts a task above this effective priority
 
     def __post_init__(self) -> None:
         if self.order not in ("fifo", "priority"):
             raise SchedulingError(f"unknown order {self.order!r}; use 'fifo' or 'priority'")
-        if self.aging_rate < 0 or self.max_boost < 0:
-            raise SchedulingError("aging_rate and max_boost must be ≥ 0")
+        if self.aging_rate < 0:
+            raise SchedulingError("aging_rate must be ≥ 0")
         if self.preemptive and self.order == "fifo":
             raise SchedulingError("a FIFO queue has no notion of 'more urgent': it cannot preempt")
 
     def effective_priority(self, rec: TaskRecord, now: float) -> float:
-        """Base priority plus what the task earned by waiting (aging)."""
-        return rec.spec.priority + min(self.max_boost, self.aging_rate * rec.waiting_until(now))
+        """Base priority plus what the task earned by waiting (aging), at most ``ceiling``.
+
+        A task whose base priority is already above the ceiling is not affected by it.
+        """
+        base = rec.spec.priority
+        if self.aging_rate == 0:
+            return base
+        return max(base, min(self.ceiling, base + self.aging_rate * rec.waiting_until(now)))
 
     def sort_key(self, rec: TaskRecord, now: float) -> tuple[float, ...]:
         """Smallest key runs next; arrival order breaks ties (so equal priorities are FIFO)."""
@@ -245,11 +251,12 @@ class Policy:
 
 FIFO = Policy("FIFO", "fifo")
 PRIORITY = Policy("priority", "priority", preemptive=True)
-#: Aging at 0.05 points/s, capped at +1.5: a report (1) that has waited 30 s outranks fresh trip
-#: requests (2) but never an urgent complaint (3). Without the cap, at overload old reports
-#: end up outranking new complaints — see notebook 13's failure modes.
+#: Aging at 0.05 points/s up to a ceiling of 2.5: a report (1) that has waited 30 s outranks
+#: fresh trip requests (2), but no amount of waiting lifts anything to an urgent complaint's 3.
+#: Without the ceiling, at overload old trips and reports outrank new complaints — see
+#: notebook 13's failure modes.
 PRIORITY_AGING = Policy("priority + aging", "priority", preemptive=True, aging_rate=0.05,
-                        max_boost=1.5)
+                        ceiling=2.5)
 POLICIES: tuple[Policy, ...] = (FIFO, PRIORITY, PRIORITY_AGING)
 
 

@@ -106,10 +106,18 @@ def test_aging_lets_a_waiting_task_overtake_newer_higher_priority_work():
     assert result.starved(threshold=5.0) == []
 
 
-def test_aging_boost_is_capped():
-    capped = Policy("capped", "priority", preemptive=True, aging_rate=0.5, max_boost=0.5)
+def test_aging_stops_at_the_ceiling():
+    capped = Policy("capped", "priority", preemptive=True, aging_rate=0.5, ceiling=1.5)
     result = simulate(STREAM, capped)
-    assert result.records["low"].finished == pytest.approx(11.0)  # 1 + 0.5 never reaches 2
+    assert result.records["low"].finished == pytest.approx(11.0)  # 1.5 never reaches 2
+
+
+def test_a_task_above_the_ceiling_keeps_its_priority():
+    capped = Policy("capped", "priority", preemptive=True, aging_rate=0.5, ceiling=2.5)
+    from agentproto.orchestration.scheduler import TaskRecord
+
+    urgent = TaskRecord(task("u", 3, 0.0, 1.0), seq=0)
+    assert capped.effective_priority(urgent, now=100.0) == 3
 
 
 @pytest.mark.parametrize("bad", [
@@ -185,7 +193,9 @@ def test_at_overload_strict_priority_starves_reports_and_aging_shortens_their_wo
     worst = lambda r: {s.priority: s.max_wait for s in r.by_priority()}[1]  # noqa: E731
     assert worst(aged) < worst(strict)
     urgent = lambda r: {s.priority: s.max_wait for s in r.by_priority()}[3]  # noqa: E731
-    assert urgent(aged) < 10.0  # the cap keeps complaints fast
+    assert urgent(aged) < 10.0  # the ceiling keeps complaints fast
+    uncapped = simulate(specs, Policy("no ceiling", "priority", True, aging_rate=0.05), until=600)
+    assert urgent(uncapped) > 10 * urgent(aged)
 
 
 # -- invariants (property tests) --------------------------------------------------------------
