@@ -31,3 +31,11 @@ def test_doctor_command_exits_0_when_the_environment_is_complete():
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "required checks passed" in out.stdout
+
+
+def test_a_reader_that_leaves_early_does_not_cause_a_traceback():
+    proc = subprocess.Popen([sys.executable, "-m", "agentproto", "--help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `| head -0`
+    _, err = proc.communicate(timeout=30)
+    assert b"Traceback" not in err
