@@ -34,7 +34,7 @@ def test_doctor_command_exits_0_when_the_environment_is_complete():
 
 
 def test_a_reader_that_leaves_early_does_not_cause_a_traceback():
-    proc = subprocess.Popen([sys.executable, "-m", "agentproto", "--help"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "agentproto", "doctor"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     proc.stdout.close()  # like `| head -0`
     _, err = proc.communicate(timeout=30)
