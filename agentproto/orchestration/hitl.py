@@ -463,7 +463,7 @@ def plot_cost_curve(curve: CostCurve, ax: Any = None, *, threshold: float | None
                    label=f"your threshold {row['threshold']:.2f}")
     ax.set(xlabel="confidence threshold (ask a human below it)", ylabel="cost per 1,000 actions ($)",
            title=title, xlim=(0, 1))
-    ax.legend(fontsize=8, loc="upper center")
+    ax.legend(fontsize=8, loc="best")
     return ax
 
 
@@ -530,7 +530,7 @@ def plot_review_load(stats: Sequence[QueueStats], ax: Any = None) -> Any:
     twin = ax.twinx()
     twin.plot(x, [100 * s.utilisation for s in stats], color=PALETTE["muted"], linestyle=":",
               label="reviewer utilisation (%)")
-    twin.axhline(100, color=PALETTE["muted"], linewidth=0.6)
+    twin.axhline(100, color=PALETTE["muted"], linewidth=0.6, label="100 % busy")
     twin.set_ylabel("reviewer utilisation (%)")
     twin.grid(False)
     lines = ax.get_lines() + twin.get_lines()
