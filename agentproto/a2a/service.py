@@ -156,6 +156,7 @@ class _Live:
     machine: TaskMachine
     subscribers: list[asyncio.Queue] = field(default_factory=list)
     run: asyncio.Task | None = None
+    push_configs: list[TaskPushNotificationConfig] | None = None  # cached; None = not loaded
     starting: bool = False  # a follow-up is waiting for the agent's first update
 
     @property
@@ -263,7 +264,7 @@ class A2AService:
                     break
         finally:
             self._unsubscribe(live, queue)
-        return trim_task(self._current(live.task.id), history_length)
+        return trim_task(self._snapshot(live), history_length)
 
     async def send_streaming_message(self, req: SendMessageRequest
                                      ) -> AsyncIterator[StreamResponse]:
@@ -346,7 +347,7 @@ class A2AService:
             task = Task(id=msg.task_id, context_id=context_id,
                         status=TaskStatus(state=TaskState.SUBMITTED), history=[msg],
                         metadata=req.metadata)
-            live = _Live(task, TaskMachine(task.id, clock=self.clock))
+            live = _Live(task, TaskMachine(task.id, clock=self.clock), push_configs=[])
             self._live[task.id] = live
             t = live.machine.create(TaskState.SUBMITTED, reason="message received")
             self._stamp(live, t, None)
@@ -459,9 +460,10 @@ class A2AService:
 
     def _stamp(self, live: _Live, t: Transition, message: Message | None) -> None:
         """Set the task's status from a recorded transition and persist both."""
-        live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
-        self.store.record_transition(live.task.id, len(live.machine.history) - 1, t)
-        self.store.save(live.task, status_ms=t.at_ms)
+        live.task.status = TaskStatus(state=t.target, message=message,
+                                      timestamp=iso_utc(t.at_ms))
+        self.store.save(live.task, status_ms=t.at_ms,
+                        transition=(len(live.machine.history) - 1, t))
 
     def _save(self, live: _Live) -> None:
         last = live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms()
@@ -488,7 +490,9 @@ class A2AService:
             asyncio.get_running_loop()
         except RuntimeError:  # e.g. recovery at start-up: nobody to deliver with yet
             return
-        for config in self.store.push_configs(live.task.id):
+        if live.push_configs is None:
+            live.push_configs = self.store.push_configs(live.task.id)
+        for config in live.push_configs:
             self.push.enqueue(config, event)
 
     def _close_streams(self, live: _Live) -> None:
@@ -604,7 +608,13 @@ class A2AService:
         stored = cfg.model_copy(update={"task_id": task_id, "id": cfg.id or self.ids(),
                                         "tenant": ""})
         self.store.save_push_config(stored)
+        self._forget_push_configs(task_id)
         return stored
+
+    def _forget_push_configs(self, task_id: str) -> None:
+        live = self._live.get(task_id)
+        if live is not None:
+            live.push_configs = None  # reloaded on the next event
 
     async def create_push_config(self, cfg: TaskPushNotificationConfig
                                  ) -> TaskPushNotificationConfig:
@@ -649,6 +659,7 @@ class A2AService:
         self._require_push()
         self._current(req.task_id)
         self.store.delete_push_config(req.task_id, req.id)
+        self._forget_push_configs(req.task_id)
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -102,8 +102,13 @@ class TaskStore:
 
     # -- tasks -----------------------------------------------------------------------------
 
-    def save(self, task: Task, *, status_ms: int) -> None:
-        """Insert or replace a task; ``status_ms`` is its status time (the sort key)."""
+    def save(self, task: Task, *, status_ms: int,
+             transition: tuple[int, Transition] | None = None) -> None:
+        """Insert or replace a task; ``status_ms`` is its status time (the sort key).
+
+        ``transition`` — ``(n, t)``, the task's ``n``-th transition (0 = creation) — is stored
+        in the same transaction, so the task and its history never disagree.
+        """
         body = task.model_dump_json(by_alias=True, exclude_defaults=True)
         with self._tx() as db:
             db.execute(
@@ -113,6 +118,8 @@ class TaskStore:
                 "status_ms=excluded.status_ms, body=excluded.body",
                 (task.id, task.context_id, task.status.state.value, status_ms, body),
             )
+            if transition is not None:
+                self._insert_transition(db, task.id, *transition)
 
     def load(self, task_id: str) -> Task | None:
         with self._tx() as db:
@@ -176,11 +183,15 @@ class TaskStore:
     def record_transition(self, task_id: str, n: int, t: Transition) -> None:
         """Store the ``n``-th transition of a task (0 = creation)."""
         with self._tx() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
-                (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms,
-                 t.reason),
-            )
+            self._insert_transition(db, task_id, n, t)
+
+    @staticmethod
+    def _insert_transition(db, task_id: str, n: int, t: Transition) -> None:  # noqa: ANN001
+        db.execute(
+            "INSERT OR REPLACE INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
+            (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms,
+             t.reason),
+        )
 
     def transitions(self, task_id: str) -> list[Transition]:
         with self._tx() as db:

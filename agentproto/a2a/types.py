@@ -225,18 +225,12 @@ Struct = dict[str, Any]
 def _one_of(model: BaseModel, group: str, members: tuple[str, ...], *, required: bool) -> None:
     """Enforce a proto ``oneof``: at most one member set (exactly one if ``required``)."""
     present = [m for m in members if getattr(model, m) is not None]
-    wire = [to_camel(m) for m in members]
-    if len(present) > 1:
-        found = " and ".join(to_camel(m) for m in present)
-        raise ValueError(
-            f"{type(model).__name__}.{group} is a oneof: set exactly one of "
-            f"{', '.join(wire)}; got {found}"
-        )
-    if required and not present:
-        raise ValueError(
-            f"{type(model).__name__}.{group} is a oneof: set exactly one of "
-            f"{', '.join(wire)}; got none"
-        )
+    if len(present) == 1 or (not present and not required):
+        return
+    wire = ", ".join(to_camel(m) for m in members)
+    found = " and ".join(to_camel(m) for m in present) if present else "none"
+    raise ValueError(
+        f"{type(model).__name__}.{group} is a oneof: set exactly one of {wire}; got {found}")
 
 
 # --------------------------------------------------------------------------- content

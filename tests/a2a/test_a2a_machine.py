@@ -177,3 +177,19 @@ def test_a_follow_up_with_another_context_id_is_rejected_as_invalid_params():
 def test_a_follow_up_to_a_terminal_task_is_unsupported(terminal):
     with pytest.raises(UnsupportedOperationError, match="new task in the same context"):
         resolve_follow_up("t", "ctx-1", terminal, "ctx-1")
+
+
+def test_the_table_in_the_docs_is_the_table_in_the_code():
+    import pathlib
+    import re
+
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "a2a.md").read_text()
+    block = doc.split("<!-- transition-table")[1].split("<!-- /transition-table -->")[0]
+    rows = {}
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 2 or cells[0] in ("from", "---"):
+            continue
+        source = None if "new task" in cells[0] else S[cells[0].strip("`")]
+        rows[source] = {S[name] for name in re.findall(r"`(\w+)`", cells[1])}
+    assert rows == EXPECTED

@@ -1,0 +1,30 @@
+"""The server benchmark runs end to end (tiny), so it cannot rot."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+pytest.importorskip("a2a.server", reason="needs the official SDK: pip install -e .[interop]")
+
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
+
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "bench_a2a_server.py"
+
+
+def test_the_benchmark_runs_both_servers_and_writes_its_report(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("bench_a2a_server", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "a2a_server.json"
+    assert bench.main(["--quick", "--requests", "20", "--concurrency", "4", "--out",
+                       str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert set(report["servers"]) == {"ours", "sdk"}
+    for server in report["servers"].values():
+        assert server["requests_per_s"] > 0 and server["p99_ms"] >= server["p50_ms"] > 0
+    assert report["throughput_ratio"] > 0 and report["target_ratio"] == 1.5
+    assert "throughput ratio ours / a2a-sdk" in capsys.readouterr().out
