@@ -53,7 +53,8 @@ class Simulation:
     def __init__(self, seed: int | None = 0, start: float = 0.0) -> None:
         self.now: float = float(start)
         self.rng = random.Random(seed)
-        self._agenda: list[Scheduled] = []
+        # (time, seq, entry): plain tuples compare in C, several times faster than the dataclass
+        self._agenda: list[tuple[float, int, Scheduled]] = []
         self._seq = itertools.count()
         self.fired = 0
 
@@ -69,25 +70,25 @@ class Simulation:
         if time < self.now:
             raise ValueError(f"cannot schedule at {time} < now={self.now}")
         entry = Scheduled(float(time), next(self._seq), action, label)
-        heapq.heappush(self._agenda, entry)
+        heapq.heappush(self._agenda, (entry.time, entry.seq, entry))
         return entry
 
     @property
     def pending(self) -> int:
-        return sum(1 for e in self._agenda if not e.cancelled)
+        return sum(1 for _t, _s, e in self._agenda if not e.cancelled)
 
     def peek(self) -> float | None:
         """Time of the next live entry, or ``None`` when the agenda is empty."""
-        while self._agenda and self._agenda[0].cancelled:
+        while self._agenda and self._agenda[0][2].cancelled:
             heapq.heappop(self._agenda)
-        return self._agenda[0].time if self._agenda else None
+        return self._agenda[0][0] if self._agenda else None
 
     # -- running --------------------------------------------------------------------
     def step(self) -> bool:
         """Fire the next entry. Returns ``False`` when nothing is left."""
         if self.peek() is None:
             return False
-        entry = heapq.heappop(self._agenda)
+        entry = heapq.heappop(self._agenda)[2]
         self.now = entry.time
         self.fired += 1
         entry.action()

@@ -50,6 +50,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Any, Literal
 
 from agentproto.a2a.states import TaskState
@@ -61,7 +62,7 @@ __all__ = [
     "Request", "Response", "Effect", "Service", "FaultRates", "ClientPolicy", "DedupReport",
     "run_dedup", "fingerprint",
     "TTLCache", "CacheLookup", "CacheReport", "cache_experiment", "cache_analytic", "ttl_sweep",
-    "MECHANISMS", "plot_side_effects", "plot_ttl_tradeoff",
+    "MECHANISMS", "payments_through_cache", "plot_side_effects", "plot_ttl_tradeoff",
 ]
 
 INF = math.inf
@@ -103,7 +104,7 @@ class Request:
     intent: str
     copy: Literal["original", "retry", "double-click", "replay"] = "original"
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         return fingerprint(self.op, self.params)
 
@@ -591,6 +592,23 @@ MECHANISMS: dict[str, dict[str, str]] = {
         "misuse": "in front of a payment it swallows a second, legitimate purchase",
     },
 }
+
+
+def payments_through_cache(purchases: Sequence[tuple[float, str, int]], ttl: float) -> list[bool]:
+    """The misuse: payments answered by a result cache keyed by their *input*.
+
+    ``purchases`` are (time, customer, amount) — each one a real, separate intention. A purchase
+    whose (customer, amount) was charged less than ``ttl`` seconds ago is answered from the
+    cache and never charged. Returns, per purchase, whether the card was charged.
+    """
+    cache = TTLCache(ttl)
+    charged = []
+    for t, customer, amount in purchases:
+        hit = cache.get((customer, amount), now=t).hit
+        if not hit:
+            cache.put((customer, amount), f"receipt {customer} {amount}", now=t)
+        charged.append(not hit)
+    return charged
 
 
 # -- plots -----------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from agentproto.a2a.states import TaskState
 from agentproto.orchestration.clock import Simulation
 from agentproto.orchestration.dedup import (
     ClientPolicy, Decision, FaultRates, IdempotencyStore, KeyReuseError, Request, Service, TTLCache,
-    cache_analytic, cache_experiment, fingerprint, run_dedup, ttl_sweep,
+    cache_analytic, cache_experiment, fingerprint, payments_through_cache, run_dedup, ttl_sweep,
 )
 
 NOISY = FaultRates(lost_response=0.25, lost_request=0.05, double_click=0.15, replay=0.1)
@@ -200,3 +200,9 @@ def test_single_key_hit_rate_formula_by_hand():
     hit, stale = cache_analytic(9.0, query_rate=1.0, change_rate=0.0, keys=1)
     assert hit == pytest.approx(0.9) and stale == 0.0
     assert math.isclose(cache_analytic(0.0)[0], 0.0)
+
+
+def test_a_result_cache_in_front_of_payments_swallows_a_second_real_purchase():
+    two_coffees = [(0.0, "alice", 4), (120.0, "alice", 4), (130.0, "bob", 4), (900.0, "alice", 4)]
+    assert payments_through_cache(two_coffees, ttl=600) == [True, False, True, True]
+    assert payments_through_cache(two_coffees, ttl=0) == [True, True, True, True]
