@@ -338,7 +338,11 @@ def plot_loop_length(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_err
     ax1.set(xscale="log", xlabel="loop length (minutes between corrections)", ylabel="mean |error| (minutes)",
             title="Error vs loop length")
     ax2.set(xscale="log", xlabel="loop length (minutes between corrections)",
-            ylabel="minutes to recover from the step", title="Recovery time vs loop length")
+            ylabel="minutes to recover from the step", title="Recovery time (no point: never recovers)")
+    ticks = sorted({r.value for rows in rows_by_label.values() for r in rows})
+    for ax in (ax1, ax2):
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
     ax1.legend(fontsize=8)
     fig.tight_layout()
     return fig
