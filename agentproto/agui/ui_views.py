@@ -16,7 +16,7 @@ piece                              what it shows
 :class:`ApprovalCard`              the approval UI for a tool-call interrupt: Approve,
                                    Approve with edits, Deny, Cancel — real resumes (notebook 06)
 :func:`audit_trail`                proposed arguments → decision → result, read from the store
-:class:`ComponentRegistry`         the front end's tool-name → card mapping, driven by
+:class:`ComponentRegistry`         the front end's tool-name → component mapping, driven by
                                    ``TOOL_CALL_*`` events (notebook 07)
 :func:`validate_ui_intent`,        ``CUSTOM`` events carrying UI intent, checked against an
 :class:`IntentRenderer`            allow-list of components and JSON Schemas for their props
@@ -61,7 +61,8 @@ __all__ = [
     # approvals and audit
     "ApprovalCard", "AuditRow", "audit_trail",
     # generative UI boundary
-    "ToolCard", "OrderCard", "RefundCard", "FallbackCard", "ComponentRegistry",
+    "ToolComponent", "OrderComponent", "RefundComponent", "FallbackComponent",
+    "ComponentRegistry",
     "UI_INTENT_EVENT", "UI_COMPONENTS", "UIIntent", "UIIntentError", "IntentEnvelopeError",
     "UnknownComponentError", "UnsafeContentError", "IntentPropsError", "IntentTooLargeError",
     "validate_ui_intent", "IntentRenderer",
@@ -273,7 +274,8 @@ class ProxyRun:
 
     @property
     def first_event_at(self) -> float | None:
-        times = [d for f, d in zip(self.frames, self.delivered) if f.kind == "event" and d is not None]
+        times = [d for f, d in zip(self.frames, self.delivered)
+                 if f.kind == "event" and d is not None]
         return min(times) if times else None
 
     @property
@@ -406,7 +408,8 @@ class ProxyBufferingLab:
         self.events = [dict(e) for e in events]
         style = {"description_width": "initial"}
         self.buffering = widgets.ToggleButtons(options=list(self.MODES), value=self.MODES[0])
-        self.buffer_kb = widgets.IntSlider(value=buffer_kb, min=1, max=16, description="proxy buffer (KB)",
+        self.buffer_kb = widgets.IntSlider(value=buffer_kb, min=1, max=16,
+                                           description="proxy buffer (KB)",
                                            continuous_update=False, style=style)
         self.heartbeat = widgets.FloatSlider(value=heartbeat_s, min=0, max=60, step=5,
                                              description="heartbeat every (s, 0=off)",
@@ -429,7 +432,8 @@ class ProxyBufferingLab:
         frames = schedule_frames(self.events, tool_s=self.tool_latency.value)
         frames = with_heartbeats(frames, self.heartbeat.value or None)
         buffered = self.buffering.value == self.MODES[0]
-        return simulate_proxy(frames, buffer_bytes=self.buffer_kb.value * 1024 if buffered else None,
+        return simulate_proxy(frames,
+                              buffer_bytes=self.buffer_kb.value * 1024 if buffered else None,
                               idle_timeout_s=float(self.idle_timeout.value))
 
     def redraw(self) -> None:
@@ -641,7 +645,7 @@ def audit_trail(store: Any, thread_id: str) -> list[AuditRow]:
 
 
 # ==========================================================================================
-# Generative UI: tool cards driven by TOOL_CALL events
+# Generative UI: tool components driven by TOOL_CALL events
 # ==========================================================================================
 
 
@@ -654,14 +658,15 @@ def _json_or_text(text: Any) -> Any:
         return text
 
 
-class ToolCard:
-    """One tool call as the front end shows it, advanced by ``TOOL_CALL_*`` events.
+class ToolComponent:
+    """The front-end component that draws one tool call; subclasses draw particular tools.
 
-    Status follows the events, and only the events: ``streaming arguments`` (after START),
-    ``arguments complete`` (after END — the call is *not* done: END closes the arguments, it
-    is not a result), ``done`` (a ``TOOL_CALL_RESULT``), ``awaiting approval`` (the run ended
-    with an interrupt naming this call). Subclasses render the body; everything shown is
-    HTML-escaped, since arguments and results are untrusted data.
+    *What state* a call is in is not decided here: :class:`ComponentRegistry` tracks it with
+    the package's :class:`~agentproto.agui.teaching_views.ToolCallCards` (done only on
+    ``TOOL_CALL_RESULT``; ``TOOL_CALL_END`` closes the arguments, it is not a result) and hands
+    each component the current card. A component only decides *how it looks*. Everything it
+    shows is HTML-escaped: arguments and results are untrusted data (spec 1.1
+    ``events/tool-calls``, "Security Considerations").
     """
 
     title = "Tool call"
@@ -669,80 +674,83 @@ class ToolCard:
     def __init__(self, tool_call_id: str, name: str) -> None:
         self.tool_call_id = tool_call_id
         self.name = name
-        self.status = "streaming arguments"
-        self.args_text = ""
-        self.result: Any = None
-        self.interrupt: dict[str, Any] | None = None
+        self.card: Any = None  #: the latest ``teaching_views.ToolCard`` (status, args, result)
         self.view = widgets.HTML()
         self.box = widgets.VBox([self.view], layout=widgets.Layout(
             border="1px solid #bbb", padding="4px", margin="2px", max_width="640px"))
-        self.render()
+
+    @property
+    def status(self) -> str:
+        return self.card.status if self.card is not None else "receiving arguments"
 
     @property
     def args(self) -> Any:
-        """The parsed arguments, once complete (None while they stream)."""
-        if self.status == "streaming arguments":
+        """The parsed arguments once complete (None while they stream: do not act on them)."""
+        if self.card is None or self.card.status == "receiving arguments":
             return None
-        return _json_or_text(self.args_text)
+        return _json_or_text(self.card.arguments)
 
-    def on_event(self, event: Mapping[str, Any]) -> None:
-        kind = event["type"]
-        if kind == "TOOL_CALL_ARGS":
-            self.args_text += event.get("delta", "")
-        elif kind == "TOOL_CALL_END":
-            self.status = "arguments complete"
-        elif kind == "TOOL_CALL_RESULT":
-            self.result = _json_or_text(event.get("content"))
-            executed = not (isinstance(self.result, dict) and self.result.get("executed") is False)
-            self.status = "done" if executed else "not executed"
-        self.render()
+    @property
+    def result(self) -> Any:
+        return None if self.card is None else _json_or_text(self.card.result)
 
-    def on_interrupt(self, interrupt: Mapping[str, Any]) -> None:
-        self.interrupt = dict(interrupt)
-        self.status = "awaiting approval"
+    @property
+    def executed(self) -> bool | None:
+        """False when the result says the tool was not run (a denial, a cancellation)."""
+        result = self.result
+        if result is None:
+            return None
+        return not (isinstance(result, dict) and result.get("executed") is False)
+
+    def update(self, card: Any) -> None:
+        self.card = card
         self.render()
 
     def body_html(self) -> str:
-        return f"<pre>{html.escape(self.args_text)}</pre>"
+        text = "" if self.card is None else self.card.arguments
+        return f"<pre>{html.escape(text)}</pre>"
 
     def render(self) -> None:
-        color = {"done": PALETTE["good"], "awaiting approval": PALETTE["secondary"],
-                 "not executed": PALETTE["bad"]}.get(self.status, PALETTE["primary"])
+        color = {"done": PALETTE["good"], "awaiting approval": PALETTE["secondary"]}.get(
+            self.status, PALETTE["primary"])
         self.view.value = (f"<b>{html.escape(self.title)}</b> <code>{html.escape(self.name)}</code>"
                            f" <span style='color:{color}'>● {html.escape(self.status)}</span>"
                            f"<br>{self.body_html()}")
 
     def text(self) -> str:
         """A plain one-line description (for printing in a notebook or a test)."""
-        return f"[{self.title}] {self.name} {self.tool_call_id}: {self.status}"
+        extra = " (not executed)" if self.executed is False else ""
+        return f"[{self.title}] {self.name} {self.tool_call_id}: {self.status}{extra}"
 
 
-class OrderCard(ToolCard):
+def _money(cents: int, currency: str = "") -> str:
+    return f"{cents // 100}.{cents % 100:02d}" + (f" {currency}" if currency else "")
+
+
+class OrderComponent(ToolComponent):
     """``get_order`` → the order at a glance: customer, status, total."""
 
     title = "Order"
 
     def body_html(self) -> str:
-        order = self.result if isinstance(self.result, dict) else None
-        if order is None:
-            args = self.args or {}
-            wanted = args.get("orderId", "…") if isinstance(args, dict) else "…"
-            return f"looking up <code>{html.escape(str(wanted))}</code>…"
-        if "orderId" not in order:
-            return f"<pre>{html.escape(json.dumps(order, ensure_ascii=False))[:300]}</pre>"
-        total = order.get("totalCents", 0)
+        order = self.result
+        if not isinstance(order, dict):
+            args = self.args if isinstance(self.args, dict) else {}
+            return f"looking up <code>{html.escape(str(args.get('orderId', '…')))}</code>…"
+        if "orderId" not in order:  # an error result: show it as text
+            return f"<pre>{html.escape(json.dumps(order, ensure_ascii=False)[:300])}</pre>"
         return (f"<code>{html.escape(str(order['orderId']))}</code> · "
                 f"{html.escape(str(order.get('customer', '')))} · status "
                 f"<b>{html.escape(str(order.get('status', '')))}</b> · total "
-                f"{total // 100}.{total % 100:02d} {html.escape(str(order.get('currency', '')))}")
+                f"{_money(int(order.get('totalCents', 0)))} "
+                f"{html.escape(str(order.get('currency', '')))}")
 
     def text(self) -> str:
         order = self.result if isinstance(self.result, dict) else {}
-        extra = f" status={order.get('status')}" if "status" in order else ""
-        return super().text() + extra
+        return super().text() + (f" order status={order['status']}" if "status" in order else "")
 
 
-class RefundCard(ToolCard):
+class RefundComponent(ToolComponent):
     """``refund_order`` → the proposed refund, then whether it ran."""
 
     title = "Refund"
@@ -750,19 +758,21 @@ class RefundCard(ToolCard):
     def body_html(self) -> str:
         args = self.args if isinstance(self.args, dict) else {}
         amount = args.get("amountCents")
-        proposed = (f"refund <b>{amount // 100}.{amount % 100:02d}</b> on "
+        proposed = (f"refund <b>{_money(amount)}</b> on "
                     f"<code>{html.escape(str(args.get('orderId')))}</code>"
                     if isinstance(amount, int) else "arguments streaming…")
-        if isinstance(self.result, dict) and self.result.get("refundId"):
-            return proposed + f" → refunded as <code>{html.escape(str(self.result['refundId']))}</code>"
-        if isinstance(self.result, dict) and self.result.get("executed") is False:
-            return proposed + f" → not executed ({html.escape(str(self.result.get('reason')))})"
-        if self.interrupt is not None:
+        result = self.result
+        if isinstance(result, dict) and result.get("refundId"):
+            return (proposed + f" → refunded {_money(int(result.get('amountCents', 0)))} as "
+                    f"<code>{html.escape(str(result['refundId']))}</code>")
+        if self.executed is False:
+            return proposed + f" → not executed ({html.escape(str(result.get('reason')))})"
+        if self.status == "awaiting approval":
             return proposed + " → waiting for a person to approve"
         return proposed
 
 
-class FallbackCard(ToolCard):
+class FallbackComponent(ToolComponent):
     """Any tool the front end has no component for: its name and raw arguments, escaped —
     never an attempt to render what the agent sent as markup."""
 
@@ -770,61 +780,71 @@ class FallbackCard(ToolCard):
 
 
 class ComponentRegistry:
-    """The front end's map from tool name to card component, driven by AG-UI events.
+    """The front end's map from tool name to component, driven by AG-UI events.
 
-    ``feed(event)`` takes wire events (as ``RunResult.events`` or an ``on_event`` callback
-    gives them). A ``TOOL_CALL_START`` creates the card registered for ``toolCallName`` —
-    or a :class:`FallbackCard`; ARGS/END/RESULT advance it by ``toolCallId``; a
-    ``RUN_FINISHED`` with interrupts marks the cards they name. The component choice is the
-    front end's: the agent only names a tool.
+    ``feed(event)`` takes events (wire dicts as ``RunResult.events`` or an ``on_event``
+    callback give them, or models). Each event goes through the core
+    :class:`~agentproto.agui.state.StateReducer` and the package's
+    :class:`~agentproto.agui.teaching_views.ToolCallCards`, which say what state every call is
+    in; the registry only picks the component: the one registered for the call's
+    ``toolCallName``, or :class:`FallbackComponent`. The choice is the front end's — the agent
+    names a tool, it never names a widget.
     """
 
-    def __init__(self, components: Mapping[str, type[ToolCard]] | None = None, *,
-                 fallback: type[ToolCard] = FallbackCard) -> None:
-        self.components: dict[str, type[ToolCard]] = dict(
+    def __init__(self, components: Mapping[str, type[ToolComponent]] | None = None, *,
+                 fallback: type[ToolComponent] = FallbackComponent) -> None:
+        self.components: dict[str, type[ToolComponent]] = dict(
             components if components is not None
-            else {"get_order": OrderCard, "refund_order": RefundCard})
+            else {"get_order": OrderComponent, "refund_order": RefundComponent})
         self.fallback = fallback
-        self.cards: dict[str, ToolCard] = {}
+        self.cards: dict[str, ToolComponent] = {}
         self.container = widgets.VBox()
+        self.reset()
 
-    def register(self, tool_name: str, card: type[ToolCard]) -> None:
-        self.components[tool_name] = card
+    def register(self, tool_name: str, component: type[ToolComponent]) -> None:
+        self.components[tool_name] = component
 
     def reset(self) -> None:
-        self.cards.clear()
+        """Forget every call (a new conversation)."""
+        from agentproto.agui.state import StateReducer
+        from agentproto.agui.teaching_views import ToolCallCards
+
+        self.reducer = StateReducer()
+        self.tracker = ToolCallCards(self.reducer)
+        self.cards = {}
         self.container.children = ()
 
-    def feed(self, event: Mapping[str, Any]) -> ToolCard | None:
-        """Advance the cards with one event; return the card it touched, if any."""
-        kind = event.get("type")
-        if kind == "TOOL_CALL_START":
-            cls = self.components.get(event["toolCallName"], self.fallback)
-            card = cls(event["toolCallId"], event["toolCallName"])
-            self.cards[card.tool_call_id] = card
-            self.container.children = tuple(c.box for c in self.cards.values())
-            return card
-        if kind in ("TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"):
-            card = self.cards.get(event.get("toolCallId", ""))
-            if card is not None:
-                card.on_event(event)
-            return card
-        if kind == "RUN_FINISHED":
-            outcome = event.get("outcome") or {}
-            for interrupt in outcome.get("interrupts", []) if outcome.get("type") == "interrupt" else []:
-                card = self.cards.get(interrupt.get("toolCallId", ""))
-                if card is not None:
-                    card.on_interrupt(interrupt)
-        return None
+    def feed(self, event: Any) -> ToolComponent | None:
+        """Advance the components with one event; return the one it touched, if any."""
+        from agentproto.agui.events import parse_event
 
-    def feed_all(self, events: Iterable[Mapping[str, Any]]) -> ComponentRegistry:
+        model = parse_event(dict(event)).event if isinstance(event, Mapping) else event
+        if model is None:  # an unknown event type: dropped, as the processing model says
+            return None
+        self.reducer.apply(model)
+        self.tracker.feed(model)
+        touched = getattr(model, "tool_call_id", None)
+        added = False
+        for tool_call_id, card in self.tracker.cards.items():
+            component = self.cards.get(tool_call_id)
+            if component is None:
+                cls = self.components.get(card.name, self.fallback)
+                component = self.cards[tool_call_id] = cls(tool_call_id, card.name)
+                added = True
+            if component.card != card:
+                component.update(card)
+        if added:
+            self.container.children = tuple(c.box for c in self.cards.values())
+        return self.cards.get(touched) if touched else None
+
+    def feed_all(self, events: Iterable[Any]) -> ComponentRegistry:
         for event in events:
             self.feed(event)
         return self
 
     def describe(self) -> str:
-        """One line per card, in the order they appeared."""
-        return "\n".join(card.text() for card in self.cards.values()) or "(no cards)"
+        """One line per component, in the order the calls appeared."""
+        return "\n".join(c.text() for c in self.cards.values()) or "(no tool calls)"
 
     def widget(self) -> widgets.VBox:
         return self.container

@@ -21,10 +21,12 @@ from agentproto.agui.ui_views import (
     ApprovalCard,
     Arrow,
     ComponentRegistry,
-    FallbackCard,
+    FallbackComponent,
     Frame,
     IntentRenderer,
+    OrderComponent,
     ProxyBufferingLab,
+    RefundComponent,
     TapTransport,
     UIIntent,
     audit_trail,
@@ -245,7 +247,8 @@ def test_audit_trail_has_proposed_args_decision_and_result(server, client, inter
     card.fields["amountCents"].value = 6400
     card.edit_button.click()
     (row,) = audit_trail(server.app.state.store, "t-1")
-    assert row.tool == "refund_order" and row.tool_call_id == interrupted.interrupts[0]["toolCallId"]
+    assert row.tool == "refund_order"
+    assert row.tool_call_id == interrupted.interrupts[0]["toolCallId"]
     assert row.proposed["amountCents"] == 12800
     assert row.decision == {"status": "resolved",
                             "payload": {"approved": True, "editedArgs": {"amountCents": 6400}}}
@@ -259,38 +262,40 @@ def test_audit_trail_of_a_pending_interrupt_has_no_decision_yet(server, interrup
 
 # --- the component registry ---------------------------------------------------------------------
 
-def test_registry_maps_tool_names_to_cards_and_tool_call_end_is_not_a_result(interrupted):
+def test_registry_maps_tool_names_to_components_and_tool_call_end_is_not_a_result(interrupted):
     registry = ComponentRegistry()
     seen = []
     for event in interrupted.events:
-        card = registry.feed(event)
-        if card is not None and event["type"] == "TOOL_CALL_END":
-            seen.append(card.status)
-    assert seen == ["arguments complete", "arguments complete"]
+        component = registry.feed(event)
+        if component is not None and event["type"] == "TOOL_CALL_END":
+            seen.append(component.status)
+    assert seen == ["arguments complete — no result yet"] * 2
     lookup, refund = registry.cards.values()
-    assert type(lookup).__name__ == "OrderCard" and lookup.status == "done"
+    assert isinstance(lookup, OrderComponent) and lookup.status == "done"
     assert lookup.result["status"] == "shipped"
-    assert type(refund).__name__ == "RefundCard" and refund.status == "awaiting approval"
+    assert isinstance(refund, RefundComponent) and refund.status == "awaiting approval"
     assert "waiting for a person" in refund.view.value
     assert len(registry.widget().children) == 2
 
 
-def test_registry_shows_unknown_tools_with_an_escaped_fallback_card():
+def test_registry_shows_unknown_tools_with_an_escaped_fallback_component():
     registry = ComponentRegistry()
     registry.feed_all([
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
         {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "<b>wipe</b>"},
         {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"x":"<script>1</script>"}'},
     ])
-    card = registry.cards["c1"]
-    assert isinstance(card, FallbackCard) and card.args is None
-    assert "<script>" not in card.view.value and "<b>wipe" not in card.view.value
+    component = registry.cards["c1"]
+    assert isinstance(component, FallbackComponent) and component.args is None
+    assert "<script>" not in component.view.value and "<b>wipe" not in component.view.value
     registry.reset()
-    assert registry.describe() == "(no cards)"
+    assert registry.describe() == "(no tool calls)"
 
 
-def test_a_not_executed_result_is_shown_as_such():
+def test_a_not_executed_result_answers_the_call_and_says_so():
     registry = ComponentRegistry()
     registry.feed_all([
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
         {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "refund_order"},
         {"type": "TOOL_CALL_ARGS", "toolCallId": "c",
          "delta": '{"orderId":"A1024","amountCents":100}'},
@@ -298,8 +303,20 @@ def test_a_not_executed_result_is_shown_as_such():
         {"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c",
          "content": '{"executed":false,"reason":"denied"}'},
     ])
-    assert registry.cards["c"].status == "not executed"
-    assert "not executed (denied)" in registry.cards["c"].view.value
+    component = registry.cards["c"]
+    assert component.status == "done" and component.executed is False
+    assert "not executed (denied)" in component.view.value
+    assert component.text().endswith("(not executed)")
+
+
+def test_a_resumed_run_answers_the_original_card(server, client, interrupted):
+    registry = ComponentRegistry().feed_all(interrupted.events)
+    card = ApprovalCard(client, "t-1")
+    card.approve_button.click()
+    registry.feed_all(card.result.events)
+    assert len(registry.cards) == 2  # no new card: the result hangs on the original call
+    refund = registry.cards[interrupted.interrupts[0]["toolCallId"]]
+    assert refund.status == "done" and "refunded 128.00" in refund.view.value
 
 
 # --- UI intents ---------------------------------------------------------------------------------
