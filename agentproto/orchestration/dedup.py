@@ -641,10 +641,10 @@ def plot_side_effects(reports: Sequence[DedupReport], ax: Any = None) -> Any:
     return ax
 
 
-def plot_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *,
-                      analytic: Sequence[tuple[float, float]] | None = None,
-                      mark: float | None = None) -> Any:
-    """Hit rate and stale rate against TTL (simulated points, optional closed-form lines)."""
+def plot_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *, closed_form: bool = True,
+                      mark: float | None = None, **model: Any) -> Any:
+    """Hit rate and stale rate against TTL: simulated points and, with ``closed_form``, the
+    :func:`cache_analytic` curves on a fine grid (``model``: its keyword arguments)."""
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -652,16 +652,19 @@ def plot_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *,
     from agentproto.teaching.plots import PALETTE
 
     ttls = [r.ttl for r in reports]
+    if closed_form and ttls:
+        top = max(ttls)
+        grid = [top * i / 200 for i in range(201)]
+        curve = [cache_analytic(t, **model) for t in grid]
+        ax.plot(grid, [c[0] for c in curve], "-", color=PALETTE["primary"], alpha=0.7, label="hit rate (formula)")
+        ax.plot(grid, [c[1] for c in curve], "-", color=PALETTE["bad"], alpha=0.7, label="stale (formula)")
     ax.plot(ttls, [r.hit_rate for r in reports], "o", color=PALETTE["primary"], label="hit rate (simulated)")
     ax.plot(ttls, [r.stale_rate for r in reports], "s", color=PALETTE["bad"], label="stale answers (simulated)")
-    if analytic is not None:
-        ax.plot(ttls, [a[0] for a in analytic], "-", color=PALETTE["primary"], alpha=0.6, label="hit rate (formula)")
-        ax.plot(ttls, [a[1] for a in analytic], "-", color=PALETTE["bad"], alpha=0.6, label="stale (formula)")
     if mark is not None:
         ax.axvline(mark, color="black", linestyle=":", linewidth=1)
     ax.set_xlabel("cache TTL (s)")
     ax.set_ylabel("fraction of queries")
     ax.set_ylim(0, 1)
     ax.set_title("Result cache: hit rate vs staleness")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="center right")
     return ax
