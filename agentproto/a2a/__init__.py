@@ -4,6 +4,7 @@ Layers, from the wire inwards (each usable on its own, e.g. in a notebook cell):
 
 ==========================  ====================================================================
 ``types``                   pydantic models of every A2A object in ProtoJSON shape
+``cards``                   ``check_card``: an Agent Card checked the way its author needs
 ``errors``                  the error hierarchy with JSON-RPC codes and ``google.rpc.ErrorInfo``
 ``machine``                 the nine task states, the derived transition table, ``TaskMachine``
 ``agents``                  sans-I/O agents (travel desk, conformance SUT, echo) and their updates
@@ -24,6 +25,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
+    "check_card": "agentproto.a2a.cards",
+    "CardProblem": "agentproto.a2a.cards",
     "AGENTS": "agentproto.a2a.agents",
     "CONFORMANCE_BEHAVIOURS": "agentproto.a2a.agents",
     "Agent": "agentproto.a2a.agents",
@@ -116,8 +119,8 @@ __all__ = [
     # types
     "PROTOCOL_VERSION", "Role", "Part", "Message", "Artifact", "TaskStatus", "Task",
     "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent", "StreamResponse", "SendMessageRequest",
-    "TaskPushNotificationConfig", "AgentCard", "AgentCapabilities", "AgentInterface",
-    "AgentSkill", "text_part", "data_part", "file_part", "url_part", "user_message",
+    "TaskPushNotificationConfig", "AgentCard", "check_card", "CardProblem",
+    "AgentCapabilities", "AgentInterface", "AgentSkill", "text_part", "data_part", "file_part", "url_part", "user_message",
     "agent_message",
     # errors
     "A2AError", "JSONRPCProtocolError", "JSONParseError", "InvalidRequestError",
@@ -151,6 +154,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from agentproto.a2a.cards import CardProblem, check_card
     from agentproto.a2a.agents import (
         AGENTS,
         CONFORMANCE_BEHAVIOURS,

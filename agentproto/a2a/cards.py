@@ -1,0 +1,129 @@
+"""Check an Agent Card against A2A v1.0 — beyond "does it parse".
+
+:class:`~agentproto.a2a.types.AgentCard` parses leniently, as a ProtoJSON reader must: unknown
+fields are ignored (spec §5.7) and REQUIRED lists may be missing because ProtoJSON writers drop
+empty ones. That is right for a client reading someone else's card and wrong for an author
+checking their own. :func:`check_card` is the author's view: every problem, each with the JSON
+path it concerns and what v1.0 expects instead.
+
+>>> [p.path for p in check_card({"name": "x"})][:3]
+['description', 'version', 'capabilities']
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentproto.a2a.types import JSONRPC_BINDING, PROTOCOL_VERSION, AgentCard
+
+__all__ = ["CardProblem", "check_card", "V03_FIELDS", "KNOWN_BINDINGS"]
+
+#: Standard ``protocolBinding`` values (spec §5.3); anything else must be a URI.
+KNOWN_BINDINGS = frozenset({"JSONRPC", "GRPC", "HTTP+JSON"})
+
+#: Fields of older cards, and what v1.0 uses instead (spec "what's new in v1.0").
+V03_FIELDS: dict[str, str] = {
+    "url": "the endpoint is supportedInterfaces[].url",
+    "preferredTransport": "list supportedInterfaces in order of preference",
+    "additionalInterfaces": "every endpoint is a supportedInterfaces entry",
+    "protocolVersion": "each supportedInterfaces entry has its own protocolVersion",
+    "supportsAuthenticatedExtendedCard": "use capabilities.extendedAgentCard",
+    "security": "renamed securityRequirements",
+    "authentication": "declare named securitySchemes and reference them in "
+                      "securityRequirements",
+}
+
+_MEDIA_TYPE = re.compile(r"^[\w.+-]+/[\w.+*-]+(;.*)?$")
+_VERSION = re.compile(r"^\d+\.\d+$")
+
+
+@dataclass(frozen=True)
+class CardProblem:
+    """One problem: where (a JSON path like ``skills.0.tags``) and what is wrong."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
+    """Every way ``data`` falls short of a v1.0 Agent Card (an empty list: it is fine)."""
+    wire = data.to_wire() if isinstance(data, AgentCard) else data
+    problems: list[CardProblem] = []
+    if not isinstance(wire, dict):
+        return [CardProblem("", "an Agent Card is a JSON object")]
+    for name, instead in V03_FIELDS.items():
+        if name in wire:
+            problems.append(CardProblem(name, f"not an A2A v1.0 field: {instead}"))
+    if "stateTransitionHistory" in (wire.get("capabilities") or {}):
+        problems.append(CardProblem("capabilities.stateTransitionHistory",
+                                    "removed in v1.0"))
+    try:
+        AgentCard.from_wire(wire)
+    except ValidationError as exc:
+        for e in exc.errors(include_url=False):
+            path = ".".join(str(p) for p in e["loc"])
+            msg = "is REQUIRED" if e["type"] == "missing" else e["msg"].removeprefix(
+                "Value error, ")
+            problems.append(CardProblem(path, msg))
+    # The checks below read the raw JSON, so they also run on a card that failed to parse.
+    for key in ("supportedInterfaces", "defaultInputModes", "defaultOutputModes", "skills"):
+        if key in wire and not wire[key]:
+            problems.append(CardProblem(key, "is REQUIRED and must not be empty"))
+        elif key not in wire and not any(p.path == key for p in problems):
+            problems.append(CardProblem(key, "is REQUIRED"))
+    interfaces = _list(wire.get("supportedInterfaces"))
+    for i, itf in enumerate(interfaces):
+        where = f"supportedInterfaces.{i}"
+        parts = urllib.parse.urlsplit(str(itf.get("url", "")))
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            problems.append(CardProblem(f"{where}.url", "must be an absolute http(s) URL"))
+        binding = str(itf.get("protocolBinding", ""))
+        if binding not in KNOWN_BINDINGS and ":" not in binding:
+            problems.append(CardProblem(f"{where}.protocolBinding",
+                                        "JSONRPC, GRPC, HTTP+JSON, or a URI for a custom one"))
+        if not _VERSION.match(str(itf.get("protocolVersion", ""))):
+            problems.append(CardProblem(f"{where}.protocolVersion",
+                                        'Major.Minor, e.g. "1.0" (no patch number)'))
+    if interfaces and not any(i.get("protocolBinding") == JSONRPC_BINDING
+                              and str(i.get("protocolVersion", "")).split(".")[:2]
+                              == PROTOCOL_VERSION.split(".") for i in interfaces):
+        problems.append(CardProblem("supportedInterfaces",
+                                    "no JSON-RPC 1.0 interface (allowed, but this kit's client "
+                                    "speaks only that one)"))
+    skills = _list(wire.get("skills"))
+    modes = [("defaultInputModes", wire.get("defaultInputModes")),
+             ("defaultOutputModes", wire.get("defaultOutputModes"))]
+    for i, skill in enumerate(skills):
+        modes += [(f"skills.{i}.inputModes", skill.get("inputModes")),
+                  (f"skills.{i}.outputModes", skill.get("outputModes"))]
+        if not skill.get("tags"):
+            problems.append(CardProblem(f"skills.{i}.tags", "is REQUIRED and must not be empty"))
+    for where, values in modes:
+        for j, mode in enumerate(_list(values)):
+            if not isinstance(mode, str) or not _MEDIA_TYPE.match(mode):
+                problems.append(CardProblem(f"{where}.{j}",
+                                            f"{mode!r} is not a media type (e.g. text/plain)"))
+    declared = set(wire.get("securitySchemes") or {})
+    requirements = [("securityRequirements", wire.get("securityRequirements"))]
+    requirements += [(f"skills.{i}.securityRequirements", s.get("securityRequirements"))
+                     for i, s in enumerate(skills)]
+    for where, reqs in requirements:
+        for j, req in enumerate(_list(reqs)):
+            for name in (req.get("schemes") or {}) if isinstance(req, dict) else ():
+                if name not in declared:
+                    problems.append(CardProblem(f"{where}.{j}.schemes.{name}",
+                                                "names a scheme not in securitySchemes"))
+    return problems
+
+
+def _list(value: Any) -> list[Any]:
+    return [v for v in value if isinstance(v, dict) or isinstance(v, str)] \
+        if isinstance(value, list) else []
