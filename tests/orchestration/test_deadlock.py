@@ -109,7 +109,7 @@ def to_nx(g):
     return G
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(digraphs())
 def test_detection_finds_a_cycle_exactly_when_networkx_does(g):
     G = to_nx(g)
@@ -120,7 +120,7 @@ def test_detection_finds_a_cycle_exactly_when_networkx_does(g):
         assert len(set(witness)) == len(witness)  # elementary
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(digraphs())
 def test_every_cycle_networkx_finds_is_found(g):
     ours = set(simple_cycles(g))
@@ -128,7 +128,7 @@ def test_every_cycle_networkx_finds_is_found(g):
     assert ours == theirs
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(digraphs())
 def test_deadlocked_groups_are_the_cyclic_strongly_connected_components(g):
     G = to_nx(g)
@@ -139,7 +139,7 @@ def test_deadlocked_groups_are_the_cyclic_strongly_connected_components(g):
     assert all(nx.find_cycle(G.subgraph(grp)) for grp in groups)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(digraphs())
 def test_refusal_or_dispatch_order_agrees_with_networkx(g):
     G = to_nx(g)
