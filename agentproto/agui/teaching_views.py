@@ -459,9 +459,15 @@ class RunStepper(Stepper):
         raise ValueError(f"no {event_type} number {nth} in this run")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The widget, with a short, stable plain-text form (nbval compares it)."""
         bundle = self.widget()._repr_mimebundle_(**kwargs) or {}
         bundle["text/plain"] = f"RunStepper: {len(self.frames)} events — {self.title}"
         return bundle
+
+    def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)
 
 
 # -- break it yourself ------------------------------------------------------------------------
