@@ -361,7 +361,8 @@ def test_an_idle_stream_gets_keep_alive_comments():
     with running_server(app) as base:
         response = post_run(base, run_body("t-idle", "r-1",
                                            messages=[user("hello, which order is mine?")]))
-    assert b": keep-alive\n\n" in response.content
+    assert response.status_code == 200, response.text
+    assert b": keep-alive\n\n" in response.content, response.content[:300]
     verified(decode(response.content))
 
 
