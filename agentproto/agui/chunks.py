@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from agentproto.agui.errors import ChunkError
 from agentproto.agui.events import (
+    EVENT_CLASSES,
     BaseEvent,
     EventType,
     ReasoningMessageContentEvent,
@@ -78,6 +79,20 @@ CLOSES_NOTHING = frozenset({E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA,
                             E.REASONING_ENCRYPTED_VALUE, E.SUBAGENT_STARTED})
 _CLOSES_SUBAGENT_LANE = frozenset({E.SUBAGENT_FINISHED, E.SUBAGENT_ERROR})
 _CHUNKS = frozenset({E.TEXT_MESSAGE_CHUNK, E.TOOL_CALL_CHUNK, E.REASONING_MESSAGE_CHUNK})
+
+# What each event class does to the lanes. Keyed by class, not by EventType: hashing an Enum
+# member runs Python code, hashing a class does not, and this runs for every event.
+_CHUNK_TEXT, _CHUNK_TOOL, _CHUNK_REASONING = "chunk:text", "chunk:tool", "chunk:reasoning"
+_OWN, _ALL, _PASS = "close-own-lane", "close-all-lanes", "pass"
+_ACTION: dict[type, str] = {
+    **{EVENT_CLASSES[t]: _OWN for t in CLOSES_OWN_LANE},
+    **{EVENT_CLASSES[t]: _ALL for t in CLOSES_ALL_LANES},
+    **{EVENT_CLASSES[t]: _PASS for t in CLOSES_NOTHING},
+    **{EVENT_CLASSES[t]: _OWN for t in _CLOSES_SUBAGENT_LANE},  # the lane named by the event
+    EVENT_CLASSES[E.TEXT_MESSAGE_CHUNK]: _CHUNK_TEXT,
+    EVENT_CLASSES[E.TOOL_CALL_CHUNK]: _CHUNK_TOOL,
+    EVENT_CLASSES[E.REASONING_MESSAGE_CHUNK]: _CHUNK_REASONING,
+}
 
 _KIND_LABEL = {"text": "text message", "tool": "tool call", "reasoning": "reasoning message"}
 _ID_FIELD = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"}
@@ -116,6 +131,8 @@ class ChunkExpander:
 
     def __init__(self) -> None:
         self._lanes: dict[str | None, PendingStream] = {}
+        #: True when no lane has an open chunk stream (non-chunk events then pass untouched).
+        self.idle = True
         #: Streams still pending when :meth:`close` was called (their END was not synthesized).
         self.discarded: list[PendingStream] = []
 
@@ -127,27 +144,30 @@ class ChunkExpander:
     # -- the public surface --------------------------------------------------------------
     def feed(self, event: BaseEvent, *, index: int | None = None) -> list[BaseEvent]:
         """Expand one event; non-chunk events pass through after any END they trigger."""
-        t = event.type
-        if t in _CHUNKS:
-            if t is E.TEXT_MESSAGE_CHUNK:
-                return self._text(event, index)
-            if t is E.TOOL_CALL_CHUNK:
-                return self._tool(event, index)
+        try:
+            return self._feed(event, index)
+        finally:
+            self.idle = not self._lanes
+
+    def _feed(self, event: BaseEvent, index: int | None) -> list[BaseEvent]:
+        action = _ACTION.get(type(event), _PASS)
+        if action is _CHUNK_TEXT:
+            return self._text(event, index)
+        if action is _CHUNK_TOOL:
+            return self._tool(event, index)
+        if action is _CHUNK_REASONING:
             return self._reasoning(event, index)
-        if not self._lanes or t in CLOSES_NOTHING:
+        if not self._lanes or action is _PASS:
             return [event]
-        if t in CLOSES_OWN_LANE:
-            return [*self._close_lane(event.subagent_run_id), event]
-        if t in CLOSES_ALL_LANES:
+        if action is _ALL:
             return [*self._close_all(), event]
-        if t in _CLOSES_SUBAGENT_LANE:
-            return [*self._close_lane(event.subagent_run_id), event]
-        return [event]
+        return [*self._close_lane(event.subagent_run_id), event]  # own lane / subagent's lane
 
     def close(self) -> list[BaseEvent]:
         """End of stream. Emits nothing: pending streams are discarded (see module docs)."""
         self.discarded.extend(self._lanes.values())
         self._lanes.clear()
+        self.idle = True
         return []
 
     # -- lanes ---------------------------------------------------------------------------
@@ -156,12 +176,11 @@ class ChunkExpander:
         if pending is None:
             return []
         if pending.kind == "text":
-            cls = TextMessageEndEvent
-            return [cls.model_construct(message_id=pending.id, subagent_run_id=pending.owner)]
+            return [TextMessageEndEvent(message_id=pending.id, subagent_run_id=pending.owner)]
         if pending.kind == "tool":
-            return [ToolCallEndEvent.model_construct(tool_call_id=pending.id,
+            return [ToolCallEndEvent(tool_call_id=pending.id,
                                                      subagent_run_id=pending.owner)]
-        return [ReasoningMessageEndEvent.model_construct(message_id=pending.id,
+        return [ReasoningMessageEndEvent(message_id=pending.id,
                                                          subagent_run_id=pending.owner)]
 
     def _close_all(self) -> list[BaseEvent]:
@@ -231,13 +250,13 @@ class ChunkExpander:
                                     role=chunk.role if chunk.role is not None else "assistant",
                                     name=chunk.name)
             self._lanes[lane] = pending
-            out.append(TextMessageStartEvent.model_construct(
+            out.append(TextMessageStartEvent(
                 message_id=pending.id, role=pending.role, name=chunk.name,
                 subagent_run_id=tag, **self._origin(chunk, False)))
         owner = tag if tag is not None else pending.owner
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(TextMessageContentEvent.model_construct(
+            out.append(TextMessageContentEvent(
                 message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
                 **self._origin(chunk, True)))
         return out
@@ -266,14 +285,14 @@ class ChunkExpander:
             pending = PendingStream("tool", chunk.tool_call_id, tag, name=chunk.tool_call_name,
                                     parent_message_id=chunk.parent_message_id)
             self._lanes[lane] = pending
-            out.append(ToolCallStartEvent.model_construct(
+            out.append(ToolCallStartEvent(
                 tool_call_id=pending.id, tool_call_name=pending.name,
                 parent_message_id=chunk.parent_message_id, subagent_run_id=tag,
                 **self._origin(chunk, False)))
         owner = tag if tag is not None else pending.owner
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(ToolCallArgsEvent.model_construct(
+            out.append(ToolCallArgsEvent(
                 tool_call_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
                 **self._origin(chunk, True)))
         return out
@@ -293,12 +312,12 @@ class ChunkExpander:
                                  event_type="REASONING_MESSAGE_CHUNK")
             pending = PendingStream("reasoning", chunk.message_id, tag)
             self._lanes[lane] = pending
-            out.append(ReasoningMessageStartEvent.model_construct(
+            out.append(ReasoningMessageStartEvent(
                 message_id=pending.id, subagent_run_id=tag, **self._origin(chunk, False)))
         owner = tag if tag is not None else pending.owner
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(ReasoningMessageContentEvent.model_construct(
+            out.append(ReasoningMessageContentEvent(
                 message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
                 **self._origin(chunk, True)))
         return out

@@ -768,6 +768,7 @@ EVENT_CLASSES: dict[EventType, type[BaseEvent]] = {
 _CLASS_BY_NAME: dict[str, type[BaseEvent]] = {t.value: c for t, c in EVENT_CLASSES.items()}
 
 _EVENT_ADAPTER: TypeAdapter = TypeAdapter(Event)
+_validate_json = _EVENT_ADAPTER.validator.validate_json  # the pydantic-core call, no wrapper
 _INPUT_ADAPTER: TypeAdapter = TypeAdapter(RunAgentInput)
 
 
@@ -1062,11 +1063,15 @@ class CompatibilityBoundary:
         self._message: str | None = None
         self._noticed: set[str] = set()
 
+    def new_run(self) -> None:
+        """A RUN_STARTED went by: tolerated nulls are warned about afresh in each run."""
+        self._noticed.clear()
+
     def translate(self, obj: dict, index: int | None,
                   warnings: list[PipelineWarning]) -> dict:
         kind = obj.get("type")
         if kind == "RUN_STARTED":
-            self._noticed.clear()
+            self.new_run()
         obj = self._nulls(obj, kind, index, warnings)
         if isinstance(kind, str) and kind in _THINKING:
             obj = self._thinking(obj, kind, index, warnings)
@@ -1310,19 +1315,33 @@ class EventParser:
     def __init__(self, *, ids: Callable[[], str] | None = None) -> None:
         self.boundary = CompatibilityBoundary(ids)
 
+    def fast(self, obj: str | bytes) -> BaseEvent | None:
+        """The fast path: one pydantic-core call for conforming JSON text, else ``None``.
+
+        Succeeds only when the text validates strictly as it stands — no unknown field, no
+        unknown type, nothing to translate — so there is nothing to warn about. Text with a
+        ``null`` token takes the slow path, because a null in an optional ``Any`` field
+        (``result``, ``rawEvent``) validates but must not pass silently.
+        """
+        if ("null" if type(obj) is str else b"null") in obj:
+            return None
+        try:
+            event = _validate_json(obj, strict=True, by_alias=True, by_name=False)
+        except ValidationError:
+            return None
+        if type(event) is RunStartedEvent:  # class checks: Enum member access is slow
+            self.boundary.new_run()
+            if event.protocol_version is not None:
+                return None  # let the slow path judge the version declaration
+        return event
+
     def parse(self, obj: dict | str | bytes | bytearray, *, index: int | None = None
               ) -> ParsedEvent:
         """Parse one event given as JSON text/bytes or as an already-decoded dict."""
         if isinstance(obj, (bytes, bytearray, str)):
-            null = "null" if isinstance(obj, str) else b"null"
-            if null not in obj:
-                try:
-                    event = _EVENT_ADAPTER.validate_json(obj, strict=True, by_alias=True,
-                                                         by_name=False)
-                except ValidationError:
-                    pass
-                else:
-                    return self._checked(event, index)
+            event = self.fast(obj)
+            if event is not None:
+                return ParsedEvent(event, [])
             try:
                 data = json.loads(obj)
             except (UnicodeDecodeError, ValueError) as exc:
@@ -1380,7 +1399,7 @@ class EventParser:
     @staticmethod
     def _checked(event: BaseEvent, index: int | None) -> ParsedEvent:
         warnings: list[PipelineWarning] = []
-        if event.type is EventType.RUN_STARTED and event.protocol_version is not None:
+        if type(event) is RunStartedEvent and event.protocol_version is not None:
             w = _version_warning(event.protocol_version, index)
             if w is not None:
                 warnings.append(w)

@@ -24,12 +24,16 @@ from typing import Any, Callable, Iterable
 
 from agentproto.agui.chunks import ChunkExpander
 from agentproto.agui.errors import AGUIError, DecodeError, PipelineWarning
-from agentproto.agui.events import BaseEvent, EventParser
+from agentproto.agui.events import EVENT_CLASSES, BaseEvent, EventParser, EventType
 from agentproto.agui.sse import JSONLinesDecoder, SSEDecoder
 from agentproto.agui.state import StateReducer
 from agentproto.agui.verify import RULES, Verifier
 
 __all__ = ["Pipeline", "LintReport", "lint_source", "detect_format", "STAGE_RULES", "fix_for"]
+
+_CHUNK_CLASSES = frozenset({EVENT_CLASSES[EventType.TEXT_MESSAGE_CHUNK],
+                            EVENT_CLASSES[EventType.TOOL_CALL_CHUNK],
+                            EVENT_CLASSES[EventType.REASONING_MESSAGE_CHUNK]})
 
 #: Rules raised before verification (decode, parse, expand, apply, guard rails), with the
 #: one-line fix the CLI prints. The verifier's own rules live in :data:`verify.RULES`.
@@ -154,47 +158,64 @@ class Pipeline:
             payloads = self._decoder.feed(data)
         except AGUIError as exc:
             return self._failed(exc)
-        out: list[BaseEvent] = []
-        for payload in payloads:
-            out.extend(self._one(payload))
-            if self.error is not None:
-                break
-        return out
+        return self._run(payloads) if payloads else []
 
     def feed_event(self, obj: dict | str | bytes | BaseEvent) -> list[BaseEvent]:
         """Feed one wire event; returns the events applied (chunks expand into several)."""
         if self.error is not None:
             return []
-        return self._one(obj)
+        return self._run((obj,))
 
-    def _one(self, obj: Any) -> list[BaseEvent]:
+    def _run(self, items) -> list[BaseEvent]:
+        """The hot loop: every stage for every item, with the stages' methods bound once."""
+        out: list[BaseEvent] = []
+        fast, expander = self.parser.fast, self.expander
+        verify, apply, on_event = self.verifier.feed, self.reducer.apply, self.on_event
+        warnings, chunky = self.warnings, _CHUNK_CLASSES
         index = self.events_read
-        self.events_read += 1
         try:
-            if isinstance(obj, BaseEvent):
-                event: BaseEvent | None = obj
-            else:
-                parsed = self.parser.parse(obj, index=index)
-                if parsed.warnings:
-                    self.warnings.extend(parsed.warnings)
-                event = parsed.event
+            for obj in items:
+                kind = type(obj)
+                event = fast(obj) if kind is str or kind is bytes else None
                 if event is None:
-                    return []
-            expanded = self.expander.feed(event, index=index)
-            verifier, reducer = self.verifier, self.reducer
-            for e in expanded:
-                verifier.feed(e, index=index)
-                w = reducer.apply(e, index=index)
-                if w:
-                    self.warnings.extend(w)
-                if self.on_event is not None:
-                    self.on_event(e)
-            return expanded
+                    event = self._parse(obj, index)
+                    if event is None:  # dropped (unknown type)
+                        index += 1
+                        continue
+                if expander.idle and type(event) not in chunky:
+                    verify(event, index)  # the common case: nothing to expand or close
+                    if apply(event, index):
+                        warnings.extend(self.reducer.last_warnings)
+                    if on_event is not None:
+                        on_event(event)
+                    out.append(event)
+                else:
+                    for e in expander.feed(event, index=index):
+                        verify(e, index)
+                        if apply(e, index):
+                            warnings.extend(self.reducer.last_warnings)
+                        if on_event is not None:
+                            on_event(e)
+                        out.append(e)
+                index += 1
         except AGUIError as exc:
             if exc.index is None:
                 exc.index = index
-            self.warnings.extend(getattr(exc, "warnings", ()))
-            return self._failed(exc)
+            warnings.extend(getattr(exc, "warnings", ()))
+            self.events_read = index + 1
+            self._failed(exc)
+            return out
+        self.events_read = index
+        return out
+
+    def _parse(self, obj: Any, index: int) -> BaseEvent | None:
+        """The careful path: models pass through; anything else gets the full parser."""
+        if isinstance(obj, BaseEvent):
+            return obj
+        parsed = self.parser.parse(obj, index=index)
+        if parsed.warnings:
+            self.warnings.extend(parsed.warnings)
+        return parsed.event
 
     def _failed(self, exc: AGUIError) -> list[BaseEvent]:
         self.error = exc
@@ -217,10 +238,7 @@ class Pipeline:
                 self._failed_quietly(exc)
                 tail = None
             if isinstance(tail, list):  # JSON lines: a last line without a newline
-                for payload in tail:
-                    self._one(payload)
-                    if self.error is not None:
-                        break
+                self._run(tail)
             elif tail:
                 self.warnings.append(PipelineWarning(
                     None, "", f"the stream ended inside an SSE frame; the unterminated frame "

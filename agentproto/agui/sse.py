@@ -103,7 +103,21 @@ class SSEDecoder:
                 text = text[1:]
         if not text:
             return []
-        return self._lines(self._pending + text)
+        text = self._pending + text
+        self._pending = ""
+        if "\r" in text:
+            return self._lines(text)
+        if not self._has_data:
+            return self._frames(text)
+        # Mid-frame with data already collected: finish that frame line by line, then go fast.
+        end = 0 if text[0] == "\n" else text.find("\n\n") + 1
+        if end == 0 and text[0] != "\n":
+            return self._lines(text)
+        out = self._lines(text[:end + 1])
+        rest = text[end + 1:]
+        if rest:
+            out.extend(self._frames(rest))
+        return out
 
     def close(self) -> str | None:
         """End of stream. Returns what was left of a never-terminated frame, or ``None``.
@@ -124,6 +138,7 @@ class SSEDecoder:
                               rule="decode.utf8") from None
         if tail:
             self._lines(self._pending + tail)
+            tail = ""
         dangling: list[str] = []
         if self._has_data:
             dangling.append("\n".join(self._data))
@@ -133,6 +148,7 @@ class SSEDecoder:
         return "\n".join(dangling) if dangling else None
 
     def _lines(self, text: str) -> list[str]:
+        """The general line parser (WHATWG event-stream rules), for anything unusual."""
         if "\r" in text:
             # A CR ends a line at once; if the next chunk starts with LF, that LF is the
             # second half of a CRLF split between chunks and is skipped.
@@ -164,6 +180,25 @@ class SSEDecoder:
                 continue
             # event:, id:, retry: and unknown fields are ignored (spec http-sse).
         self._pending = rest
+        return out
+
+
+    def _frames(self, text: str) -> list[str]:
+        """Fast path for LF-only text that starts at a frame boundary: whole frames at once.
+
+        A frame that is exactly one ``data: …`` line — what every AG-UI producer sends —
+        costs two string operations; anything else goes through the line parser.
+        """
+        blocks = text.split("\n\n")
+        tail = blocks.pop()  # an unfinished frame (possibly with complete lines in it)
+        out: list[str] = []
+        for block in blocks:
+            if block.startswith("data: ") and "\n" not in block:
+                out.append(block[6:])
+            elif block:
+                out.extend(self._lines(block + "\n\n"))
+        if tail:
+            out.extend(self._lines(tail))  # consumes its complete lines, keeps the partial one
         return out
 
 

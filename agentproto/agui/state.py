@@ -8,13 +8,15 @@ Theory of operation
 :class:`StateReducer` holds three things and changes them only through :meth:`apply`:
 
 * ``state`` — any JSON value. ``STATE_SNAPSHOT`` replaces it wholesale (``null``, ``0`` and
-  arrays included; no merge). ``STATE_DELTA`` amends it with an RFC 6902 patch, applied
-  **atomically**: every operation runs against a *copy-on-write* view of the document
-  (containers along the operation's path are copied once, untouched subtrees are shared),
-  so a failing operation leaves the prior state untouched at the cost of copying one path,
-  not the whole document. A well-formed patch that does not apply (missing path, failed
-  ``test``) keeps the prior state and yields a warning; the next snapshot is adopted
-  regardless (spec ``basic/patterns/snapshots``).
+  arrays included; no merge). ``STATE_DELTA`` amends it with an RFC 6902 patch, applied by
+  ``jsonpatch`` **in place and atomically**: jsonpatch journals what each operation changes
+  and rolls the journal back if a later one fails, so the prior state is restored exactly
+  without copying the whole document per delta. A well-formed patch that does not apply
+  (missing path, failed ``test``) keeps the prior state and yields a warning; the next
+  snapshot is adopted regardless (spec ``basic/patterns/snapshots``). The reducer owns its
+  state: snapshots are copied in, and inserted values are copied by jsonpatch, so events are
+  never mutated — but ``state`` itself changes in place; copy it (:func:`copy_json`) to keep
+  a before/after pair.
 * ``messages`` — the conversation in AG-UI wire shape (camelCase dicts). Text and reasoning
   messages are created by their START, grow by CONTENT (deltas are buffered and joined, so a
   long message costs linear, not quadratic, time) and close by END. Tool calls attach to
@@ -52,12 +54,19 @@ import jsonpointer
 
 from agentproto.agui.errors import ChunkError, GuardError, PatchError, PipelineWarning, \
     ResyncNeeded
-from agentproto.agui.events import BaseEvent, EventType, dump_model
+from agentproto.agui.events import (
+    EVENT_CLASSES,
+    BaseEvent,
+    EventType,
+    TextMessageStartEvent,
+    dump_model,
+)
 
 __all__ = ["StateReducer", "apply_patch", "copy_json", "DEFAULT_VERSION_KEY"]
 
 E = EventType
 DEFAULT_VERSION_KEY = "agentproto.stateVersion"
+_NO_WARNINGS: list = []  # shared empty result; callers only read it
 _PATCH_ERRORS = (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError,
                  IndexError, TypeError, ValueError)
 _VALID_OPS = {"add": ("path", "value"), "remove": ("path",), "replace": ("path", "value"),
@@ -73,44 +82,19 @@ def copy_json(value: Any) -> Any:
     return value
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~") if "~" in token else token
+class _CachedPointer(jsonpointer.JsonPointer):
+    """A JSON Pointer that parses each distinct path string once (streams repeat paths)."""
 
+    _parsed: dict[str, list[str]] = {}
 
-def _cow_path(root: Any, pointer: str, fresh: set[int]) -> Any:
-    """Return *root* with every container along *pointer* replaced by a private copy.
-
-    Containers already in *fresh* (copied earlier in the same patch) are reused. Stops
-    quietly where the path does not resolve: the patch operation will report that.
-    """
-    if type(root) not in (dict, list):
-        return root
-    if id(root) not in fresh:
-        root = dict(root) if type(root) is dict else list(root)
-        fresh.add(id(root))
-    if not pointer:
-        return root
-    cur = root
-    tokens = pointer.split("/")[1:]
-    for raw in tokens[:-1]:
-        token = _unescape(raw)
-        if type(cur) is dict:
-            if token not in cur:
-                break
-            key: Any = token
+    def __init__(self, pointer: str) -> None:
+        parts = self._parsed.get(pointer)
+        if parts is None:
+            super().__init__(pointer)
+            if len(self._parsed) < 4096:
+                self._parsed[pointer] = list(self.parts)
         else:
-            if not token.isdigit() or int(token) >= len(cur):
-                break
-            key = int(token)
-        child = cur[key]
-        if type(child) not in (dict, list):
-            break
-        if id(child) not in fresh:
-            child = dict(child) if type(child) is dict else list(child)
-            fresh.add(id(child))
-            cur[key] = child
-        cur = child
-    return root
+            self.parts = list(parts)
 
 
 def _op_dict(op: Any) -> dict:
@@ -157,28 +141,26 @@ def _check_ops(ops: Any, where: str) -> tuple[list[dict], list[tuple[str, str]]]
 
 
 def apply_patch(document: Any, ops: Iterable[Any]) -> Any:
-    """Apply a JSON Patch atomically and return the new document; *document* is never mutated.
+    """Apply a JSON Patch and return the new document; *document* is never mutated.
 
     Raises :class:`PatchError` for a malformed patch and ``jsonpatch``/``jsonpointer``
-    exceptions for a well-formed one that does not apply (the caller keeps the old value).
-    Unknown ``op`` elements are dropped silently here; :class:`StateReducer` warns about them.
+    exceptions for a well-formed one that does not apply. Unknown ``op`` elements are dropped
+    silently here; :class:`StateReducer` warns about them.
     """
     clean, _ = _check_ops(ops if isinstance(ops, list) else
                           ops if isinstance(ops, (str, bytes, dict)) else list(ops), "")
-    return _apply_clean(document, clean)
+    return _apply_in_place(copy_json(document), clean)
 
 
-def _apply_clean(document: Any, ops: list[dict]) -> Any:
-    fresh: set[int] = set()
-    doc = document
-    for op in ops:
-        doc = _cow_path(doc, op["path"], fresh)
-        if "from" in op and op["op"] == "move":
-            doc = _cow_path(doc, op["from"], fresh)
-        # Values inserted by add/replace belong to the event and are not in `fresh`, so a
-        # later operation that reaches into them copies them first.
-        doc = jsonpatch.JsonPatch([op]).apply(doc, in_place=True)
-    return doc
+def _apply_in_place(document: Any, ops: list[dict]) -> Any:
+    """jsonpatch, in place and atomic: on failure its journal restores *document* exactly.
+
+    Inserted values are deep-copied by jsonpatch, so the event's patch is never aliased into
+    (or later mutated through) the document. Returns the document (a new object only when
+    the root itself was replaced).
+    """
+    return jsonpatch.JsonPatch(ops, pointer_cls=_CachedPointer).apply(
+        document, in_place=True, atomic=True)
 
 
 def _merge_meta(target: dict, meta: dict | None) -> None:
@@ -230,8 +212,10 @@ class StateReducer:
         self.version: int | None = None
         self.needs_resync = False
         self._warnings: list[PipelineWarning] = []
+        #: The warnings of the most recent :meth:`apply` call.
+        self.last_warnings: list[PipelineWarning] = []
         self._index: int | None = None
-        self._handlers: dict[EventType, Callable[[Any], None]] = {
+        handlers: dict[EventType, Callable[[Any], None]] = {
             E.RUN_STARTED: self._run_started, E.RUN_FINISHED: self._run_finished,
             E.RUN_ERROR: self._run_error,
             E.TEXT_MESSAGE_START: self._text_start, E.TEXT_MESSAGE_CONTENT: self._text_content,
@@ -247,11 +231,13 @@ class StateReducer:
             E.ACTIVITY_DELTA: self._activity_delta,
             E.REASONING_ENCRYPTED_VALUE: self._encrypted_value,
         }
+        # Keyed by event class: hashing a class is cheap, hashing an Enum member is not.
+        self._handlers = {EVENT_CLASSES[t]: f for t, f in handlers.items()}
 
     # -- public surface ------------------------------------------------------------------
-    def apply(self, event: BaseEvent, *, index: int | None = None) -> list[PipelineWarning]:
+    def apply(self, event: BaseEvent, index: int | None = None) -> list[PipelineWarning]:
         """Apply one event; return the warnings it raised (empty for almost every event)."""
-        handler = self._handlers.get(event.type)
+        handler = self._handlers.get(type(event))
         if handler is None:
             if event.type in (E.TEXT_MESSAGE_CHUNK, E.TOOL_CALL_CHUNK, E.REASONING_MESSAGE_CHUNK):
                 raise ChunkError(f"{event.type.value} must be transformed before being applied",
@@ -261,9 +247,9 @@ class StateReducer:
         self._index = index
         handler(event)
         if self._warnings:
-            out, self._warnings = self._warnings, []
-            return out
-        return []
+            self.last_warnings, self._warnings = self._warnings, []
+            return self.last_warnings
+        return _NO_WARNINGS
 
     @property
     def messages(self) -> list[dict]:
@@ -348,10 +334,11 @@ class StateReducer:
         msg = self._by_id.get(mid)
         if msg is None:
             role = event.role
-            if event.type is E.TEXT_MESSAGE_START and role is None:
+            is_text = type(event) is TextMessageStartEvent
+            if is_text and role is None:
                 role = "assistant"  # absent means assistant (spec text-messages)
             msg = {"id": mid, "role": role, "content": ""}
-            if event.type is E.TEXT_MESSAGE_START and event.name is not None:
+            if is_text and event.name is not None:
                 msg["name"] = event.name
             if event.subagent_run_id is not None:
                 msg["subagentRunId"] = event.subagent_run_id
@@ -492,7 +479,7 @@ class StateReducer:
                                   if p is not None])
         self._guard_version(event, snapshot=False)
         try:
-            self.state = _apply_clean(self.state, ops)
+            self.state = _apply_in_place(self.state, ops)
         except _PATCH_ERRORS as exc:
             self._warn("/delta", f"Failed to apply state patch: {type(exc).__name__}: {exc}; "
                                  f"the previous state is kept")
@@ -546,7 +533,7 @@ class StateReducer:
             self._warn("/messageId", f"ACTIVITY_DELTA for {event.message_id!r} skipped: {what}")
             return
         try:
-            content = _apply_clean(msg["content"], [_op_dict(op) for op in event.patch])
+            content = _apply_in_place(copy_json(msg["content"]), [_op_dict(op) for op in event.patch])
         except _PATCH_ERRORS as exc:
             self._warn("/patch", f"Failed to apply activity patch: {type(exc).__name__}: {exc}; "
                                  f"the previous content is kept")

@@ -39,7 +39,21 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from agentproto.agui.errors import VerificationError
-from agentproto.agui.events import BaseEvent, EventType
+from agentproto.agui.events import (
+    EVENT_CLASSES,
+    BaseEvent,
+    EventType,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningStartEvent,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+)
 
 __all__ = ["Rule", "RULES", "RunState", "RUN_TRANSITIONS", "RunRecord", "Verifier",
            "verify_events", "rules_table"]
@@ -237,6 +251,9 @@ class RunState:
 
 _OTHER = "*"
 _V = "✗"  # marks a violation cell: (_V, rule_id)
+_ACTIVE = RunState.ACTIVE
+_RUN_KIND = {RunStartedEvent: "RUN_STARTED", RunFinishedEvent: "RUN_FINISHED",
+             RunErrorEvent: "RUN_ERROR"}
 
 #: state → event kind → next state, or ``(✗, rule id)``. Kinds: the three ``RUN_*`` types
 #: and ``*`` for every other event. Drawn by notebooks; the verifier reads nothing else.
@@ -293,7 +310,7 @@ class Verifier:
         self.runs: list[RunRecord] = []
         self._count = 0
         self._reset()
-        self._dispatch: dict[EventType, Callable[[BaseEvent, int], None]] = {
+        dispatch: dict[EventType, Callable[[BaseEvent, int], None]] = {
             E.TEXT_MESSAGE_START: self._text_start,
             E.TEXT_MESSAGE_CONTENT: self._text_continue,
             E.TEXT_MESSAGE_END: self._text_continue,
@@ -316,6 +333,8 @@ class Verifier:
             E.SUBAGENT_ERROR: self._subagent_end,
             E.MESSAGES_SNAPSHOT: self._messages_snapshot,
         }
+        # Keyed by event class: hashing a class is cheap, hashing an Enum member is not.
+        self._dispatch = {EVENT_CLASSES[t]: f for t, f in dispatch.items()}
 
     def _reset(self) -> None:
         self._messages: set[str] = set()
@@ -351,24 +370,30 @@ class Verifier:
                        owner=owner if owner is not None else _PARENT)
 
     # -- the public surface --------------------------------------------------------------
-    def feed(self, event: BaseEvent, *, index: int | None = None) -> None:
+    def feed(self, event: BaseEvent, index: int | None = None) -> None:
         """Check one event against the run machine and the per-run bookkeeping."""
         if index is None:
             index = self._count
         self._count += 1
-        t = event.type
-        kind = t.value if t in (E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR) else _OTHER
+        cls = type(event)
+        if self.state is _ACTIVE and cls not in _RUN_KIND:
+            # The hot path: inside a run, the table says ACTIVE --*--> ACTIVE.
+            check = self._dispatch.get(cls)
+            if check is not None:
+                check(event, index)
+            return
+        kind = _RUN_KIND.get(cls, _OTHER)
         nxt = RUN_TRANSITIONS[self.state][kind]
         if type(nxt) is tuple:
             self._fail(nxt[1], index, event)
         if kind is _OTHER:
-            check = self._dispatch.get(t)
+            check = self._dispatch.get(cls)
             if check is not None:
                 check(event, index)
             return
-        if t is E.RUN_STARTED:
+        if cls is RunStartedEvent:
             self._run_started(event, index)
-        elif t is E.RUN_FINISHED:
+        elif cls is RunFinishedEvent:
             self._run_finished(event, index)
         else:
             self._run_error(event, index)
@@ -442,12 +467,12 @@ class Verifier:
     def _text_continue(self, event, index: int) -> None:
         mid = event.message_id
         if mid not in self._messages:
-            rule = ("text.content-unopened" if event.type is E.TEXT_MESSAGE_CONTENT
+            rule = ("text.content-unopened" if type(event) is TextMessageContentEvent
                     else "text.end-unopened")
             self._fail(rule, index, event, id=mid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_msg, mid, "message")
-        if event.type is E.TEXT_MESSAGE_END:
+        if type(event) is TextMessageEndEvent:
             self._messages.discard(mid)
 
     # -- tools ---------------------------------------------------------------------------
@@ -480,11 +505,11 @@ class Verifier:
     def _tool_continue(self, event, index: int) -> None:
         tid = event.tool_call_id
         if tid not in self._tools:
-            rule = "tool.args-unopened" if event.type is E.TOOL_CALL_ARGS else "tool.end-unopened"
+            rule = "tool.args-unopened" if type(event) is ToolCallArgsEvent else "tool.end-unopened"
             self._fail(rule, index, event, id=tid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_tool, tid, "tool call")
-        if event.type is E.TOOL_CALL_END:
+        if type(event) is ToolCallEndEvent:
             self._tools.discard(tid)
 
     def _tool_result(self, event, index: int) -> None:
@@ -514,7 +539,7 @@ class Verifier:
     # -- reasoning -----------------------------------------------------------------------
     def _reasoning_start(self, event, index: int) -> None:
         mid = event.message_id
-        span = event.type is E.REASONING_START
+        span = type(event) is ReasoningStartEvent
         open_ = self._spans if span else self._reasoning
         if mid in open_:
             self._fail("reasoning.span-open" if span else "reasoning.message-open", index,
@@ -525,14 +550,14 @@ class Verifier:
 
     def _reasoning_continue(self, event, index: int) -> None:
         mid = event.message_id
-        span = event.type is E.REASONING_END
+        span = type(event) is ReasoningEndEvent
         open_ = self._spans if span else self._reasoning
         if mid not in open_:
             self._fail("reasoning.span-unopened" if span else "reasoning.message-unopened",
                        index, event, id=mid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_rsn, mid, "reasoning message")
-        if event.type is not E.REASONING_MESSAGE_CONTENT:
+        if type(event) is not ReasoningMessageContentEvent:
             open_.discard(mid)
 
     def _encrypted_value(self, event, index: int) -> None:

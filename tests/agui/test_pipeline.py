@@ -205,7 +205,7 @@ def events(draw):
     return event
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(events(), max_size=25))
 def test_random_event_sequences_only_ever_fail_with_agui_errors(evs):
     p = Pipeline(raise_errors=True)

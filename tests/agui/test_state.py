@@ -61,15 +61,21 @@ def test_a_failed_test_op_keeps_the_prior_state():
     assert r.state == {"v": 1}
 
 
-def test_applying_a_delta_never_mutates_the_previous_state_or_the_event():
+def test_applying_a_delta_never_mutates_the_event():
     r = StateReducer()
     event = parse_event(delta({"op": "add", "path": "/obj", "value": {"k": []}})).event
     r.apply(event)
-    first = r.state
     apply(r, delta({"op": "add", "path": "/obj/k/-", "value": 1}))
-    assert first == {"obj": {"k": []}}
     assert event.delta[0].value == {"k": []}
     assert r.state == {"obj": {"k": [1]}}
+
+
+def test_a_snapshot_is_copied_in_so_later_deltas_do_not_touch_the_event():
+    r = StateReducer()
+    event = parse_event(snapshot({"list": []})).event
+    r.apply(event)
+    apply(r, delta({"op": "add", "path": "/list/-", "value": 1}))
+    assert event.snapshot == {"list": []}
 
 
 def test_untouched_subtrees_are_shared_not_copied():
