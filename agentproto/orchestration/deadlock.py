@@ -891,8 +891,8 @@ class _Run:
         task.waiting.discard(waits_for)
         if task.terminal:
             return
-        if task.held == 0:
-            task.state = TaskState.WORKING if task.phase != "pending" else TaskState.SUBMITTED
+        if task.held == 0:  # the answer resumes the task (A2A: an interrupted task goes back to WORKING,
+            task.state = TaskState.WORKING  # never to SUBMITTED, which is an entry state only)
         self.note("default", task.name, f"a human supplies a default {self.plan.need(task.name, waits_for)}; "
                                         f"{task.name} no longer waits for {waits_for}")
         self.settle("human default")

@@ -264,6 +264,20 @@ def test_tasks_waiting_behind_a_deadlock_are_not_counted_as_spurious():
     assert run.spurious_exits == 0
 
 
+@pytest.mark.parametrize("strategy", ["none", "timeout", "detection", "detection+escalation"])
+def test_every_task_moves_only_along_the_a2a_task_machine(strategy):
+    from agentproto.a2a.machine import why_refused
+
+    plans = [TRAVEL, TRAVEL_HIDDEN] + [random_plan(6, d, seed=s) for d in (0.2, 0.4) for s in range(15)]
+    for p in plans:
+        run = simulate(p, strategy, human_delay=30)
+        for task in p.tasks:
+            states = [TaskState.SUBMITTED] + [f.states[task] for f in run.frames]
+            moves = [(a, b) for a, b in zip(states, states[1:]) if a is not b]
+            for a, b in moves:
+                assert why_refused(a, b) is None, f"{p.name} {strategy}: {task} {a.short} → {b.short}"
+
+
 def test_frames_record_the_graph_after_every_step():
     run = simulate(TRAVEL, "none")
     deadlock = next(f for f in run.frames if f.kind == "deadlock")
