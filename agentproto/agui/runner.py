@@ -43,6 +43,8 @@ from typing import Any, Protocol
 
 from agentproto.agui import events as ev
 from agentproto.agui.interrupts import ResumePlan, pending_interrupts
+from agentproto.agui.state import StateReducer
+from agentproto.agui.verify import Verifier
 from agentproto.clock import Clock
 
 __all__ = ["Agent", "RunContext", "RunDriver", "replay_events", "OUTCOME_STATUS"]
@@ -69,19 +71,6 @@ _CLOSERS = {end.model_fields["type"].default.value: (start, key)
             for start, (end, key) in _OPENERS.items()}
 
 
-def _make_view(state: Any, messages: list[dict[str, Any]]) -> Any:
-    """The core reducer, seeded with the thread as stored."""
-    from agentproto.agui.state import StateReducer
-
-    return StateReducer(state=state, messages=messages)
-
-
-def _make_verifier() -> Any:
-    from agentproto.agui.verify import Verifier
-
-    return Verifier()
-
-
 @dataclass
 class RunContext:
     """What an agent sees of the run it is producing."""
@@ -90,8 +79,16 @@ class RunContext:
     plan: ResumePlan
     clock: Clock
     ids: Callable[[], str]
-    _view: Any = field(repr=False, default=None)
+    _view: StateReducer = field(repr=False, default_factory=StateReducer)
     _cancel: threading.Event = field(repr=False, default_factory=threading.Event)
+
+    @classmethod
+    def start(cls, run_input: ev.RunAgentInput, plan: ResumePlan, *, clock: Clock,
+              ids: Callable[[], str], state: Any = None,
+              messages: Iterable[dict[str, Any]] = ()) -> RunContext:
+        """A context for a run that begins from the thread's ``state`` and ``messages``."""
+        return cls(input=run_input, plan=plan, clock=clock, ids=ids,
+                   _view=StateReducer(state=state, messages=list(messages)))
 
     @property
     def thread_id(self) -> str:
@@ -135,7 +132,7 @@ class RunDriver:
         self.kind = kind
         self.events: list[ev.BaseEvent] = []
         self.status: str = "running"
-        self._verifier = _make_verifier()
+        self._verifier = Verifier()
         self._open: list[tuple[str, Any]] = []  # (START type, id) in opening order
         self._started = False
 

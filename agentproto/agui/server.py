@@ -48,7 +48,7 @@ from starlette.routing import Route
 from agentproto.agui import events as ev
 from agentproto.agui.errors import DecodeError, MalformedEventError
 from agentproto.agui.interrupts import ResumeError, validate_resume
-from agentproto.agui.runner import Agent, RunContext, RunDriver, _make_view, replay_events
+from agentproto.agui.runner import Agent, RunContext, RunDriver, replay_events
 from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
 from agentproto.clock import Clock, SystemClock, uuid_ids
 from agentproto.store import RunIdReusedError, Store
@@ -260,8 +260,8 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
         if kind == "replay":
             run.task = asyncio.create_task(replay(run, plan.replay_of))
         else:
-            ctx = RunContext(input=run_input, plan=plan, clock=clock, ids=ids,
-                             _view=_make_view(state, messages))
+            ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=state,
+                                   messages=messages)
             run.driver = RunDriver(agent, ctx, store, kind=kind)
             run.task = asyncio.create_task(drive(run))
         response = respond(run)

@@ -8,7 +8,7 @@ import pytest
 
 from agentproto.agui import events as ev
 from agentproto.agui.interrupts import ResumePlan, ThreadRecord, validate_resume
-from agentproto.agui.runner import RunContext, RunDriver, _make_view, replay_events
+from agentproto.agui.runner import RunContext, RunDriver, replay_events
 from agentproto.agui.verify import verify_events
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.refund_agent import RefundAgent, format_cents, refund_idempotency_key
@@ -22,10 +22,9 @@ def context(thread_id="t", run_id="r", *, text="check order A1024 and refund it 
         "threadId": thread_id, "runId": run_id,
         "messages": messages if messages is not None else
         [{"id": "u-1", "role": "user", "content": text}]})
-    return RunContext(input=run_input, plan=plan or ResumePlan("new", thread_id),
-                      clock=clock or FakeClock(), ids=IdFactory("id"),
-                      _view=_make_view(state or {}, [ev.dump_model(m)
-                                                      for m in run_input.messages]))
+    return RunContext.start(run_input, plan or ResumePlan("new", thread_id),
+                            clock=clock or FakeClock(), ids=IdFactory("id"), state=state or {},
+                            messages=[ev.dump_model(m) for m in run_input.messages])
 
 
 def types(events):
