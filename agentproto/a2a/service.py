@@ -334,6 +334,11 @@ class A2AService:
         finally:
             if live is not None:
                 live.starting = False
+        if live is not None and live.machine.is_terminal:  # canceled while we waited
+            await gen.aclose()
+            raise UnsupportedOperationError(
+                f"Task {live.task.id} became {live.machine.state.value} meanwhile",
+                metadata={"taskId": live.task.id, "state": live.machine.state.value})
         if isinstance(first, Reply):
             await gen.aclose()
             if live is not None:

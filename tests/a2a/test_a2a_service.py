@@ -432,3 +432,30 @@ async def test_chunked_artifacts_are_reassembled_in_the_task(make_service):
 ])
 def test_media_type_matching(media_type, accepted, ok):
     assert media_type_accepted(media_type, accepted) is ok
+
+
+async def test_a_cancel_that_lands_while_a_follow_up_is_starting_wins(make_service):
+    gate = asyncio.Event()
+
+    @dataclass
+    class SlowToAnswer(EchoAgent):
+        async def run(self, ctx):
+            if ctx.is_follow_up:
+                await gate.wait()  # e.g. the agent calls a model before its first update
+                yield Status.of(S.COMPLETED)
+            else:
+                yield Status.of(S.INPUT_REQUIRED, "what else?")
+
+    svc = make_service(SlowToAnswer())
+    t = await svc.send_message(send_req())
+    follow_up = asyncio.ensure_future(svc.send_message(send_req("more", "m-2", task_id=t.id)))
+    await asyncio.sleep(0)
+    with pytest.raises(UnsupportedOperationError, match="still running"):
+        await svc.send_message(send_req("third", "m-3", task_id=t.id))  # one run at a time
+    assert (await svc.cancel_task(CancelTaskRequest(id=t.id))).status.state is S.CANCELED
+    gate.set()
+    with pytest.raises(UnsupportedOperationError, match="CANCELED meanwhile"):
+        await follow_up
+    final = await svc.get_task(GetTaskRequest(id=t.id))
+    assert final.status.state is S.CANCELED
+    assert [m.message_id for m in final.history if m.role.value == "ROLE_USER"] == ["m-1"]
