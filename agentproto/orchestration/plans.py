@@ -622,8 +622,9 @@ def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, 
 
 
 def plot_success_rates(rates: Sequence[float], sweep: Mapping[str, Sequence[float]], ax: Any = None, *,
-                       analytic: Mapping[str, Sequence[float]] | None = None) -> Any:
-    """Success rate vs disruption rate: simulated points (and exact lines if given)."""
+                       model: Mapping[str, float] | None = None) -> Any:
+    """Success rate vs disruption rate: simulated points, and with ``model`` (keyword arguments
+    of :func:`analytic_success`, e.g. ``{"hotel_full": 0.1}``) the exact curves."""
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -631,10 +632,13 @@ def plot_success_rates(rates: Sequence[float], sweep: Mapping[str, Sequence[floa
     from agentproto.teaching.plots import PALETTE
 
     colors = {"static plan": PALETTE["bad"], "event-driven plans": PALETTE["good"]}
+    if model is not None:
+        grid = [i / 100 for i in range(101)]
+        for name, static in (("static plan", True), ("event-driven plans", False)):
+            ax.plot(grid, [analytic_success(q, static=static, **model) for q in grid], "-",
+                    color=colors[name], alpha=0.6, label=f"{name} (exact)")
     for name, values in sweep.items():
         ax.plot(rates, values, "o", color=colors.get(name), label=f"{name} (simulated)")
-        if analytic and name in analytic:
-            ax.plot(rates, analytic[name], "-", color=colors.get(name), alpha=0.6, label=f"{name} (exact)")
     ax.set_xlabel("probability that a given flight is sold out")
     ax.set_ylabel("trips successfully arranged (fraction)")
     ax.set_ylim(0, 1.02)
