@@ -893,8 +893,8 @@ class DriftRun:
 
     guard: bool
     drift: list[int]                    # per slot, after everything that slot delivered
-    totals: list[Any]                   # the consumer's /total per slot
-    truth_totals: list[Any]
+    items: list[int]                    # how many items the consumer's order lists, per slot
+    truth_items: list[int]              # … and the producer's
     fates: list[str]
     warnings: list[str] = field(default_factory=list)   # patches that did not apply
     resyncs: list[int] = field(default_factory=list)    # slots where the guard asked
@@ -926,7 +926,7 @@ def simulate_drift(events: Sequence[BaseEvent], deliveries: Sequence[Delivery], 
     truth = truth_states(events)
     reducer = StateReducer(version_key=VERSION_KEY if guard else None)
     reducer.apply(events[0])
-    run = DriftRun(guard=guard, drift=[], totals=[], truth_totals=[], fates=[])
+    run = DriftRun(guard=guard, drift=[], items=[], truth_items=[], fates=[])
     pending_request: int | None = None
 
     def snapshot(version: int) -> None:
@@ -951,8 +951,9 @@ def simulate_drift(events: Sequence[BaseEvent], deliveries: Sequence[Delivery], 
             snapshot(k)
             pending_request = None
         run.drift.append(drift(reducer.state, truth[k]))
-        run.totals.append(reducer.state.get("total") if isinstance(reducer.state, dict) else None)
-        run.truth_totals.append(truth[k]["total"])
+        held = reducer.state.get("items") if isinstance(reducer.state, dict) else None
+        run.items.append(len(held) if isinstance(held, list) else 0)
+        run.truth_items.append(len(truth[k]["items"]))
         run.fates.append(delivery.fate)
     run.final_state = copy_json(reducer.state)
     return run
@@ -972,18 +973,18 @@ def _drift_summary(plain: DriftRun, guarded: DriftRun, deliveries: Sequence[Deli
 
 def plot_drift(plain: DriftRun, guarded: DriftRun, deliveries: Sequence[Delivery], *,
                title: str = "") -> Any:
-    """Two panels: the order total as each side sees it, and drift from the truth per slot."""
+    """Two panels: how many items each side's order lists, and drift from the truth per slot."""
     import matplotlib.pyplot as plt
 
     slots = [d.slot for d in deliveries]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.2), sharex=True)
-    top.plot(slots, [t / 100 for t in plain.truth_totals], color="black", lw=2.2,
+    top.step(slots, plain.truth_items, where="post", color="black", lw=2.4,
              label="truth (producer)")
-    top.plot(slots, [(t or 0) / 100 for t in plain.totals], color=PALETTE["bad"], lw=1.6,
-             ls="--", label="consumer, no guard")
-    top.plot(slots, [(t or 0) / 100 for t in guarded.totals], color=PALETTE["good"], lw=1.4,
+    top.step(slots, plain.items, where="post", color=PALETTE["bad"], lw=1.6, ls="--",
+             label="consumer, no guard")
+    top.step(slots, guarded.items, where="post", color=PALETTE["good"], lw=1.4,
              label="consumer, version guard + resync")
-    top.set_ylabel("order total (USD)")
+    top.set_ylabel("items in the order")
     top.legend(loc="upper left")
     bottom.step(slots, plain.drift, where="post", color=PALETTE["bad"], label="no guard")
     bottom.step(slots, guarded.drift, where="post", color=PALETTE["good"],
