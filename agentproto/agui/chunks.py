@@ -98,6 +98,11 @@ _KIND_LABEL = {"text": "text message", "tool": "tool call", "reasoning": "reason
 _ID_FIELD = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"}
 
 
+def _synth(cls: type[BaseEvent], **fields) -> BaseEvent:
+    """Build a synthesized event from already-validated values (one pydantic-core call)."""
+    return cls.__pydantic_validator__.validate_python(fields)
+
+
 @dataclass(slots=True)
 class PendingStream:
     """What one lane is assembling: its kind, id and the fields its opener established."""
@@ -176,11 +181,11 @@ class ChunkExpander:
         if pending is None:
             return []
         if pending.kind == "text":
-            return [TextMessageEndEvent(message_id=pending.id, subagent_run_id=pending.owner)]
+            return [_synth(TextMessageEndEvent, message_id=pending.id, subagent_run_id=pending.owner)]
         if pending.kind == "tool":
-            return [ToolCallEndEvent(tool_call_id=pending.id,
+            return [_synth(ToolCallEndEvent, tool_call_id=pending.id,
                                                      subagent_run_id=pending.owner)]
-        return [ReasoningMessageEndEvent(message_id=pending.id,
+        return [_synth(ReasoningMessageEndEvent, message_id=pending.id,
                                                          subagent_run_id=pending.owner)]
 
     def _close_all(self) -> list[BaseEvent]:
@@ -236,10 +241,11 @@ class ChunkExpander:
         out: list[BaseEvent] = []
         if pending is not None and pending.kind == "text" and chunk.message_id in (None,
                                                                                   pending.id):
-            _disagree("text", pending.id, "role", chunk.role, pending.role, index,
-                      "TEXT_MESSAGE_CHUNK")
-            _disagree("text", pending.id, "name", chunk.name, pending.name, index,
-                      "TEXT_MESSAGE_CHUNK")
+            if chunk.role is not None or chunk.name is not None:
+                _disagree("text", pending.id, "role", chunk.role, pending.role, index,
+                          "TEXT_MESSAGE_CHUNK")
+                _disagree("text", pending.id, "name", chunk.name, pending.name, index,
+                          "TEXT_MESSAGE_CHUNK")
         else:
             out.extend(self._close_lane(lane))
             if chunk.message_id is None:
@@ -250,13 +256,13 @@ class ChunkExpander:
                                     role=chunk.role if chunk.role is not None else "assistant",
                                     name=chunk.name)
             self._lanes[lane] = pending
-            out.append(TextMessageStartEvent(
+            out.append(_synth(TextMessageStartEvent, 
                 message_id=pending.id, role=pending.role, name=chunk.name,
                 subagent_run_id=tag, **self._origin(chunk, False)))
         owner = tag if tag is not None else pending.owner
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(TextMessageContentEvent(
+            out.append(_synth(TextMessageContentEvent, 
                 message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
                 **self._origin(chunk, True)))
         return out
@@ -268,10 +274,11 @@ class ChunkExpander:
         out: list[BaseEvent] = []
         if pending is not None and pending.kind == "tool" and chunk.tool_call_id in (None,
                                                                                      pending.id):
-            _disagree("tool", pending.id, "toolCallName", chunk.tool_call_name, pending.name,
-                      index, "TOOL_CALL_CHUNK")
-            _disagree("tool", pending.id, "parentMessageId", chunk.parent_message_id,
-                      pending.parent_message_id, index, "TOOL_CALL_CHUNK")
+            if chunk.tool_call_name is not None or chunk.parent_message_id is not None:
+                _disagree("tool", pending.id, "toolCallName", chunk.tool_call_name,
+                          pending.name, index, "TOOL_CALL_CHUNK")
+                _disagree("tool", pending.id, "parentMessageId", chunk.parent_message_id,
+                          pending.parent_message_id, index, "TOOL_CALL_CHUNK")
         else:
             out.extend(self._close_lane(lane))
             if chunk.tool_call_id is None:
@@ -285,14 +292,14 @@ class ChunkExpander:
             pending = PendingStream("tool", chunk.tool_call_id, tag, name=chunk.tool_call_name,
                                     parent_message_id=chunk.parent_message_id)
             self._lanes[lane] = pending
-            out.append(ToolCallStartEvent(
+            out.append(_synth(ToolCallStartEvent, 
                 tool_call_id=pending.id, tool_call_name=pending.name,
                 parent_message_id=chunk.parent_message_id, subagent_run_id=tag,
                 **self._origin(chunk, False)))
         owner = tag if tag is not None else pending.owner
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(ToolCallArgsEvent(
+            out.append(_synth(ToolCallArgsEvent, 
                 tool_call_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
                 **self._origin(chunk, True)))
         return out
@@ -312,12 +319,12 @@ class ChunkExpander:
                                  event_type="REASONING_MESSAGE_CHUNK")
             pending = PendingStream("reasoning", chunk.message_id, tag)
             self._lanes[lane] = pending
-            out.append(ReasoningMessageStartEvent(
+            out.append(_synth(ReasoningMessageStartEvent, 
                 message_id=pending.id, subagent_run_id=tag, **self._origin(chunk, False)))
         owner = tag if tag is not None else pending.owner
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(ReasoningMessageContentEvent(
+            out.append(_synth(ReasoningMessageContentEvent, 
                 message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
                 **self._origin(chunk, True)))
         return out

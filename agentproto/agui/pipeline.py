@@ -31,6 +31,10 @@ from agentproto.agui.verify import RULES, Verifier
 
 __all__ = ["Pipeline", "LintReport", "lint_source", "detect_format", "STAGE_RULES", "fix_for"]
 
+def _discard(_event: BaseEvent) -> None:
+    """``collect=False``: applied events are not kept."""
+
+
 _CHUNK_CLASSES = frozenset({EVENT_CLASSES[EventType.TEXT_MESSAGE_CHUNK],
                             EVENT_CLASSES[EventType.TOOL_CALL_CHUNK],
                             EVENT_CLASSES[EventType.REASONING_MESSAGE_CHUNK]})
@@ -150,15 +154,19 @@ class Pipeline:
         self._finished: LintReport | None = None
 
     # -- feeding -------------------------------------------------------------------------
-    def feed_bytes(self, data: bytes) -> list[BaseEvent]:
-        """Feed raw stream bytes (any split); returns the events applied as a result."""
+    def feed_bytes(self, data: bytes, *, collect: bool = True) -> list[BaseEvent]:
+        """Feed raw stream bytes (any split); returns the events applied as a result.
+
+        With ``collect=False`` nothing is returned (use ``on_event`` or read the reducer):
+        a consumer that only wants the final state saves keeping every event alive.
+        """
         if self.error is not None:
             return []
         try:
             payloads = self._decoder.feed(data)
         except AGUIError as exc:
             return self._failed(exc)
-        return self._run(payloads) if payloads else []
+        return self._run(payloads, collect) if payloads else []
 
     def feed_event(self, obj: dict | str | bytes | BaseEvent) -> list[BaseEvent]:
         """Feed one wire event; returns the events applied (chunks expand into several)."""
@@ -166,9 +174,10 @@ class Pipeline:
             return []
         return self._run((obj,))
 
-    def _run(self, items) -> list[BaseEvent]:
+    def _run(self, items, collect: bool = True) -> list[BaseEvent]:
         """The hot loop: every stage for every item, with the stages' methods bound once."""
         out: list[BaseEvent] = []
+        keep = out.append if collect else _discard
         fast, expander = self.parser.fast, self.expander
         verify, apply, on_event = self.verifier.feed, self.reducer.apply, self.on_event
         warnings, chunky = self.warnings, _CHUNK_CLASSES
@@ -188,7 +197,7 @@ class Pipeline:
                         warnings.extend(self.reducer.last_warnings)
                     if on_event is not None:
                         on_event(event)
-                    out.append(event)
+                    keep(event)
                 else:
                     for e in expander.feed(event, index=index):
                         verify(e, index)
@@ -196,7 +205,7 @@ class Pipeline:
                             warnings.extend(self.reducer.last_warnings)
                         if on_event is not None:
                             on_event(e)
-                        out.append(e)
+                        keep(e)
                 index += 1
         except AGUIError as exc:
             if exc.index is None:
