@@ -38,7 +38,7 @@ import numpy as np
 __all__ = [
     "SemanticError", "EnvelopeError", "chain_accuracy", "accuracy_table", "hops_within",
     "required_hop_accuracy", "envelope_accuracy", "IntentEnvelope", "SEED_ENVELOPE", "ChainConfig",
-    "ChainOutcome", "simulate_chain", "threshold_sweep", "COMFORTABLE_TRIP", "drift_walk",
+    "ChainOutcome", "simulate_chain", "threshold_sweep", "COMFORTABLE_TRIP", "drift_walk", "walk_table",
     "plot_accuracy_vs_hops", "plot_threshold_tradeoff",
 ]
 
@@ -319,6 +319,20 @@ def drift_walk(aspects: Mapping[str, Sequence[str]] = COMFORTABLE_TRIP, *, p_wor
                 current[word] = rng.choice([o for o in options if o != current[word]])
         rows.append({"hop": hop, **current, "right": current == meant})
     return rows
+
+
+def walk_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`drift_walk` rows as a fixed-width text table (✓/✗ per hop)."""
+    if not rows:
+        return "(no hops)"
+    words = [k for k in rows[0] if k not in ("hop", "right")]
+    widths = {w: max(len(w), *(len(str(r[w])) for r in rows)) for w in words}
+    head = "hop  " + "  ".join(f"{w:<{widths[w]}}" for w in words) + "  as meant?"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(f"{r['hop']:>3}  " + "  ".join(f"{str(r[w]):<{widths[w]}}" for w in words)
+                     + f"  {'✓' if r['right'] else '✗'}")
+    return "\n".join(lines)
 
 
 # -- plots ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from agentproto.orchestration.semantic import (
     SEED_ENVELOPE, ChainConfig, EnvelopeError, IntentEnvelope, SemanticError, accuracy_table,
     chain_accuracy, drift_walk, envelope_accuracy, hops_within, required_hop_accuracy,
-    simulate_chain, threshold_sweep,
+    simulate_chain, threshold_sweep, walk_table,
 )
 
 
@@ -171,3 +171,11 @@ def test_with_an_envelope_drifted_words_get_repaired_more_often():
         return sum(r["right"] for r in rows) / len(rows)
 
     assert right_share(True) > right_share(False) + 0.1
+
+
+def test_a_walk_prints_one_line_per_hop_with_a_verdict():
+    rows = drift_walk(p_word=1.0, n=2)
+    text = walk_table(rows).splitlines()
+    assert text[0].startswith("hop") and text[0].endswith("as meant?")
+    assert len(text) == 4 and text[2].endswith("✓") and "3 days in Sanya" in text[2]
+    assert walk_table([]) == "(no hops)"
