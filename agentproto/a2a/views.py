@@ -65,6 +65,9 @@ __all__ = [
     "TransitionLab",
     "timeline_table",
     "plot_timelines",
+    # notebook 09
+    "CardFetch",
+    "CardCache",
 ]
 
 #: Label of the "no task yet" node (``None`` in the transition table).
@@ -532,3 +535,88 @@ def plot_timelines(timelines: Mapping[str, Sequence[Transition]], *, title: str 
         ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+# =========================================================================== notebook 09
+
+
+@dataclass(frozen=True)
+class CardFetch:
+    """One :meth:`CardCache.get`: how it was answered, at which (injected) time."""
+
+    at_ms: int
+    how: str  #: ``downloaded`` (200), ``revalidated`` (304) or ``fresh`` (no request at all)
+    status: int | None
+    etag: str
+
+
+class CardCache:
+    """A client-side Agent Card cache that honours ``Cache-Control`` and ``ETag`` (spec §8.6).
+
+    The spec asks servers to send ``Cache-Control: max-age`` and an ``ETag`` and clients to
+    follow HTTP caching (RFC 9111): while the copy is younger than ``max-age`` it is used
+    without asking; after that the client *revalidates* with ``If-None-Match`` and a
+    ``304 Not Modified`` renews the copy without downloading the card again. Time comes from
+    the injected ``clock`` so a notebook can jump past ``max-age``.
+    """
+
+    def __init__(self, *, clock: Any = None, http: Any = None) -> None:
+        import httpx
+
+        self.clock = clock if clock is not None else FakeClock()
+        self._http = http if http is not None else httpx.Client(timeout=10.0)
+        self._own_http = http is None
+        self._entries: dict[str, tuple[Any, str, int, int]] = {}  # url → card, etag, at, max-age
+        self.log: list[CardFetch] = []
+
+    def get(self, base_url: str) -> Any:
+        """The card of the agent at ``base_url`` (from cache, revalidated, or downloaded)."""
+        from agentproto.a2a.client import CARD_PATH, A2AHTTPError
+        from agentproto.a2a.types import AgentCard
+
+        url = base_url.rstrip("/") + CARD_PATH
+        now = self.clock.now_ms()
+        entry = self._entries.get(url)
+        if entry is not None and now - entry[2] < entry[3] * 1000:
+            self.log.append(CardFetch(now, "fresh", None, entry[1]))
+            return entry[0]
+        headers = {"If-None-Match": entry[1]} if entry is not None and entry[1] else {}
+        response = self._http.get(url, headers=headers)
+        max_age = _max_age(response.headers.get("cache-control", ""))
+        etag = response.headers.get("etag", "")
+        if response.status_code == 304 and entry is not None:
+            self._entries[url] = (entry[0], etag or entry[1], now, max_age)
+            self.log.append(CardFetch(now, "revalidated", 304, etag or entry[1]))
+            return entry[0]
+        if response.status_code != 200:
+            raise A2AHTTPError(response.status_code, f"no Agent Card at {url} "
+                                                     f"(HTTP {response.status_code})")
+        card = AgentCard.model_validate(response.json())
+        self._entries[url] = (card, etag, now, max_age)
+        self.log.append(CardFetch(now, "downloaded", 200, etag))
+        return card
+
+    def counts(self) -> dict[str, int]:
+        """How many gets were downloads, revalidations and fresh hits."""
+        out = {"downloaded": 0, "revalidated": 0, "fresh": 0}
+        for f in self.log:
+            out[f.how] += 1
+        return out
+
+    def close(self) -> None:
+        if self._own_http:
+            self._http.close()
+
+
+def _max_age(cache_control: str) -> int:
+    """``max-age`` in seconds from a ``Cache-Control`` value (0 if absent or ``no-cache``)."""
+    directives = [d.strip().lower() for d in cache_control.split(",")]
+    if "no-cache" in directives or "no-store" in directives:
+        return 0
+    for d in directives:
+        if d.startswith("max-age="):
+            try:
+                return max(int(d.split("=", 1)[1]), 0)
+            except ValueError:
+                return 0
+    return 0

@@ -196,3 +196,60 @@ def test_plot_timelines_draws_one_bar_per_task_with_one_segment_per_state():
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["travel", "rejected"]
     assert len(ax.collections) == len(HISTORY) + 1
+
+
+# --------------------------------------------------------------------------- card cache
+
+
+@pytest.fixture(scope="module")
+def travel_url():
+    from agentproto.a2a.server import create_a2a_app
+    from agentproto.clock import FakeClock, IdFactory
+    from agentproto.testing import RunningServer
+
+    server = RunningServer(create_a2a_app(agent="travel", clock=FakeClock(),
+                                          ids=IdFactory("t"))).start()
+    yield server.url
+    server.stop()
+
+
+def test_the_card_cache_downloads_once_serves_fresh_copies_and_revalidates_after_max_age(
+        travel_url):
+    from agentproto.a2a.views import CardCache
+    from agentproto.clock import FakeClock
+
+    clock = FakeClock()
+    cache = CardCache(clock=clock)
+    first = cache.get(travel_url)
+    clock.advance(299_000)
+    assert cache.get(travel_url) is first
+    clock.advance(2_000)
+    assert cache.get(travel_url) is first
+    assert [(f.how, f.status) for f in cache.log] == [
+        ("downloaded", 200), ("fresh", None), ("revalidated", 304)]
+    clock.advance(100_000)  # renewed by the 304: fresh again
+    cache.get(travel_url)
+    assert cache.counts() == {"downloaded": 1, "revalidated": 1, "fresh": 2}
+    cache.close()
+
+
+def test_the_card_cache_reports_a_missing_card_as_an_http_error():
+    from starlette.applications import Starlette
+
+    from agentproto.a2a.client import A2AHTTPError
+    from agentproto.a2a.views import CardCache
+    from agentproto.testing import running_server
+
+    with running_server(Starlette()) as url:
+        with pytest.raises(A2AHTTPError) as info:
+            CardCache().get(url)
+    assert info.value.status_code == 404
+
+
+@pytest.mark.parametrize("header, seconds", [
+    ("public, max-age=300", 300), ("max-age=0", 0), ("no-cache, max-age=60", 0),
+    ("", 0), ("max-age=soon", 0)])
+def test_max_age_is_read_from_cache_control(header, seconds):
+    from agentproto.a2a.views import _max_age
+
+    assert _max_age(header) == seconds
