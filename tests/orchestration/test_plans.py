@@ -197,3 +197,17 @@ def test_event_driven_plans_never_do_worse_than_the_static_plan_in_the_same_worl
 def test_random_worlds_are_reproducible():
     a = TripWorld.random(random.Random(3), sold_out=0.5)
     assert a == TripWorld.random(random.Random(3), sold_out=0.5)
+
+
+@pytest.mark.parametrize("q, peak", [(0.3, 0.0), (0.8, 0.5), (1.0, 0.0)])
+def test_every_run_moves_only_along_the_a2a_task_machine(q, peak):
+    from agentproto.a2a.machine import why_refused
+
+    rng = random.Random(11)
+    for i in range(60):
+        w = TripWorld.random(rng, sold_out=q, hotel_full=0.3, peak=peak)
+        for approve in (None, YES):
+            run = run_plan(load_trip_plans(), w, seed=i, approve=approve, inject=[(3.0, "flight_cancelled")])
+            states = [None] + [TaskState(e["state"]) for e in run.log if e["type"] == "TASK_STATE"]
+            for a, b in zip(states, states[1:]):
+                assert why_refused(a, b) is None, f"{a} → {b}"

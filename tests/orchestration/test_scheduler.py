@@ -240,3 +240,15 @@ def test_at_any_horizon_every_task_is_somewhere(specs, policy, horizon):
             assert rec.phase in (Phase.QUEUED, Phase.RUNNING, Phase.PREEMPTED, Phase.DONE)
     running = [r for r in result.records.values() if r.phase is Phase.RUNNING]
     assert len({r.spec.agent for r in running}) == len(running)  # at most one per agent
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p.name)
+def test_every_sub_task_moves_only_along_the_a2a_task_machine(policy):
+    from agentproto.a2a.machine import why_refused
+
+    result = simulate(poisson_workload(0.4, 300, seed=2), policy, until=300)
+    for tid in result.records:
+        states = [None] + [TaskState(e["state"]) for e in result.log if e["taskId"] == tid]
+        for a, b in zip(states, states[1:]):
+            if a is not b:
+                assert why_refused(a, b) is None, f"{tid}: {a} → {b}"
