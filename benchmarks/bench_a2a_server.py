@@ -220,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     warmup = min(100, requests)
     print(f"A2A SendMessage, echo agent: {rounds} round(s) × {requests} requests, "
           f"concurrency {args.concurrency}, loopback")
+    load_before = os.getloadavg()[0]
     result = run(requests, args.concurrency, rounds, warmup)
+    load_after = os.getloadavg()[0]
 
     import a2a  # noqa: F401  - only to record its version
 
@@ -234,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
         **result,
         "target_ratio": 1.5,
         "environment": {"python": platform.python_version(), "platform": platform.platform(),
-                        "cpus": os.cpu_count(), "a2a-sdk": version("a2a-sdk"),
+                        "cpus": os.cpu_count(),
+                        # Other work on the machine skews both servers; the paired ratio
+                        # is the robust number, absolute req/s are only comparable here.
+                        "load_average_1min": [round(load_before, 2), round(load_after, 2)],
+                        "a2a-sdk": version("a2a-sdk"),
                         "uvicorn": version("uvicorn"), "starlette": version("starlette")},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

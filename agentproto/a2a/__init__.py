@@ -77,6 +77,7 @@ _EXPORTS: dict[str, str] = {
     "resolve_follow_up": "agentproto.a2a.machine",
     "why_refused": "agentproto.a2a.machine",
     "Delivery": "agentproto.a2a.push",
+    "WebhookRecorder": "agentproto.a2a.push",
     "PushNotifier": "agentproto.a2a.push",
     "check_webhook_url": "agentproto.a2a.push",
     "A2AApplication": "agentproto.a2a.server",
@@ -133,6 +134,7 @@ __all__ = [
     "Agent", "RequestContext", "Update", "Reply", "Status", "ArtifactChunk", "Wait",
     "TravelDeskAgent", "ConformanceAgent", "EchoAgent", "CONFORMANCE_BEHAVIOURS", "AGENTS",
     "make_agent", "A2AService", "TaskStore", "PushNotifier", "Delivery", "check_webhook_url",
+    "WebhookRecorder",
     # binding, server, client
     "JSONRPCDispatcher", "METHODS", "A2AApplication", "build_a2a_routes", "create_a2a_app",
     "A2AClient", "SyncA2AClient", "A2AClientError", "A2AConnectionError", "A2AHTTPError",
@@ -211,7 +213,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         resolve_follow_up,
         why_refused,
     )
-    from agentproto.a2a.push import Delivery, PushNotifier, check_webhook_url
+    from agentproto.a2a.push import Delivery, PushNotifier, WebhookRecorder, check_webhook_url
     from agentproto.a2a.server import A2AApplication, build_a2a_routes, create_a2a_app
     from agentproto.a2a.service import A2AService
     from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState

@@ -8,8 +8,9 @@ POSTed as the request body to every webhook configured for the task, with
 
 Delivery runs off the task's critical path: one queue and one worker per webhook keeps the
 events of a task in order for that webhook, and a slow or dead webhook never stalls the agent.
-The agent MUST try at least once; we retry failed POSTs (connection errors, non-2xx) with
-exponential backoff and log every attempt in :attr:`PushNotifier.deliveries` for the notebooks.
+The agent MUST try at least once; we retry failed POSTs (connection errors, 5xx, 408, 425,
+429 — not other 4xx, which a retry will not change) with exponential backoff, and log every
+attempt in :attr:`PushNotifier.deliveries` for the notebooks.
 
 Webhook URLs are checked when a config is created (:func:`check_webhook_url`): the spec says
 servers SHOULD refuse private and loopback targets (§13.2, server-side request forgery).
@@ -21,7 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import logging
+import threading
+import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,7 +35,8 @@ import httpx
 from agentproto.a2a.errors import InvalidParamsError
 from agentproto.a2a.types import StreamResponse, TaskPushNotificationConfig
 
-__all__ = ["PushNotifier", "Delivery", "check_webhook_url", "A2A_JSON", "TOKEN_HEADER"]
+__all__ = ["PushNotifier", "Delivery", "check_webhook_url", "WebhookRecorder", "ReceivedPush",
+           "A2A_JSON", "TOKEN_HEADER"]
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +81,11 @@ def check_webhook_url(url: str, *, allow_loopback: bool = False,
     if not allow_private and (addr.is_private or addr.is_link_local or addr.is_multicast
                               or addr.is_reserved or addr.is_unspecified):
         raise refuse("private, link-local and reserved addresses are not allowed (spec §13.2)")
+
+
+def _retryable(status: int) -> bool:
+    """Server trouble, timeouts and rate limits are worth retrying; other 4xx are not."""
+    return status >= 500 or status in (408, 425, 429)
 
 
 @dataclass(frozen=True)
@@ -189,8 +199,8 @@ class PushNotifier:
                 error = f"{type(exc).__name__}: {exc}"
             self._log(Delivery(config.task_id, config.id, config.url, event.kind, attempt,
                                status, error))
-            if status is not None and 200 <= status < 300:
-                return
+            if status is not None and (200 <= status < 300 or not _retryable(status)):
+                return  # delivered — or refused for good (a 4xx will not change on retry)
             if attempt < self.attempts:
                 await self._sleep(self.backoff_s * 2 ** (attempt - 1))
         log.warning("push to %s for task %s failed after %d attempts", config.url,
@@ -200,3 +210,68 @@ class PushNotifier:
         self.deliveries.append(d)
         if len(self.deliveries) > 10_000:
             del self.deliveries[:1_000]
+
+
+# --------------------------------------------------------------------------- the client's side
+
+
+@dataclass(frozen=True)
+class ReceivedPush:
+    """One notification as a webhook saw it."""
+
+    at: float  # time.monotonic() on arrival
+    headers: dict[str, str]
+    body: dict
+
+    @property
+    def event(self) -> StreamResponse:
+        return StreamResponse.from_wire(self.body)
+
+
+class WebhookRecorder:
+    """A client's webhook for demos and tests: records every POST it receives.
+
+    ``recorder.app()`` is a Starlette app with ``POST /hook``; serve it on loopback (e.g. with
+    :func:`agentproto.testing.running_server`) and configure ``<url>/hook`` as the push URL.
+    The first ``fail_first`` requests are answered 500, to watch the agent retry. A webhook
+    SHOULD check the token it issued (spec §4.3): with ``expect_token`` set, requests carrying
+    another token are refused with 401 and not recorded.
+    """
+
+    def __init__(self, *, fail_first: int = 0, expect_token: str | None = None) -> None:
+        self.fail_first = fail_first
+        self.expect_token = expect_token
+        self.attempts = 0
+        self.received: list[ReceivedPush] = []
+        self._lock = threading.Lock()
+
+    def app(self):  # noqa: ANN201 - starlette imported lazily
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import Response
+        from starlette.routing import Route
+
+        async def hook(request: Request) -> Response:
+            with self._lock:
+                self.attempts += 1
+                failing = self.attempts <= self.fail_first
+            if failing:
+                return Response(status_code=500)
+            if self.expect_token is not None and \
+                    request.headers.get(TOKEN_HEADER.lower()) != self.expect_token:
+                return Response(status_code=401)
+            body = json.loads(await request.body())
+            with self._lock:
+                self.received.append(ReceivedPush(time.monotonic(), dict(request.headers), body))
+            return Response(status_code=204)
+
+        return Starlette(routes=[Route("/hook", hook, methods=["POST"])])
+
+    def kinds(self) -> list[str]:
+        """The payload kind of each notification so far: ``task``, ``statusUpdate`` …"""
+        return [next(iter(r.body)) for r in self.received]
+
+    def clear(self) -> None:
+        with self._lock:
+            self.received.clear()
+            self.attempts = 0

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
 
 from agentproto.a2a.errors import InvalidParamsError, TaskNotFoundError
-from agentproto.a2a.push import PushNotifier, check_webhook_url
+from agentproto.a2a.push import PushNotifier, WebhookRecorder, check_webhook_url
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
     AuthenticationInfo,
@@ -32,39 +27,16 @@ from agentproto.testing import running_server
 pytestmark = pytest.mark.anyio
 
 
-class Webhook:
-    """A client's webhook: records every POST; the first ``fail_first`` answers are 500."""
-
-    def __init__(self, fail_first: int = 0) -> None:
-        self.received: list[dict[str, Any]] = []
-        self.fail_first = fail_first
-        self.attempts = 0
-
-    async def hook(self, request: Request) -> Response:
-        self.attempts += 1
-        if self.attempts <= self.fail_first:
-            return Response(status_code=500)
-        self.received.append({"headers": dict(request.headers), "body": await request.json()})
-        return Response(status_code=204)
-
-    def app(self) -> Starlette:
-        return Starlette(routes=[Route("/hook", self.hook, methods=["POST"])])
-
-
 @pytest.fixture(scope="module")
-def webhook() -> Iterator[tuple[Webhook, str]]:
-    hook = Webhook()
+def webhook() -> Iterator[tuple[WebhookRecorder, str]]:
+    hook = WebhookRecorder()
     with running_server(hook.app()) as url:
         yield hook, url + "/hook"
 
 
-def kinds(received: list[dict[str, Any]]) -> list[str]:
-    return [next(iter(r["body"])) for r in received]
-
-
 async def test_every_update_of_the_task_is_posted_to_the_webhook_in_order(make_service, webhook):
     hook, url = webhook
-    hook.received.clear()
+    hook.clear()
     svc = make_service("conformance", allow_loopback_webhooks=True)
     config = TaskPushNotificationConfig(url=url, token="secret-token",
                                         authentication=AuthenticationInfo(scheme="Bearer",
@@ -75,21 +47,21 @@ async def test_every_update_of_the_task_is_posted_to_the_webhook_in_order(make_s
                                                return_immediately=True)))
     await asyncio.sleep(0.01)
     await svc.push.drain()
-    assert kinds(hook.received) == ["task", "statusUpdate", "artifactUpdate", "artifactUpdate",
+    assert hook.kinds() == ["task", "statusUpdate", "artifactUpdate", "artifactUpdate",
                                     "artifactUpdate", "statusUpdate"]
     for r in hook.received:
-        StreamResponse.from_wire(r["body"])  # each body is one StreamResponse
-        assert r["headers"]["content-type"] == "application/a2a+json"
-        assert r["headers"]["x-a2a-notification-token"] == "secret-token"
-        assert r["headers"]["authorization"] == "Bearer abc"
-    assert hook.received[0]["body"]["task"]["id"] == task.id
-    assert hook.received[-1]["body"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert r.event.kind in ("task", "statusUpdate", "artifactUpdate")  # a StreamResponse
+        assert r.headers["content-type"] == "application/a2a+json"
+        assert r.headers["x-a2a-notification-token"] == "secret-token"
+        assert r.headers["authorization"] == "Bearer abc"
+    assert hook.received[0].event.task.id == task.id
+    assert hook.received[-1].event.status_update.status.state is TaskState.COMPLETED
     assert all(d.ok for d in svc.push.deliveries)
 
 
 async def test_a_config_added_later_gets_the_updates_from_then_on(make_service, webhook):
     hook, url = webhook
-    hook.received.clear()
+    hook.clear()
     svc = make_service("conformance", allow_loopback_webhooks=True)
     task = await svc.send_message(SendMessageRequest(
         message=user_message("x", message_id="tck-input-required-1")))
@@ -98,12 +70,12 @@ async def test_a_config_added_later_gets_the_updates_from_then_on(make_service, 
     await svc.send_message(SendMessageRequest(
         message=user_message("more", message_id="m-2", task_id=task.id)))
     await svc.push.drain()
-    assert kinds(hook.received) == ["task", "statusUpdate"]
-    assert hook.received[-1]["body"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert hook.kinds() == ["task", "statusUpdate"]
+    assert hook.received[-1].event.status_update.status.state is TaskState.COMPLETED
 
 
 async def test_a_failing_webhook_is_retried_with_backoff():
-    hook = Webhook(fail_first=2)
+    hook = WebhookRecorder(fail_first=2)
     sleeps: list[float] = []
 
     async def fake_sleep(s: float) -> None:
@@ -194,7 +166,7 @@ def test_webhook_urls_are_screened_against_request_forgery(url, loopback, privat
 async def test_the_final_state_reaches_the_webhook_even_when_the_client_is_gone(make_service,
                                                                               webhook):
     hook, url = webhook
-    hook.received.clear()
+    hook.clear()
     svc = make_service("conformance", allow_loopback_webhooks=True)
     await svc.send_message(SendMessageRequest(
         message=user_message("x", message_id="tck-reject-task"),
@@ -203,6 +175,23 @@ async def test_the_final_state_reaches_the_webhook_even_when_the_client_is_gone(
             return_immediately=True)))
     await asyncio.sleep(0.01)
     await svc.push.drain()
-    states = [r["body"]["statusUpdate"]["status"]["state"] for r in hook.received
-              if "statusUpdate" in r["body"]]
-    assert states == [TaskState.REJECTED.value]
+    states = [r.event.status_update.status.state for r in hook.received
+              if r.event.status_update]
+    assert states == [TaskState.REJECTED]
+
+
+async def test_a_webhook_that_checks_its_token_refuses_a_forged_notification(make_service):
+    hook = WebhookRecorder(expect_token="issued-by-me")
+    with running_server(hook.app()) as base:
+        svc = make_service("conformance", allow_loopback_webhooks=True)
+        for token in ("issued-by-me", "forged"):
+            await svc.send_message(SendMessageRequest(
+                message=user_message("x", message_id=f"tck-complete-task-{token}"),
+                configuration=SendMessageConfiguration(
+                    task_push_notification_config=TaskPushNotificationConfig(
+                        url=base + "/hook", token=token))))
+        await svc.push.drain()
+        await svc.aclose()
+    assert {r.headers["x-a2a-notification-token"] for r in hook.received} == {"issued-by-me"}
+    refused = [d for d in svc.push.deliveries if d.status_code == 401]
+    assert refused and all(d.attempt == 1 for d in refused)  # a 401 is not retried
