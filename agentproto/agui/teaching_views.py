@@ -201,11 +201,10 @@ def _drive(run_input: RunAgentInput, plan: Any, *, clock: Clock, ids: Callable[[
     from agentproto.demo.refund_agent import RefundAgent
     from agentproto.demo.tools import FakeToolProvider
 
-    # The run driver's thread view is the core reducer seeded with the thread as the input
-    # shows it (what the server does with its stored thread).
-    view = StateReducer(state=run_input.state,
-                        messages=[dump_model(m) for m in run_input.messages])
-    ctx = RunContext(input=run_input, plan=plan, clock=clock, ids=ids, _view=view)
+    # The run starts from the thread as the input shows it (what the server does with its
+    # stored thread).
+    ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=run_input.state,
+                           messages=[dump_model(m) for m in run_input.messages])
     provider = tools if tools is not None else FakeToolProvider(clock=clock)
     return RunDriver(RefundAgent(provider), ctx).run_to_end()
 
