@@ -77,6 +77,7 @@ from agentproto.a2a.push import PushNotifier, check_webhook_url
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
+    AgentCapabilities,
     AgentCard,
     Artifact,
     CancelTaskRequest,
@@ -208,7 +209,8 @@ class A2AService:
         return self.agent.card(base_url.rstrip("/") + self.rpc_path)
 
     @property
-    def capabilities(self):
+    def capabilities(self) -> AgentCapabilities:
+        """What the agent's card declares (streaming, push, extended card, extensions)."""
         return self._template.capabilities
 
     def required_extensions(self) -> list[str]:
