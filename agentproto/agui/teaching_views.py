@@ -619,8 +619,9 @@ class Expansion:
         body = []
         for n, (src, outs) in enumerate(self._cells(), start=1):
             outs_html = "<br>".join(html.escape(o) for o in outs) or "<i>(nothing)</i>"
-            body.append(f"<tr><td>{n}</td><td style='text-align:left'><code>{html.escape(src)}"
-                        f"</code></td><td style='text-align:left'><code>{outs_html}</code></td>"
+            cell = "style='text-align:left;vertical-align:top'"
+            body.append(f"<tr><td style='vertical-align:top'>{n}</td><td {cell}><code>"
+                        f"{html.escape(src)}</code></td><td {cell}><code>{outs_html}</code></td>"
                         f"</tr>")
         tail = ""
         if self.discarded:
