@@ -285,13 +285,14 @@ class ProxyRun:
 
     @property
     def batches(self) -> int:
+        """How many separate deliveries (bursts) reached the browser."""
         return len(self.flushes)
 
     def summary(self) -> str:
         first = "never" if self.first_event_at is None else f"{self.first_event_at:.2f} s"
         cut = "no" if self.cut_at is None else f"yes, at {self.cut_at:.1f} s (run truncated)"
         return (f"{self.events_delivered}/{self.events_total} events delivered in "
-                f"{self.batches} batch(es); first event visible at {first}; "
+                f"{self.batches} burst(s); first event visible at {first}; "
                 f"connection cut: {cut}")
 
 
@@ -382,7 +383,7 @@ def plot_proxy_runs(runs: Mapping[str, ProxyRun], title: str = "") -> Figure:
         ax.set_ylim(0, run.events_total * 1.1 + 1)
         ax.set_ylabel("events")
         ax.set_title(f"{name} — {run.events_delivered}/{run.events_total} events, "
-                     f"{run.batches} batch(es)", fontsize=9, loc="left")
+                     f"{run.batches} burst(s)", fontsize=9, loc="left")
         ax.legend(loc="upper left", fontsize=7)
     axes[-1, 0].set_xlabel("virtual time since the request (s)")
     axes[-1, 0].set_xlim(0, horizon)
