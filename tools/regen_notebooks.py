@@ -37,12 +37,25 @@ def clean(nb: nbformat.NotebookNode) -> None:
         )
         cell.pop("id", None)
         if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
             count += 1
             cell.execution_count = count
             for out in cell.outputs:
                 if "execution_count" in out:
                     out.execution_count = count
                 out.pop("metadata", None) if not out.get("metadata") else None
+
+
+def merge_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) chunks into one output, as a reader sees them."""
+    merged: list = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged
+                and merged[-1].get("output_type") == "stream" and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
 
 
 def problems(nb: nbformat.NotebookNode) -> list[str]:

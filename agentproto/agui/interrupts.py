@@ -333,8 +333,10 @@ def finish_with_interrupts(thread_id: str, run_id: str, interrupts: Sequence[Any
 
     ``STATE_SNAPSHOT`` and ``MESSAGES_SNAPSHOT`` come first so that a consumer that reloads
     the page, or a stateless producer that resumes from the next input, has everything the
-    resumed run needs (spec 1.1 ``basic/patterns/interrupt-resume``: "emit needed snapshots
-    before the interrupting ``RUN_FINISHED``"); then ``RUN_FINISHED`` with the interrupt
+    resumed run needs. (Spec 1.1 ``basic/patterns/interrupt-resume`` requires the interrupted
+    run to be closed and the thread's state to carry over to the resuming run; sending the
+    snapshots first is this kit's way of meeting that for consumers that reload, not a
+    sentence quoted from the spec.) Then ``RUN_FINISHED`` with the interrupt
     outcome. Raises :class:`InterruptSpecError` for an empty list or repeated ids (the schema
     asks for at least one interrupt, each id unique within the run).
     """
