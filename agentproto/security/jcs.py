@@ -10,6 +10,9 @@ produce the same bytes or a valid signature fails to verify. JCS fixes every fre
   non-ASCII included, is written as itself in UTF-8;
 * numbers as ECMAScript formats them (§3.2.2.3): shortest round-trip digits, integers without
   ``.0``, exponent form ``1e+21`` / ``1e-7`` outside [1e-6, 1e21); NaN and infinities are not JSON.
+  JSON numbers are IEEE 754 doubles (RFC 8785 §3.2.2, I-JSON RFC 7493 §2.2), so a Python
+  ``int`` beyond ±2**53 has no exact canonical form and is refused rather than rounded
+  (send such values as strings) — as a2a-sdk does.
 
 >>> canonicalize({"b": [1, 2.5, "x"], "a": {"é": True, "c": None}})
 '{"a":{"c":null,"é":true},"b":[1,2.5,"x"]}'
@@ -27,6 +30,8 @@ from typing import Any
 __all__ = ["canonicalize", "canonical_bytes", "CanonicalizationError"]
 
 MAX_DEPTH = 100
+#: Largest integer magnitude an IEEE 754 double holds exactly.
+MAX_EXACT_INT = 2**53
 
 
 class CanonicalizationError(ValueError):
@@ -60,6 +65,9 @@ def _write(value: Any, out: list[str], depth: int) -> None:
     elif isinstance(value, str):
         out.append(_string(value))
     elif isinstance(value, int):
+        if abs(value) > MAX_EXACT_INT:
+            raise CanonicalizationError(f"{value} is beyond ±2**53: no JSON number holds it "
+                                        f"exactly (send it as a string)")
         out.append(str(value))
     elif isinstance(value, float):
         out.append(_number(value))

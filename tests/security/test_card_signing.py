@@ -1,4 +1,4 @@
-"""Signed Agent Cards (A2A spec §8.4): JCS canonical JSON, detached JWS, verification."""
+"""Signed Agent Cards (A2A spec §8.4): the payload, signing, verification and its refusals."""
 
 from __future__ import annotations
 
@@ -6,62 +6,35 @@ import base64
 import json
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from agentproto.a2a.agents import ConformanceAgent, TravelDeskAgent
-from agentproto.a2a.types import AgentCapabilities, AgentCardSignature
+from agentproto.a2a.types import AgentCapabilities, AgentCardSignature, AgentSkill
+from agentproto.clock import FakeClock
 from agentproto.security import (
-    CanonicalizationError,
-    InvalidSignatureError,
-    NoSignatureError,
+    CardSignatureError,
+    CardTampered,
+    CardUnsigned,
+    KeySet,
+    SignatureInvalid,
+    UnknownSigningKey,
     canonical_card_payload,
     canonicalize,
     sign_card,
+    signature_header,
+    teaching_key,
     verify_card,
 )
 
 
 @pytest.fixture(scope="module")
 def key():
-    return ec.generate_private_key(ec.SECP256R1())
+    return teaching_key("travel card")
 
 
 @pytest.fixture
 def card():
     return TravelDeskAgent().card("https://travel.example/a2a")
-
-
-# --- JCS (RFC 8785) ---------------------------------------------------------------------------
-
-@pytest.mark.parametrize("value, text", [
-    ({"b": 1, "a": 2}, '{"a":2,"b":1}'),
-    ({"\u20ac": 1, "\r": 2, "\U0001f600": 3, "\uffff": 4},  # UTF-16 code unit order
-     '{"\\r":2,"€":1,"😀":3,"\uffff":4}'),
-    ("é\u2028\u0001\"\\/", '"é\u2028\\u0001\\"\\\\/"'),
-    ([1.0, 100.0, 1e21, 1e-7, 1e-6, 0.1, -0.0, 5e-324], '[1,100,1e+21,1e-7,0.000001,0.1,0,5e-324]'),
-    (123456789012345680000.0, "123456789012345680000"),
-    ([True, False, None, []], "[true,false,null,[]]"),
-])
-def test_jcs_vectors(value, text):
-    assert canonicalize(value) == text
-
-
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), {1: "x"}, {"a": object()}])
-def test_jcs_refuses_what_has_no_canonical_form(bad):
-    with pytest.raises(CanonicalizationError):
-        canonicalize(bad)
-
-
-def test_jcs_agrees_with_the_sdk_on_random_doubles():
-    sdk_jcs = pytest.importorskip("a2a.utils._jcs")
-    import random
-    import struct
-
-    rng = random.Random(7)
-    for _ in range(5000):
-        x = struct.unpack("d", rng.randbytes(8))[0]
-        if x == x and abs(x) != float("inf"):
-            assert canonicalize(x) == sdk_jcs.canonicalize(x)
 
 
 # --- the signed payload -----------------------------------------------------------------------
@@ -73,14 +46,27 @@ def test_the_payload_is_the_card_without_signatures_in_canonical_form(card, key)
     parsed = json.loads(payload)
     assert "signatures" not in parsed and parsed["name"] == "Travel Desk"
     assert payload == canonicalize(parsed).encode()  # already canonical: sorted, no whitespace
-    assert list(parsed) == sorted(parsed)
 
 
 def test_an_explicit_false_is_part_of_the_payload_but_an_unset_flag_is_not(card):
+    # §5.7 field presence: an optional set to its default is kept; an unset one is omitted.
     with_false = card.model_copy(update={"capabilities": AgentCapabilities(streaming=False)})
     unset = card.model_copy(update={"capabilities": AgentCapabilities()})
     assert b'"streaming":false' in canonical_card_payload(with_false)
     assert b"streaming" not in canonical_card_payload(unset)
+
+
+def test_the_spec_example_of_default_value_removal():
+    # §8.4.1: REQUIRED "" and [] stay, explicit optional false stays, empty extensions go.
+    from agentproto.a2a.types import AgentCard
+    card = AgentCard.from_wire({"name": "Example Agent", "description": "", "version": "1",
+                                "capabilities": {"streaming": False, "pushNotifications": False,
+                                                 "extensions": []},
+                                "skills": []})
+    payload = canonical_card_payload(card).decode()
+    assert '"capabilities":{"pushNotifications":false,"streaming":false}' in payload
+    assert '"description":""' in payload and '"skills":[]' in payload
+    assert "extensions" not in payload
 
 
 # --- sign and verify --------------------------------------------------------------------------
@@ -92,65 +78,159 @@ def test_a_signed_card_verifies_with_the_issuers_public_key(card, key):
     header = json.loads(base64.urlsafe_b64decode(sig.protected + "=="))
     assert header == {"alg": "ES256", "kid": "k1", "typ": "JOSE",
                       "jku": "https://travel.example/jwks.json"}
+    assert signature_header(sig) == header
     assert verify_card(signed, {"k1": key.public_key()}) == sig
     assert signed.to_wire()["signatures"][0]["header"] == {"note": "rotation 2026"}
 
 
-def test_a_forged_card_fails_verification(card, key):
+def test_wire_dicts_are_signed_and_verified_like_models(card, key):
+    signed = sign_card(card.to_wire(), key, kid="k1")
+    assert isinstance(signed, dict) and signed["signatures"][0]["protected"]
+    assert verify_card(signed, {"k1": key.public_key()}).protected == \
+        signed["signatures"][0]["protected"]
+    signed["skills"][0]["description"] = "Books whatever the caller wants"
+    with pytest.raises(CardTampered):
+        verify_card(signed, {"k1": key.public_key()})
+
+
+@pytest.mark.parametrize("change", [
+    {"name": "Bank of Agents"},
+    {"version": "9.9.9"},
+    {"capabilities": AgentCapabilities(streaming=True)},  # dropped pushNotifications
+])
+def test_a_card_changed_after_signing_is_tampered(card, key, change):
     signed = sign_card(card, key, kid="k1")
-    forged = signed.model_copy(update={"name": "Bank of Agents"})
-    with pytest.raises(InvalidSignatureError, match="Signature verification failed"):
+    with pytest.raises(CardTampered, match="does not match the card's canonical bytes"):
+        verify_card(signed.model_copy(update=change), {"k1": key.public_key()})
+
+
+def test_an_interface_url_swapped_for_the_attackers_is_tampered(card, key):
+    # The endpoint is inside the signed bytes: a copied card cannot redirect traffic.
+    signed = sign_card(card, key, kid="k1")
+    evil = signed.to_wire()
+    evil["supportedInterfaces"][0]["url"] = "https://evil.example/a2a"
+    with pytest.raises(CardTampered):
+        verify_card(evil, {"k1": key.public_key()})
+
+
+def test_a_card_re_signed_by_a_stranger_under_the_trusted_kid_is_tampered(card, key):
+    mallory = ec.generate_private_key(ec.SECP256R1())
+    forged = sign_card(card.model_copy(update={"name": "Bank of Agents"}), mallory, kid="k1")
+    with pytest.raises(CardTampered):
         verify_card(forged, {"k1": key.public_key()})
 
 
-def test_a_card_signed_by_an_untrusted_key_fails(card):
+def test_a_card_signed_under_an_unknown_kid_names_an_unknown_key(card):
     mallory = ec.generate_private_key(ec.SECP256R1())
-    signed = sign_card(card, mallory, kid="k1")
-    with pytest.raises(InvalidSignatureError):
-        verify_card(signed, {"k1": ec.generate_private_key(ec.SECP256R1()).public_key()})
-    with pytest.raises(InvalidSignatureError, match="not trusted"):
-        verify_card(signed, {})
+    forged = sign_card(card, mallory, kid="mallory-1")
+    with pytest.raises(UnknownSigningKey, match="'mallory-1' is not in the trusted key set"):
+        verify_card(forged, {"k1": teaching_key("travel card").public_key()})
 
 
-def test_an_unsigned_card_has_no_signature(card):
-    with pytest.raises(NoSignatureError):
+def test_an_unsigned_card_is_refused(card):
+    with pytest.raises(CardUnsigned):
         verify_card(card, {})
 
 
 def test_one_good_signature_is_enough_for_key_rotation(card, key):
-    old = ec.generate_private_key(ec.SECP256R1())
+    old = teaching_key("old travel card")
     signed = sign_card(sign_card(card, old, kid="old"), key, kid="new")
     assert verify_card(signed, {"new": key.public_key()}).protected == \
         signed.signatures[1].protected
 
 
-def test_algorithm_confusion_is_refused(card, key):
-    hs = sign_card(card, "a-shared-secret-of-at-least-32-bytes!!", kid="k1", alg="HS256")
-    with pytest.raises(InvalidSignatureError, match="alg value is not allowed"):
-        verify_card(hs, {"k1": "a-shared-secret-of-at-least-32-bytes!!"})
+def test_a_revoked_or_expired_key_is_not_used_for_verification(card, key):
+    # §8.4.3: "Expired or revoked keys MUST NOT be used for verification".
+    clock = FakeClock()
+    signed = sign_card(card, key, kid="k1")
+    keys = KeySet()
+    keys.add("k1", key.public_key(), not_after_ms=clock.now_ms() + 1000)
+    assert verify_card(signed, keys, clock=clock)
+    clock.advance(1000)
+    with pytest.raises(UnknownSigningKey, match="has expired"):
+        verify_card(signed, keys, clock=clock)
+    keys.add("k1", key.public_key())
+    keys.revoke("k1")
+    with pytest.raises(UnknownSigningKey, match="is revoked"):
+        verify_card(signed, keys, clock=clock)
+
+
+def test_hmac_signatures_are_refused_even_with_the_right_secret(card):
+    secret = "a-shared-secret-of-at-least-32-bytes!!"
+    hs = sign_card(card, secret, kid="k1", alg="HS256")
+    with pytest.raises(SignatureInvalid, match="alg 'HS256' is not allowed"):
+        verify_card(hs, {"k1": secret})
+
+
+def test_alg_none_is_refused(card, key):
+    signed = sign_card(card, key, kid="k1")
+    none_header = base64.urlsafe_b64encode(b'{"alg":"none","kid":"k1"}').rstrip(b"=").decode()
+    stripped = signed.model_copy(update={"signatures": [
+        AgentCardSignature(protected=none_header, signature="")]})
+    with pytest.raises(SignatureInvalid, match="alg 'none' is not allowed"):
+        verify_card(stripped, {"k1": key.public_key()})
+
+
+def test_a_key_set_pins_the_algorithm(card):
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    signed = sign_card(card, rsa_key, kid="r1", alg="PS256")
+    keys = KeySet()
+    keys.add("r1", rsa_key.public_key())  # pinned to RS256, its natural algorithm
+    with pytest.raises(SignatureInvalid, match="pinned to RS256"):
+        verify_card(signed, keys)
+    keys.add("r1", rsa_key.public_key(), alg="PS256")
+    assert verify_card(signed, keys)
+
+
+def test_a_key_set_ignores_the_jku_the_card_names(card, key):
+    # A jku is the card's own claim; a KeySet answers from the verifier's trust store only.
+    mallory = ec.generate_private_key(ec.SECP256R1())
+    forged = sign_card(card, mallory, kid="k1", jku="https://evil.example/jwks.json")
+    keys = KeySet()
+    keys.add("k1", key.public_key())
+    with pytest.raises(CardTampered):
+        verify_card(forged, keys)
+
+
+def test_a_lookup_function_receives_kid_and_jku():
+    card = ConformanceAgent().card("https://sut.example/a2a")
+    ed = ed25519.Ed25519PrivateKey.generate()
+    signed = sign_card(card, ed, kid="ed", jku="https://sut.example/jwks.json")
+    seen = []
+
+    def lookup(kid, jku):
+        seen.append((kid, jku))
+        if jku != "https://sut.example/jwks.json":
+            raise KeyError(kid)
+        return ed.public_key()
+
+    verify_card(signed, lookup)
+    assert seen == [("ed", "https://sut.example/jwks.json")]
 
 
 def test_garbage_signatures_are_reported_not_crashed_on(card, key):
     junk = card.model_copy(update={"signatures": [
         AgentCardSignature(protected="!!!", signature="x"),
         AgentCardSignature(protected="eyJ4IjoxfQ", signature="x")]})
-    with pytest.raises(InvalidSignatureError) as info:
+    with pytest.raises(SignatureInvalid) as info:
         verify_card(junk, {"k1": key.public_key()})
     assert len(info.value.reasons) == 2
+    assert type(info.value) is SignatureInvalid
 
 
-def test_eddsa_and_a_key_lookup_function_work_too():
-    card = ConformanceAgent().card("https://sut.example/a2a")
-    ed = ed25519.Ed25519PrivateKey.generate()
-    signed = sign_card(card, ed, kid="ed", alg="EdDSA")
-    seen = []
+def test_every_refusal_is_a_card_signature_error(card, key):
+    for bad in (card, sign_card(card, ec.generate_private_key(ec.SECP256R1()), kid="x")):
+        with pytest.raises(CardSignatureError):
+            verify_card(bad, {"k1": key.public_key()})
 
-    def lookup(kid, jku):
-        seen.append((kid, jku))
-        return ed.public_key()
 
-    verify_card(signed, lookup)
-    assert seen == [("ed", None)]
+def test_a_skill_added_after_signing_is_tampered(card, key):
+    signed = sign_card(card, key, kid="k1")
+    extra = AgentSkill(id="transfer", name="Transfer money", description="Moves funds",
+                       tags=["bank"])
+    with pytest.raises(CardTampered):
+        verify_card(signed.model_copy(update={"skills": [*signed.skills, extra]}),
+                    {"k1": key.public_key()})
 
 
 # --- interop with a2a-sdk's signing utilities ---------------------------------------------------
@@ -167,3 +247,15 @@ def test_the_sdk_verifies_our_signature_and_we_verify_the_sdks(card, key):
                                                         "typ": "JOSE"})
     theirs = from_sdk(sdk_signer(to_sdk(card)), type(card))
     assert verify_card(theirs, {"sdk": key.public_key()}).protected
+
+
+@pytest.mark.interop
+def test_the_sdk_also_rejects_a_card_we_consider_tampered(card, key):
+    signing = pytest.importorskip("a2a.utils.signing")
+    from agentproto.a2a.sdk_bridge import to_sdk
+
+    tampered = sign_card(card, key, kid="ours").model_copy(update={"name": "Bank of Agents"})
+    verify_with_sdk = signing.create_signature_verifier(lambda kid, jku: key.public_key(),
+                                                        ["ES256"])
+    with pytest.raises(signing.InvalidSignaturesError):
+        verify_with_sdk(to_sdk(tampered))

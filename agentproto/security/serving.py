@@ -1,0 +1,183 @@
+"""Adapters that put the security core in front of a real server (the only I/O in this package).
+
+* :class:`BearerAuth` — pure ASGI middleware: every request except the public paths (the Agent
+  Card) must carry a valid bearer token for this agent, or it is answered 401/403 with an
+  RFC 6750 challenge and a ``google.rpc.Status`` body, before the app sees it (A2A §7: the
+  server MUST authenticate every request). The caller's :class:`~agentproto.security.tokens.Claims`
+  land in ``request.state.claims``. Pure ASGI rather than ``BaseHTTPMiddleware`` so that SSE
+  streams pass through untouched.
+* :class:`SignedCardAgent` — wraps an A2A agent so that its card *declares* how to
+  authenticate (``securitySchemes`` + ``securityRequirements``, A2A §4.4) and is *signed*
+  (§8.4): the two halves of "both sides prove who they are".
+
+Neither edits the A2A server: wrap its app, or hand it the wrapped agent::
+
+    agent = SignedCardAgent(TravelDeskAgent(), card_key, kid="travel-2026",
+                            security_schemes={"oauth": client_credentials_scheme(token_url, scopes)},
+                            security_requirements=[{"oauth": ["travel:plan"]}])
+    app = BearerAuth(create_a2a_app(agent=agent), audience="travel-desk", keys=auth.key_set(),
+                     clock=clock, required_scopes={"travel:plan"})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+
+from agentproto.a2a.types import (
+    AgentCard,
+    ClientCredentialsOAuthFlow,
+    HTTPAuthSecurityScheme,
+    OAuth2SecurityScheme,
+    OAuthFlows,
+    SecurityRequirement,
+    SecurityScheme,
+    StringList,
+)
+from agentproto.clock import Clock
+from agentproto.security.cards import sign_card
+from agentproto.security.errors import TokenError
+from agentproto.security.keys import ASYMMETRIC_ALGORITHMS, KeySet
+from agentproto.security.tokens import authorize, challenge, error_body
+
+__all__ = [
+    "BearerAuth",
+    "SignedCardAgent",
+    "bearer_scheme",
+    "client_credentials_scheme",
+    "requirement",
+    "PUBLIC_PATHS",
+]
+
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+                   Awaitable[None]]
+
+#: Paths anyone may read: the Agent Card is how a caller learns how to authenticate (§8.2).
+PUBLIC_PATHS = ("/.well-known/agent-card.json",)
+
+
+class BearerAuth:
+    """Refuse every request without a valid bearer token for ``audience`` (see module docs).
+
+    ``log`` records ``(method, path, outcome)`` per request — ``"ok"`` or the error's rule —
+    for notebooks and tests.
+    """
+
+    def __init__(self, app: ASGIApp, *, audience: str, keys: KeySet | Mapping[str, Any],
+                 clock: Clock, required_scopes: Iterable[str] = (),
+                 public_paths: Sequence[str] = PUBLIC_PATHS, realm: str = "agentproto",
+                 leeway_s: float = 0, issuer: str | None = None,
+                 algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS) -> None:
+        self.app = app
+        self.audience = audience
+        self.keys = KeySet.of(keys)
+        self.clock = clock
+        self.required_scopes = frozenset(required_scopes)
+        self.public_paths = tuple(public_paths)
+        self.realm = realm
+        self.leeway_s = leeway_s
+        self.issuer = issuer
+        self.algorithms = tuple(algorithms)
+        self.log: list[tuple[str, str, str]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        # ``wrapped.state`` and friends reach the inner Starlette app.
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] in self.public_paths:
+            await self.app(scope, receive, send)
+            return
+        try:
+            claims = authorize(Headers(scope=scope), audience=self.audience, keys=self.keys,
+                               clock=self.clock, required_scopes=self.required_scopes,
+                               leeway_s=self.leeway_s, issuer=self.issuer,
+                               algorithms=self.algorithms)
+        except TokenError as exc:
+            self.log.append((scope["method"], scope["path"], exc.rule))
+            response = JSONResponse(error_body(exc), status_code=exc.http_status,
+                                    headers={"WWW-Authenticate": challenge(exc, realm=self.realm)})
+            await response(scope, receive, send)
+            return
+        self.log.append((scope["method"], scope["path"], "ok"))
+        scope.setdefault("state", {})["claims"] = claims
+        await self.app(scope, receive, send)
+
+
+# --------------------------------------------------------------------------- the card side
+
+
+def bearer_scheme(description: str = "A JWT access token") -> SecurityScheme:
+    """``{"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}}``."""
+    return SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(
+        scheme="Bearer", bearer_format="JWT", description=description))
+
+
+def client_credentials_scheme(token_url: str, scopes: Mapping[str, str],
+                              description: str = "") -> SecurityScheme:
+    """An OAuth 2.0 scheme with the client-credentials flow (machine-to-machine)."""
+    return SecurityScheme(oauth2_security_scheme=OAuth2SecurityScheme(
+        description=description,
+        flows=OAuthFlows(client_credentials=ClientCredentialsOAuthFlow(
+            token_url=token_url, scopes=dict(scopes)))))
+
+
+def requirement(**schemes: Iterable[str]) -> SecurityRequirement:
+    """``requirement(oauth=["travel:plan"])`` → ``{"schemes": {"oauth": {"list": [...]}}}``."""
+    return SecurityRequirement(schemes={name: StringList(values=list(scopes))
+                                        for name, scopes in schemes.items()})
+
+
+class SignedCardAgent:
+    """An A2A agent whose card declares its security schemes and is signed with ``key``.
+
+    Everything else (``run``, ``name`` …) is the wrapped agent's. Cards are signed once per URL
+    and cached: an ECDSA signature differs on every signing, and a card that changed on every
+    GET would defeat ``ETag`` caching.
+    """
+
+    def __init__(self, agent: Any, key: Any, *, kid: str, alg: str | None = None,
+                 jku: str | None = None,
+                 security_schemes: Mapping[str, SecurityScheme] | None = None,
+                 security_requirements: Sequence[SecurityRequirement] | None = None) -> None:
+        self.agent = agent
+        self._key = key
+        self.kid = kid
+        self.alg = alg
+        self.jku = jku
+        self.security_schemes = dict(security_schemes or {})
+        self.security_requirements = list(security_requirements or [])
+        self._cache: dict[tuple[str, str], AgentCard] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
+
+    def _secure(self, kind: str, url: str, card: AgentCard | None) -> AgentCard | None:
+        if card is None:
+            return None
+        cached = self._cache.get((kind, url))
+        if cached is None:
+            update: dict[str, Any] = {}
+            if self.security_schemes:
+                update["security_schemes"] = self.security_schemes
+            if self.security_requirements:
+                update["security_requirements"] = self.security_requirements
+            cached = sign_card(card.model_copy(update=update), self._key, kid=self.kid,
+                               alg=self.alg, jku=self.jku)
+            self._cache[(kind, url)] = cached
+        return cached
+
+    def card(self, url: str) -> AgentCard:
+        card = self._secure("public", url, self.agent.card(url))
+        assert card is not None
+        return card
+
+    def extended_card(self, url: str) -> AgentCard | None:
+        return self._secure("extended", url, self.agent.extended_card(url))
+
+    def run(self, ctx: Any) -> Any:
+        return self.agent.run(ctx)
