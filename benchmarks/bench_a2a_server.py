@@ -11,7 +11,13 @@ COMPLETED task with the echoed artifact); a wrong answer aborts the run.
 Reported per server: requests per second (median of the rounds) and p50/p99 latency over all
 rounds; then the throughput ratio ours / sdk — the median of the per-round ratios, each round
 measuring both servers back to back, so a burst of load from elsewhere on the machine skews a
-pair less than it skews two separate medians. The target is ≥ 1.5. Results go to
+pair less than it skews two separate medians. The target is ≥ 1.5.
+
+Wall-clock numbers on a shared machine move with everything else running there (and the load
+generator itself competes for the same cores). So, on Linux, the benchmark also reads each
+server process's own CPU time from ``/proc/<pid>/stat`` around every round: **server CPU per
+request** is what one request costs the server wherever it runs, and ``1000 / cpu_ms`` is the
+throughput one dedicated core would sustain. Both ratios are reported. Results go to
 ``benchmarks/results/a2a_server.json``.
 
     python benchmarks/bench_a2a_server.py            # 3 rounds × 2000 requests, concurrency 16
@@ -62,6 +68,16 @@ def serve(kind: str, port: int) -> None:
         app = sdk_echo_app(rpc_path=RPC_PATH, url=f"http://127.0.0.1:{port}")
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
                 lifespan="on" if kind == "ours" else "auto")
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a process (Linux ``/proc``; ``None`` elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def free_port() -> int:
@@ -166,7 +182,8 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def run(requests: int, concurrency: int, rounds: int, warmup: int) -> dict[str, Any]:
-    per: dict[str, dict[str, Any]] = {k: {"rps": [], "latencies": []} for k in SERVERS}
+    per: dict[str, dict[str, Any]] = {k: {"rps": [], "latencies": [], "cpu_ms": []}
+                                      for k in SERVERS}
     ratios: list[float] = []
     servers = {kind: ServerProcess(kind) for kind in SERVERS}
     try:
@@ -179,11 +196,18 @@ def run(requests: int, concurrency: int, rounds: int, warmup: int) -> dict[str, 
             asyncio.run(load(urls[kind], warmup, concurrency))
         for r in range(rounds):
             for kind in SERVERS:
+                pid = servers[kind].proc.pid  # type: ignore[union-attr]
+                cpu0 = process_cpu_s(pid)
                 wall, lat = asyncio.run(load(urls[kind], requests, concurrency))
+                cpu1 = process_cpu_s(pid)
                 per[kind]["rps"].append(requests / wall)
                 per[kind]["latencies"] += lat
-                print(f"  round {r + 1}/{rounds} {kind:>4}: {requests / wall:8.0f} req/s",
-                      flush=True)
+                cpu_note = ""
+                if cpu0 is not None and cpu1 is not None:
+                    per[kind]["cpu_ms"].append((cpu1 - cpu0) / requests * 1000)
+                    cpu_note = f", server CPU {per[kind]['cpu_ms'][-1]:.2f} ms/request"
+                print(f"  round {r + 1}/{rounds} {kind:>4}: {requests / wall:8.0f} req/s"
+                      f"{cpu_note}", flush=True)
             ratios.append(per["ours"]["rps"][-1] / per["sdk"]["rps"][-1])
     finally:
         for server in servers.values():
@@ -197,8 +221,16 @@ def run(requests: int, concurrency: int, rounds: int, warmup: int) -> dict[str, 
             "p50_ms": round(percentile(lat, 50) * 1000, 2),
             "p99_ms": round(percentile(lat, 99) * 1000, 2),
         }
-    return {"servers": summary, "throughput_ratio": round(statistics.median(ratios), 2),
-            "round_ratios": [round(x, 2) for x in ratios]}
+        if per[kind]["cpu_ms"]:
+            cpu = statistics.median(per[kind]["cpu_ms"])
+            summary[kind]["server_cpu_ms_per_request"] = round(cpu, 3)
+            summary[kind]["one_core_capacity_per_s"] = round(1000 / cpu, 1) if cpu else None
+    out = {"servers": summary, "throughput_ratio": round(statistics.median(ratios), 2),
+           "round_ratios": [round(x, 2) for x in ratios]}
+    if per["ours"]["cpu_ms"] and per["sdk"]["cpu_ms"]:
+        out["cpu_capacity_ratio"] = round(statistics.median(per["sdk"]["cpu_ms"])
+                                          / statistics.median(per["ours"]["cpu_ms"]), 2)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,12 +279,22 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(report, indent=2) + "\n")
 
     print()
-    print(f"{'server':<8}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
+    print(f"{'server':<8}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'CPU ms/req':>12}"
+          f"{'1-core req/s':>14}")
     for kind in SERVERS:
         s = result["servers"][kind]
-        print(f"{kind:<8}{s['requests_per_s']:>10.0f}{s['p50_ms']:>10.2f}{s['p99_ms']:>10.2f}")
-    print(f"\nthroughput ratio ours / a2a-sdk: {result['throughput_ratio']:.2f}× "
-          f"(target ≥ 1.5×) → {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
+        cpu = s.get("server_cpu_ms_per_request")
+        cap = s.get("one_core_capacity_per_s")
+        print(f"{kind:<8}{s['requests_per_s']:>10.0f}{s['p50_ms']:>10.2f}{s['p99_ms']:>10.2f}"
+              f"{cpu if cpu is not None else float('nan'):>12.3f}"
+              f"{cap if cap is not None else float('nan'):>14.0f}")
+    where = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
+    print(f"\nthroughput ratio ours / a2a-sdk (paired rounds, wall clock): "
+          f"{result['throughput_ratio']:.2f}× (target ≥ 1.5×)")
+    if "cpu_capacity_ratio" in result:
+        print(f"server CPU per request, a2a-sdk / ours (one-core capacity ratio): "
+              f"{result['cpu_capacity_ratio']:.2f}×")
+    print(f"→ {where}")
     return 0
 
 
