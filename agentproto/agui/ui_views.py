@@ -128,6 +128,8 @@ class _TappedStream(httpx.AsyncByteStream):
                 self._capture.raw += chunk
                 yield chunk
             return
+        if self._drop_after == 0:
+            await self._drop()
         buffer = b""
         async for chunk in self._inner:
             buffer += chunk
@@ -139,10 +141,16 @@ class _TappedStream(httpx.AsyncByteStream):
                     self._capture.frames_delivered += 1
                 yield frame
                 if self._capture.frames_delivered >= self._drop_after:
-                    self._capture.dropped = True
-                    await self._inner.aclose()  # the TCP connection really goes away
-                    raise httpx.ReadError(
-                        f"connection dropped after {self._drop_after} events (TapTransport)")
+                    await self._drop()
+        if buffer:  # an unterminated last frame passes through as it came
+            self._capture.raw += buffer
+            yield buffer
+
+    async def _drop(self) -> None:
+        self._capture.dropped = True
+        await self._inner.aclose()  # the TCP connection really goes away
+        raise httpx.ReadError(
+            f"connection dropped after {self._drop_after} events (TapTransport)")
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -185,11 +193,15 @@ class TapTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body: Any = None
-        if request.content:
+        try:
+            content = request.content
+        except httpx.RequestNotRead:  # a streamed upload: not recorded
+            content = b""
+        if content:
             try:
-                body = json.loads(request.content)
+                body = json.loads(content)
             except ValueError:
-                body = request.content.decode("utf-8", errors="replace")
+                body = content.decode("utf-8", errors="replace")
         capture = Capture(request.method, request.url.path, body)
         self.captures.append(capture)
         response = await self._inner.handle_async_request(request)

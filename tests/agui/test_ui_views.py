@@ -115,6 +115,42 @@ def test_a_dropped_stream_is_recovered_from_the_snapshot_and_the_run_still_compl
     assert len(events) > 5
 
 
+def test_dropping_after_zero_events_delivers_nothing_and_the_client_still_recovers(server,
+                                                                                   clock):
+    async def scenario():
+        tap = TapTransport()
+        async with AGUIClient(server.url, ids=IdFactory("ui"), clock=clock,
+                              http=httpx.AsyncClient(transport=tap)) as c:
+            tap.drop_next(after_events=0)
+            return tap, await c.send("t-1", REFUND)
+
+    tap, result = asyncio.run(scenario())
+    assert tap.streams[-1].raw == b"" and tap.streams[-1].dropped
+    assert result.events == [] and result.recovered and result.outcome == "interrupt"
+
+
+def test_an_unterminated_last_frame_passes_through_the_tap():
+    class Body(httpx.AsyncByteStream):
+        async def __aiter__(self):
+            yield b'data: {"a":1}\n\ndata: {"b"'
+
+    class Inner(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request):
+            return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                                  stream=Body())
+
+    async def scenario():
+        tap = TapTransport(Inner())
+        tap.drop_next(after_events=5)
+        async with httpx.AsyncClient(transport=tap) as http:
+            response = await http.post("http://test/agent", json={"x": 1})
+        return tap, response.content
+
+    tap, body = asyncio.run(scenario())
+    assert body == b'data: {"a":1}\n\ndata: {"b"' == tap.last.raw
+    assert tap.last.request_json == {"x": 1} and not tap.last.dropped
+
+
 def test_drop_next_refuses_a_negative_count():
     with pytest.raises(ValueError):
         TapTransport().drop_next(-1)
