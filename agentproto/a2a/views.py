@@ -13,10 +13,12 @@ notebook 10 — the task lifecycle    :func:`state_graph`, :func:`draw_state_dia
 notebook 11 — ways to wait          :func:`agent_schedule` (an agent's updates on virtual time),
                                     :func:`model_modes` + :class:`ModeExplorer` (blocking,
                                     polling, streaming and push on that schedule),
-                                    :class:`WebhookReceiver` + :func:`measure_modes` (the same
-                                    four on a real loopback server), :func:`plot_modes`,
+                                    :func:`measure_modes` (the same four on a real loopback
+                                    server; push lands in a ``push.WebhookRecorder``),
+                                    :func:`plot_modes`,
                                     :class:`ArtifactAssembler` (chunks → artifacts)
-notebook 09 — the Agent Card        :func:`card_problems` (what a client would trip over)
+notebook 09 — the Agent Card        :class:`CardCache` (``max-age``, ``ETag`` and ``304`` on
+                                    the client side)
 notebook 12 — the protocol stack    :class:`ConciergeAgent` (an AG-UI agent that calls an
                                     MCP-shaped tool and delegates to an A2A agent),
                                     :class:`StackLog` (one request, three layers, one table)
@@ -68,6 +70,22 @@ __all__ = [
     # notebook 09
     "CardFetch",
     "CardCache",
+    # notebook 11
+    "Scheduled",
+    "agent_schedule",
+    "ModeResult",
+    "MODES",
+    "model_modes",
+    "summary_table",
+    "plot_modes",
+    "ModeExplorer",
+    "pushes_for",
+    "push_settled",
+    "measure_modes",
+    "ArtifactAssemblyError",
+    "ArtifactAssembler",
+    "compact_labels",
+    "wait_until",
 ]
 
 #: Label of the "no task yet" node (``None`` in the transition table).
@@ -620,3 +638,472 @@ def _max_age(cache_control: str) -> int:
             except ValueError:
                 return 0
     return 0
+
+
+# =========================================================================== notebook 11
+
+#: The four ways to wait for a task's result (spec §3.2.2, §3.1.2, §3.1.7).
+MODES = ("blocking", "polling", "streaming", "push")
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    """One update an agent produces, at ``at_ms`` of virtual time after the task started."""
+
+    at_ms: int
+    kind: str  #: ``status``, ``artifact`` or ``message``
+    label: str  #: e.g. ``working: Searching flights…`` or ``itinerary +chunk 2``
+    update: Any = field(repr=False, default=None)
+
+
+def agent_schedule(agent: Any, text: str, *, message_id: str = "msg-1") -> list[Scheduled]:
+    """Run a sans-I/O agent on ``text`` and list its updates on virtual time.
+
+    The agent's ``Wait(ms)`` updates advance the virtual clock; nothing sleeps. This is the same
+    generator the server drives, read directly — so the schedule is exactly what the agent
+    would produce, minus the network. Raises ``TypeError`` for an agent that awaits real I/O
+    (it has no schedule without a server) and ``ValueError`` for one that waits until canceled.
+    """
+    from agentproto.a2a.agents import ArtifactChunk, Reply, RequestContext, Status, Wait
+    from agentproto.a2a.types import user_message
+
+    ctx = RequestContext(message=user_message(text, message_id=message_id), context_id="ctx-1")
+    gen = agent.run(ctx)
+    now = 0
+    out: list[Scheduled] = []
+    chunks: dict[str, int] = {}
+    while True:
+        update = _next_without_loop(gen)
+        if update is _END:
+            return out
+        if isinstance(update, Wait):
+            if update.ms is None:
+                raise ValueError("the agent waits until it is canceled: no finite schedule")
+            now += update.ms
+        elif isinstance(update, Status):
+            words = "".join(p.text or "" for p in update.parts)
+            out.append(Scheduled(now, "status", update.state.short + (f": {words}" if words else ""),
+                                 update))
+        elif isinstance(update, ArtifactChunk):
+            chunks[update.artifact_id] = chunks.get(update.artifact_id, 0) + 1
+            n = chunks[update.artifact_id]
+            label = update.artifact_id + (f" +chunk {n}" if update.append else
+                                          (" chunk 1" if not update.last_chunk else ""))
+            out.append(Scheduled(now, "artifact", label, update))
+        elif isinstance(update, Reply):
+            out.append(Scheduled(now, "message", "direct message", update))
+
+
+_END = object()
+
+
+def _next_without_loop(gen: Any) -> Any:
+    """The next item of an async generator that never really awaits (no event loop needed)."""
+    step = gen.__anext__()
+    try:
+        step.send(None)
+    except StopIteration as done:
+        return done.value
+    except StopAsyncIteration:
+        return _END
+    step.close()
+    raise TypeError("the agent awaited real I/O; agent_schedule needs a sans-I/O agent")
+
+
+@dataclass
+class ModeResult:
+    """What a client waiting in one ``mode`` saw: when, how often, and at what cost.
+
+    Times are milliseconds after the client sent the message (virtual in :func:`model_modes`,
+    wall-clock in :func:`measure_modes`). ``requests`` are HTTP requests the client made;
+    ``posts`` are webhook POSTs the server made to the client (push only).
+    """
+
+    mode: str
+    requests: int
+    posts: int
+    first_update_ms: float | None
+    done_ms: float | None
+    seen: list[tuple[float, str]]
+    total: int  #: updates the task produced (the initial Task snapshot included)
+
+    @property
+    def missed(self) -> int:
+        """Updates the client never saw (each poll sees only the latest state)."""
+        return max(self.total - len(self.seen), 0)
+
+
+def model_modes(schedule: Sequence[Scheduled], *, poll_ms: float = 1000.0,
+                latency_ms: float = 50.0) -> list[ModeResult]:
+    """Blocking, polling, streaming and push on one schedule, with a one-way network latency.
+
+    The model (virtual time, the client sends at 0, the server receives at ``latency_ms``):
+
+    * **blocking** — one request; the answer leaves when the task is terminal or interrupted
+      (spec §3.2.2) and arrives ``latency_ms`` later; nothing is seen before;
+    * **polling** — ``returnImmediately`` (the Task as created), then ``GetTask`` every
+      ``poll_ms``; each answer shows the state *at the moment the server read it*, so updates
+      between two polls are never seen;
+    * **streaming** — one request; the Task, then every update, each ``latency_ms`` after it
+      happens;
+    * **push** — one request (with a webhook config); the server POSTs the Task and every
+      update to the webhook: same timing as streaming, but no open connection — and one POST
+      per update.
+    """
+    d = float(latency_ms)
+    settle = next((s.at_ms for s in schedule if s.kind == "message" or (
+        s.kind == "status" and s.update is not None and (
+            s.update.state in TERMINAL_STATES or s.update.state in INTERRUPTED_STATES))),
+        schedule[-1].at_ms if schedule else 0)
+    total = len(schedule) + 1
+    first_progress = schedule[0].at_ms if schedule else 0
+    results = [ModeResult("blocking", 1, 0, 2 * d + settle, 2 * d + settle,
+                          [(2 * d + settle, "the settled Task")], total)]
+    # polling: the Task as created, then GetTask number k leaves at T = 2d + k·poll_ms, is read
+    # by the server at T + d (= schedule time T, the agent having started at d) and answered
+    # at T + 2d.
+    seen: list[tuple[float, str]] = [(2 * d, "Task: submitted")]
+    requests, k, last, first = 1, 0, -1, None
+    while True:
+        k += 1
+        requests += 1
+        sent = 2 * d + k * poll_ms
+        done = [s for s in schedule if s.at_ms <= sent]
+        if done and len(done) - 1 != last:
+            last = len(done) - 1
+            seen.append((sent + 2 * d, "GetTask: " + done[-1].label))
+            first = sent + 2 * d if first is None else first
+        if sent >= settle:
+            results.append(ModeResult("polling", requests, 0, first, sent + 2 * d, seen, total))
+            break
+    arrivals = [(2 * d, "Task: submitted")] + [(s.at_ms + 2 * d, s.label) for s in schedule]
+    results.append(ModeResult("streaming", 1, 0, first_progress + 2 * d, settle + 2 * d,
+                              arrivals, total))
+    results.append(ModeResult("push", 1, total, first_progress + 2 * d, settle + 2 * d,
+                              list(arrivals), total))
+    return results
+
+
+def summary_table(results: Sequence[ModeResult], *, unit: str = "ms") -> str:
+    """The headline numbers of :func:`model_modes` / :func:`measure_modes` as text."""
+    scale = {"ms": 1.0, "s": 1000.0}[unit]
+
+    def t(v: float | None) -> str:
+        return "never" if v is None else (f"{v / scale:,.0f} {unit}" if unit == "ms"
+                                          else f"{v / scale:.2f} {unit}")
+
+    lines = [f"{'mode':<10} {'first update':>13} {'settled seen':>13} {'requests':>9} "
+             f"{'POSTs':>6} {'updates seen':>13}"]
+    for r in results:
+        lines.append(f"{r.mode:<10} {t(r.first_update_ms):>13} {t(r.done_ms):>13} "
+                     f"{r.requests:>9} {r.posts:>6} {len(r.seen):>6} of {r.total:<4}")
+    return "\n".join(lines)
+
+
+_MODE_COLORS = {"blocking": PALETTE["muted"], "polling": PALETTE["secondary"],
+                "streaming": PALETTE["primary"], "push": PALETTE["good"]}
+
+
+def plot_modes(results: Sequence[ModeResult], *, title: str = "", unit: str = "s",
+               time_label: str = "virtual time") -> Figure:
+    """Two panels: when each mode first showed progress and knew the result (with the
+    requests it cost), and a dot for every update the client actually saw."""
+    scale = {"ms": 1.0, "s": 1000.0}[unit]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8),
+                                      gridspec_kw={"width_ratios": [1, 1.5]})
+    names = [r.mode for r in results]
+    y = range(len(results))
+    horizon = max((r.done_ms or 0) for r in results) / scale * 1.08 + 1e-9
+    left.barh([i + 0.18 for i in y], [(r.first_update_ms or 0) / scale for r in results],
+              height=0.36, color=PALETTE["primary"], label="first update")
+    left.barh([i - 0.18 for i in y], [(r.done_ms or 0) / scale for r in results],
+              height=0.36, color=PALETTE["muted"], label="result known")
+    for i, r in enumerate(results):
+        cost = f"{r.requests} req" + (f" + {r.posts} POSTs" if r.posts else "")
+        left.text((r.done_ms or 0) / scale + horizon * 0.01, i - 0.18, cost, va="center",
+                  fontsize=8)
+    left.set_yticks(list(y), names)
+    left.invert_yaxis()
+    left.set_xlim(0, horizon * 1.35)
+    left.set_xlabel(f"{time_label} after sending ({unit})")
+    left.set_title("How soon does the client know?")
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8)
+    for i, r in enumerate(results):
+        xs = [t / scale for t, _ in r.seen]
+        right.scatter(xs, [i] * len(xs), s=28, color=_MODE_COLORS.get(r.mode, "black"),
+                      zorder=3)
+        right.text(horizon * 1.01, i, f"{len(r.seen)}/{r.total}", va="center", fontsize=8)
+    right.set_yticks(list(y), names)
+    right.invert_yaxis()
+    right.set_xlim(0, horizon * 1.1)
+    right.set_xlabel(f"{time_label} ({unit})")
+    right.set_title("Every update the client saw (seen/produced)")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+class ModeExplorer:
+    """Sliders for the poll interval, the network latency and the agent's step time; the
+    four modes recomputed on the travel desk's real schedule, as a table and a plot."""
+
+    TEXT = "Plan my trip to Sanya from 2026-04-08 to 2026-04-12"
+
+    def __init__(self, *, poll_s: float = 1.0, latency_ms: float = 50.0,
+                 step_s: float = 2.0) -> None:
+        style = {"description_width": "initial"}
+        self.poll = widgets.FloatSlider(value=poll_s, min=0.25, max=5.0, step=0.25,
+                                        description="poll every (s)", continuous_update=False,
+                                        style=style)
+        self.latency = widgets.FloatSlider(value=latency_ms, min=0.0, max=500.0, step=10.0,
+                                           description="latency one way (ms)",
+                                           continuous_update=False, style=style)
+        self.step = widgets.FloatSlider(value=step_s, min=0.5, max=5.0, step=0.5,
+                                        description="agent step (s)", continuous_update=False,
+                                        style=style)
+        self.summary = widgets.HTML()
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        self.results: list[ModeResult] = []
+        for control in (self.poll, self.latency, self.step):
+            control.observe(lambda _c: self.redraw(), names="value")
+        self.redraw()
+
+    def redraw(self) -> None:
+        from agentproto.a2a.agents import TravelDeskAgent
+
+        schedule = agent_schedule(TravelDeskAgent(step_ms=int(self.step.value * 1000)),
+                                  self.TEXT)
+        self.results = model_modes(schedule, poll_ms=self.poll.value * 1000,
+                                   latency_ms=self.latency.value)
+        self.summary.value = "<pre>" + html.escape(summary_table(self.results, unit="s")) + \
+            "</pre>"
+        self.plot.value = _png(plot_modes(self.results))
+
+    def result(self, mode: str) -> ModeResult:
+        return next(r for r in self.results if r.mode == mode)
+
+    def widget(self) -> widgets.VBox:
+        return widgets.VBox([widgets.HBox([self.poll, self.latency, self.step]), self.summary,
+                             self.plot])
+
+    def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
+        from IPython.display import display
+
+        display(self.widget())
+
+
+def pushes_for(recorder: Any, task_id: str) -> list[tuple[float, Any]]:
+    """``(time.monotonic(), StreamResponse)`` of every notification a
+    :class:`~agentproto.a2a.push.WebhookRecorder` accepted for ``task_id``, in arrival order."""
+    out = []
+    for push in list(recorder.received):
+        event = push.event
+        if _task_of(event) == task_id:
+            out.append((push.at, event))
+    return out
+
+
+def push_settled(recorder: Any, task_id: str) -> bool:
+    """Has a terminal or interrupted status for ``task_id`` reached the webhook?"""
+    return any(e.status_update is not None and _settles(e.status_update.status.state)
+               for _, e in pushes_for(recorder, task_id))
+
+
+def _task_of(event: Any) -> str:
+    if event.task is not None:
+        return event.task.id
+    inner = event.status_update or event.artifact_update
+    return inner.task_id if inner is not None else ""
+
+
+def _settles(state: TaskState) -> bool:
+    return state in TERMINAL_STATES or state in INTERRUPTED_STATES
+
+
+def _event_label(event: Any) -> str:
+    if event.task is not None:
+        return "Task: " + event.task.status.state.short
+    if event.status_update is not None:
+        return event.status_update.status.state.short
+    if event.artifact_update is not None:
+        u = event.artifact_update
+        return u.artifact.artifact_id + (" +chunk" if u.append else "")
+    return "message"
+
+
+def measure_modes(base_url: str, text: str, *, recorder: Any = None, webhook_url: str = "",
+                  token: str = "", poll_interval_s: float = 0.05, timeout_s: float = 10.0,
+                  modes: Sequence[str] = MODES, warmup: bool = True) -> list[ModeResult]:
+    """Run the four modes against a real A2A server and time what the client sees (wall ms).
+
+    One fresh task per mode, the same ``text`` each time. ``push`` needs a
+    :class:`~agentproto.a2a.push.WebhookRecorder` served at ``webhook_url`` (and a server that
+    allows loopback webhooks); ``token`` goes in the push config. Requests are counted by the
+    client itself (:attr:`SyncA2AClient.requests_made`). With ``warmup`` each mode runs once
+    untimed first, so one-off costs (the first SSE response, the server's first webhook
+    connection) do not land on whichever mode happens to go first.
+    """
+    import time
+
+    if warmup:
+        measure_modes(base_url, text, recorder=recorder, webhook_url=webhook_url, token=token,
+                      poll_interval_s=poll_interval_s, timeout_s=timeout_s, modes=modes,
+                      warmup=False)
+    from agentproto.a2a.client import SyncA2AClient
+    from agentproto.a2a.types import Task, TaskPushNotificationConfig
+
+    client = SyncA2AClient.discover(base_url)
+    out: list[ModeResult] = []
+    try:
+        for mode in modes:
+            before = client.requests_made
+            t0 = time.monotonic()  # the clock WebhookRecorder stamps arrivals with
+
+            def ms() -> float:
+                return (time.monotonic() - t0) * 1000
+
+            if mode == "blocking":
+                task = client.send(text, timeout=timeout_s)
+                done = ms()
+                out.append(ModeResult(mode, client.requests_made - before, 0, done, done,
+                                      [(done, "the settled Task")], _produced(task)))
+            elif mode == "polling":
+                task = client.send(text, return_immediately=True)
+                seen = [(ms(), "Task: " + task.status.state.short)]
+                key, first = _poll_key(task), None
+                while not _settles(task.status.state):
+                    time.sleep(poll_interval_s)
+                    task = client.get_task(task.id)
+                    if _poll_key(task) != key:
+                        key = _poll_key(task)
+                        seen.append((ms(), "GetTask: " + task.status.state.short))
+                        first = seen[-1][0] if first is None else first
+                    if ms() > timeout_s * 1000:
+                        raise TimeoutError(f"polling: task {task.id} did not settle")
+                out.append(ModeResult(mode, client.requests_made - before, 0, first,
+                                      seen[-1][0], seen, _produced(task)))
+            elif mode == "streaming":
+                seen = []
+                last_task: Task | None = None
+                for event in client.stream(text, timeout=timeout_s):
+                    seen.append((ms(), _event_label(event)))
+                    last_task = event.task or last_task
+                first = seen[1][0] if len(seen) > 1 else None
+                out.append(ModeResult(mode, client.requests_made - before, 0, first,
+                                      seen[-1][0], seen, len(seen)))
+            elif mode == "push":
+                if recorder is None or not webhook_url:
+                    raise ValueError("push needs a WebhookRecorder and the URL it is served at")
+                config = TaskPushNotificationConfig(url=webhook_url, token=token)
+                task = client.send(text, return_immediately=True, push=config)
+                if not wait_until(lambda: push_settled(recorder, task.id), timeout_s=timeout_s):
+                    raise TimeoutError(f"push: task {task.id} did not settle in time")
+                arrived = [((t - t0) * 1000, _event_label(e)) for t, e in
+                           pushes_for(recorder, task.id)]
+                first = next((t for t, label in arrived if not label.startswith("Task")), None)
+                out.append(ModeResult(mode, client.requests_made - before, len(arrived), first,
+                                      arrived[-1][0], arrived, len(arrived)))
+            else:
+                raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    finally:
+        client.close()
+    return out
+
+
+def _poll_key(task: Any) -> tuple:
+    return (task.status.state, task.status.timestamp,
+            sum(len(a.parts) for a in task.artifacts))
+
+
+def _produced(task: Any) -> int:
+    """How many stream events a settled task produced, read off the task itself: its Task
+    snapshot, one status update per agent message in the history, one artifact update per
+    artifact part. (Exact for this kit's agents, whose status updates all carry a message and
+    whose chunks carry one part each.)"""
+    statuses = sum(1 for m in task.history if m.role.value == "ROLE_AGENT")
+    return 1 + statuses + sum(len(a.parts) for a in task.artifacts)
+
+
+class ArtifactAssemblyError(Exception):
+    """A stream's artifact chunks do not fit together (e.g. an append to an unknown artifact)."""
+
+
+class ArtifactAssembler:
+    """Rebuild a task's artifacts on the client from what a stream (or webhook) delivers.
+
+    * a ``task`` event (the first event of a stream or subscription) replaces everything with
+      the snapshot — which already contains every chunk sent so far;
+    * an ``artifactUpdate`` with ``append: false`` starts (or replaces) an artifact; with
+      ``append: true`` its parts are added to the artifact of the same ``artifactId``, which must
+      exist;
+    * ``lastChunk: true`` marks the artifact complete.
+
+    This mirrors what the server does to its own copy of the task, so "reassembled == the
+    task's artifact from ``GetTask``" is the check that nothing was lost.
+    """
+
+    def __init__(self) -> None:
+        self.artifacts: dict[str, Any] = {}
+        self.complete: set[str] = set()
+        #: (artifactId, append, lastChunk, text of the chunk) for every update fed
+        self.chunks: list[tuple[str, bool, bool, str]] = []
+
+    def feed(self, event: Any) -> None:
+        """Take one ``StreamResponse``; other payloads than ``task``/``artifactUpdate`` pass."""
+        if event.task is not None:
+            self.artifacts = {a.artifact_id: a for a in event.task.artifacts}
+            return
+        update = event.artifact_update
+        if update is None:
+            return
+        artifact = update.artifact
+        self.chunks.append((artifact.artifact_id, update.append, update.last_chunk,
+                            artifact.text))
+        if update.append:
+            old = self.artifacts.get(artifact.artifact_id)
+            if old is None:
+                raise ArtifactAssemblyError(
+                    f"append to artifact {artifact.artifact_id!r}, which this stream never "
+                    "started (a lost first chunk?) — re-read the task with GetTask")
+            if artifact.artifact_id in self.complete:
+                raise ArtifactAssemblyError(
+                    f"chunk after lastChunk for artifact {artifact.artifact_id!r}")
+            self.artifacts[artifact.artifact_id] = old.model_copy(
+                update={"parts": old.parts + artifact.parts})
+        else:
+            self.artifacts[artifact.artifact_id] = artifact
+            self.complete.discard(artifact.artifact_id)
+        if update.last_chunk:
+            self.complete.add(artifact.artifact_id)
+
+    def text(self, artifact_id: str) -> str:
+        return self.artifacts[artifact_id].text
+
+
+def compact_labels(labels: Iterable[str]) -> str:
+    """``["working", "working", "trip"]`` → ``"working ×2, trip"`` (runs of equal labels)."""
+    from itertools import groupby
+
+    parts = []
+    for label, run in groupby(labels):
+        n = len(list(run))
+        parts.append(f"{label} ×{n}" if n > 1 else label)
+    return ", ".join(parts)
+
+
+def wait_until(condition: Any, *, timeout_s: float = 5.0, interval_s: float = 0.01) -> bool:
+    """Poll ``condition()`` until it is true or ``timeout_s`` passes; return the last value.
+
+    For notebook cells that must wait for something happening on a server thread (webhook
+    deliveries, a background run) without sleeping a fixed, guessed time.
+    """
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval_s)

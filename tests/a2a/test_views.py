@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -253,3 +255,231 @@ def test_max_age_is_read_from_cache_control(header, seconds):
     from agentproto.a2a.views import _max_age
 
     assert _max_age(header) == seconds
+
+
+# --------------------------------------------------------------------------- ways to wait
+
+TRIP = "Plan my trip to Sanya from 2026-04-08 to 2026-04-12"
+
+
+def schedule(step_ms: int = 2000):
+    from agentproto.a2a.agents import TravelDeskAgent
+    from agentproto.a2a.views import agent_schedule
+
+    return agent_schedule(TravelDeskAgent(step_ms=step_ms), TRIP)
+
+
+def test_agent_schedule_reads_the_agents_own_updates_on_virtual_time():
+    s = schedule(2000)
+    assert [x.kind for x in s].count("status") == 5
+    assert s[0].label.startswith("working") and s[-1].label.startswith("completed")
+    times = [x.at_ms for x in s]
+    assert times == sorted(times) and times[-1] == 8000
+
+
+def test_agent_schedule_refuses_agents_without_a_finite_schedule():
+    from agentproto.a2a.agents import ConformanceAgent
+    from agentproto.a2a.views import agent_schedule
+
+    with pytest.raises(ValueError, match="canceled"):
+        agent_schedule(ConformanceAgent(), "x", message_id="tck-cancel-1")
+
+
+def test_agent_schedule_refuses_an_agent_that_awaits_real_io():
+    import asyncio
+
+    from agentproto.a2a.agents import Status
+    from agentproto.a2a.views import agent_schedule
+
+    class Sleepy:
+        async def run(self, ctx):
+            await asyncio.sleep(0)
+            yield Status.of(S.COMPLETED)
+
+    with pytest.raises(TypeError, match="sans-I/O"):
+        agent_schedule(Sleepy(), "x")
+
+
+def test_a_greeting_schedules_one_direct_message():
+    from agentproto.a2a.agents import TravelDeskAgent
+    from agentproto.a2a.views import agent_schedule
+
+    assert [x.kind for x in agent_schedule(TravelDeskAgent(), "hello")] == ["message"]
+
+
+def test_streaming_and_push_see_every_update_blocking_sees_one():
+    from agentproto.a2a.views import model_modes
+
+    r = {m.mode: m for m in model_modes(schedule(), poll_ms=1000, latency_ms=50)}
+    assert len(r["streaming"].seen) == len(r["push"].seen) == r["streaming"].total == 11
+    assert len(r["blocking"].seen) == 1 and r["blocking"].missed == 10
+    assert r["push"].posts == 11 and r["streaming"].posts == 0
+    assert r["blocking"].first_update_ms == r["blocking"].done_ms == 8100
+    assert r["streaming"].first_update_ms == 100
+
+
+def test_polling_is_late_by_up_to_one_interval_and_pays_one_request_per_poll():
+    from agentproto.a2a.views import model_modes
+
+    for poll in (250, 1000, 3000):
+        r = {m.mode: m for m in model_modes(schedule(), poll_ms=poll, latency_ms=50)}
+        late = r["polling"].done_ms - r["streaming"].done_ms
+        assert 0 <= late <= poll + 100
+        # polls leave at 2·50 + k·poll ms; the first one leaving at or after 8000 ms settles it
+        assert r["polling"].requests == 1 + math.ceil((8000 - 100) / poll)
+
+
+def test_faster_polling_costs_more_requests_and_misses_fewer_updates():
+    from agentproto.a2a.views import model_modes
+
+    slow = {m.mode: m for m in model_modes(schedule(), poll_ms=2000)}["polling"]
+    fast = {m.mode: m for m in model_modes(schedule(), poll_ms=250)}["polling"]
+    assert fast.requests > slow.requests
+    assert fast.missed <= slow.missed and slow.missed > 0
+
+
+def test_latency_delays_every_mode_by_a_round_trip():
+    from agentproto.a2a.views import model_modes
+
+    near = {m.mode: m for m in model_modes(schedule(), latency_ms=0)}
+    far = {m.mode: m for m in model_modes(schedule(), latency_ms=200)}
+    for mode in ("blocking", "streaming", "push"):
+        assert far[mode].done_ms - near[mode].done_ms == 400
+
+
+def test_summary_table_has_one_row_per_mode():
+    from agentproto.a2a.views import model_modes, summary_table
+
+    table = summary_table(model_modes(schedule()), unit="s")
+    assert [line.split()[0] for line in table.splitlines()[1:]] == list(
+        ("blocking", "polling", "streaming", "push"))
+    assert "11 of 11" in table
+
+
+def test_the_mode_explorer_recomputes_when_a_slider_moves():
+    from agentproto.a2a.views import ModeExplorer
+
+    explorer = ModeExplorer(poll_s=2.0)
+    before = explorer.result("polling").requests
+    explorer.poll.value = 0.25
+    assert explorer.result("polling").requests > before
+    explorer.latency.value = 300
+    assert explorer.result("streaming").first_update_ms == 600
+    explorer.step.value = 1.0
+    assert explorer.result("blocking").done_ms == 4000 + 600
+    assert bytes(explorer.plot.value).startswith(PNG) and "polling" in explorer.summary.value
+
+
+def test_plot_modes_draws_both_panels():
+    from agentproto.a2a.views import model_modes, plot_modes
+
+    fig = plot_modes(model_modes(schedule()), title="t")
+    assert len(fig.axes) == 2
+
+
+def test_measured_modes_on_a_real_server_see_what_the_protocol_promises():
+    from agentproto.a2a.agents import TravelDeskAgent
+    from agentproto.a2a.push import WebhookRecorder
+    from agentproto.a2a.server import create_a2a_app
+    from agentproto.a2a.views import measure_modes
+    from agentproto.testing import running_server
+
+    recorder = WebhookRecorder(expect_token="t0k3n")
+    with running_server(create_a2a_app(agent=TravelDeskAgent(step_ms=5, chunk_chars=60))) as url, \
+            running_server(recorder.app()) as hook:
+        results = {r.mode: r for r in measure_modes(url, TRIP, recorder=recorder,
+                                                    webhook_url=hook + "/hook", token="t0k3n",
+                                                    poll_interval_s=0.005, warmup=False)}
+    streamed = [label for _, label in results["streaming"].seen]
+    assert streamed[0] == "Task: submitted" and streamed[-1] == "completed"
+    assert [label for _, label in results["push"].seen] == streamed
+    assert results["push"].posts == len(streamed) == results["blocking"].total
+    assert results["blocking"].requests == results["streaming"].requests == 1
+    assert results["polling"].requests >= 2
+    assert results["polling"].seen[-1][1] == "GetTask: completed"
+
+
+def test_measure_modes_needs_a_webhook_for_push():
+    from agentproto.a2a.server import create_a2a_app
+    from agentproto.a2a.views import measure_modes
+    from agentproto.testing import running_server
+
+    with running_server(create_a2a_app(agent="echo")) as url:
+        with pytest.raises(ValueError, match="WebhookRecorder"):
+            measure_modes(url, "hi", modes=("push",), warmup=False)
+
+
+# --------------------------------------------------------------------------- artifacts
+
+
+def _chunk(artifact_id, text, *, append=False, last=False):
+    from agentproto.a2a.types import (
+        Artifact,
+        StreamResponse,
+        TaskArtifactUpdateEvent,
+        text_part,
+    )
+
+    return StreamResponse(artifact_update=TaskArtifactUpdateEvent(
+        task_id="t", context_id="c", append=append, last_chunk=last,
+        artifact=Artifact(artifact_id=artifact_id, parts=[text_part(text)])))
+
+
+def test_appended_chunks_join_into_one_artifact_and_last_chunk_completes_it():
+    from agentproto.a2a.views import ArtifactAssembler
+
+    a = ArtifactAssembler()
+    for event in (_chunk("doc", "Hel"), _chunk("doc", "lo, ", append=True),
+                  _chunk("doc", "world", append=True, last=True)):
+        a.feed(event)
+    assert a.text("doc") == "Hello, world" and a.complete == {"doc"}
+    assert [c[1:3] for c in a.chunks] == [(False, False), (True, False), (True, True)]
+
+
+def test_a_chunk_without_append_replaces_the_artifact():
+    from agentproto.a2a.views import ArtifactAssembler
+
+    a = ArtifactAssembler()
+    a.feed(_chunk("doc", "draft", last=True))
+    a.feed(_chunk("doc", "final"))
+    assert a.text("doc") == "final" and "doc" not in a.complete
+
+
+def test_appending_to_an_artifact_never_started_is_an_assembly_error():
+    from agentproto.a2a.views import ArtifactAssembler, ArtifactAssemblyError
+
+    with pytest.raises(ArtifactAssemblyError, match="never started"):
+        ArtifactAssembler().feed(_chunk("doc", "lo", append=True))
+
+
+def test_appending_after_the_last_chunk_is_an_assembly_error():
+    from agentproto.a2a.views import ArtifactAssembler, ArtifactAssemblyError
+
+    a = ArtifactAssembler()
+    a.feed(_chunk("doc", "all", last=True))
+    with pytest.raises(ArtifactAssemblyError, match="after lastChunk"):
+        a.feed(_chunk("doc", "more", append=True))
+
+
+def test_a_task_snapshot_replaces_what_was_assembled_so_far():
+    from agentproto.a2a.types import Artifact, StreamResponse, Task, TaskStatus, text_part
+    from agentproto.a2a.views import ArtifactAssembler
+
+    a = ArtifactAssembler()
+    a.feed(_chunk("doc", "Hel"))
+    snapshot = Task(id="t", context_id="c", status=TaskStatus(state=S.WORKING),
+                    artifacts=[Artifact(artifact_id="doc", parts=[text_part("Hello")])])
+    a.feed(StreamResponse(task=snapshot))
+    a.feed(_chunk("doc", "!", append=True, last=True))
+    assert a.text("doc") == "Hello!"
+
+
+def test_compact_labels_and_wait_until():
+    import itertools
+
+    from agentproto.a2a.views import compact_labels, wait_until
+
+    assert compact_labels(["a", "a", "b", "a"]) == "a ×2, b, a"
+    counter = itertools.count()
+    assert wait_until(lambda: next(counter) >= 3, timeout_s=1, interval_s=0)
+    assert not wait_until(lambda: False, timeout_s=0.02, interval_s=0.005)
