@@ -86,6 +86,8 @@ class AGUIHTTPError(AGUIError):
         self.status = status
         self.body = body
         self.code = error.get("code") if isinstance(error, dict) else None
+        if self.code:  # the server's stable code (e.g. resume.incomplete) is the rule to show
+            self.rule = str(self.code)
 
 
 @dataclass

@@ -240,6 +240,16 @@ def _wire(obj: Any) -> Any:
     return obj
 
 
+def _interrupt_wire(obj: Any) -> Any:
+    """An interrupt given as a model, a wire dict or a store :class:`InterruptRecord`."""
+    record = getattr(obj, "interrupt", None)
+    wire = _wire(record if isinstance(record, dict) else obj)
+    if not isinstance(wire, dict) or "id" not in wire:
+        raise TypeError(f"not an interrupt: {type(obj).__name__} (need an Interrupt, its wire "
+                        "dict, or an InterruptRecord)")
+    return wire
+
+
 def _canonical(value: Json) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -403,7 +413,7 @@ def build_resume(pending: Iterable[Any],
     ``payload``, whatever the response carried. Messages match the reference client's
     ``buildResumeArray``.
     """
-    open_ids = [str(_wire(i)["id"]) for i in pending]
+    open_ids = [str(_interrupt_wire(i)["id"]) for i in pending]
     missing = [i for i in open_ids if i not in responses]
     if missing:
         raise BuildResumeError(

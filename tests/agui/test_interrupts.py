@@ -347,3 +347,18 @@ def test_the_interrupt_outcome_parses_with_the_official_models():
     assert (interrupt.id, interrupt.tool_call_id) == ("int-1", "tc-1")
     entries = build_resume([interrupt], {"int-1": resolved(APPROVE)})
     assert core.ResumeEntry.model_validate(entries[0]).payload == APPROVE
+
+
+def test_build_resume_accepts_the_stores_interrupt_records():
+    from agentproto.agui.interrupts import InterruptRecord, build_resume, resolved
+
+    record = InterruptRecord({"id": "int-1", "reason": "confirmation"}, run_id="run-1")
+    assert build_resume([record], {"int-1": resolved({"approved": True})}) == [
+        {"interruptId": "int-1", "status": "resolved", "payload": {"approved": True}}]
+
+
+def test_build_resume_refuses_something_that_is_not_an_interrupt():
+    from agentproto.agui.interrupts import build_resume
+
+    with pytest.raises(TypeError, match="not an interrupt"):
+        build_resume([42], {})
