@@ -609,6 +609,8 @@ def plot_session(interview: MockInterview, *, title: str = "Mock interview"):
         if a.note:
             ax.text(a.elapsed_s, i, f"  {a.note}", va="center", fontsize=8)
     ax.invert_yaxis()
+    longest = max([interview.limit_s, *(a.elapsed_s for a in answers)])
+    ax.set_xlim(0, longest * 1.25)  # room for the notes
     ax.set_xlabel("seconds spent (virtual clock)")
     ax.set_title(title)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
