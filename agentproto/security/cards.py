@@ -62,7 +62,13 @@ from agentproto.security.errors import (
     UnknownSigningKey,
 )
 from agentproto.security.jcs import canonical_bytes
-from agentproto.security.keys import ASYMMETRIC_ALGORITHMS, KeyNotTrusted, KeySet, TrustedKey, algorithm_for
+from agentproto.security.keys import (
+    ASYMMETRIC_ALGORITHMS,
+    KeyNotTrusted,
+    KeySet,
+    TrustedKey,
+    algorithm_for,
+)
 
 __all__ = [
     "canonical_card_payload",
@@ -145,7 +151,8 @@ def _lookup(keys: KeyLookup, kid: str, jku: str | None, alg: str,
             if problem:
                 raise KeyNotTrusted(kid, problem)
             if found.alg != alg:
-                raise ValueError(f"key {kid!r} is pinned to {found.alg}, the signature claims {alg}")
+                raise ValueError(f"key {kid!r} is pinned to {found.alg}, "
+                                 f"the signature claims {alg}")
             return found.key
         return found
     entry = KeySet.of(keys).find(kid, now_ms)

@@ -140,7 +140,7 @@ class KeySet:
 
     @classmethod
     def of(cls, keys: Mapping[str, Any] | KeySet) -> KeySet:
-        """A key set from another one or from a plain ``{kid: key}`` mapping (algorithms inferred)."""
+        """A key set from another one, or from a ``{kid: key}`` mapping (algorithms inferred)."""
         if isinstance(keys, KeySet):
             return keys
         out = cls()

@@ -13,8 +13,9 @@
 Neither edits the A2A server: wrap its app, or hand it the wrapped agent::
 
     agent = SignedCardAgent(TravelDeskAgent(), card_key, kid="travel-2026",
-                            security_schemes={"oauth": client_credentials_scheme(token_url, scopes)},
-                            security_requirements=[{"oauth": ["travel:plan"]}])
+                            security_schemes={"oauth": client_credentials_scheme(token_url,
+                                                                                 scopes)},
+                            security_requirements=[requirement(oauth=["travel:plan"])])
     app = BearerAuth(create_a2a_app(agent=agent), audience="travel-desk", keys=auth.key_set(),
                      clock=clock, required_scopes={"travel:plan"})
 """

@@ -75,7 +75,13 @@ from agentproto.security.errors import (
     WrongAudience,
     WrongIssuer,
 )
-from agentproto.security.keys import ASYMMETRIC_ALGORITHMS, KeyNotTrusted, KeySet, TrustedKey, algorithm_for
+from agentproto.security.keys import (
+    ASYMMETRIC_ALGORITHMS,
+    KeyNotTrusted,
+    KeySet,
+    TrustedKey,
+    algorithm_for,
+)
 
 __all__ = [
     "TOKEN_TYPE",
@@ -296,8 +302,8 @@ def _claims(v: _Verification) -> str:
         raise MalformedToken(f"The token lacks required claim(s): {', '.join(missing)}",
                              rule="token.claims")
     aud = p["aud"]
-    if not isinstance(p["sub"], str) or not (
-            isinstance(aud, str) or (isinstance(aud, list) and all(isinstance(a, str) for a in aud))):
+    aud_ok = isinstance(aud, str) or (isinstance(aud, list) and all(isinstance(a, str) for a in aud))
+    if not isinstance(p["sub"], str) or not aud_ok:
         raise MalformedToken("'sub' must be a string and 'aud' a string or a list of strings",
                              rule="token.claims")
     for name in ("iat", "exp", "nbf"):
@@ -406,7 +412,7 @@ def token_checks(token: str, *, audience: str, keys: KeySet | Mapping[str, Any],
                  required_scopes: Iterable[str] = (), leeway_s: float = 0,
                  issuer: str | None = None,
                  algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS) -> list[CheckResult]:
-    """Every row of :data:`CHECKS` for ``token``: passed, failed (with the error), or not reached."""
+    """Every row of :data:`CHECKS` for ``token``: passed, failed (with its error), or not reached."""
     v = _verification(token, audience, required_scopes, keys, clock, leeway_s, issuer, algorithms)
     out: list[CheckResult] = []
     failed = False

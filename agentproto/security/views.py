@@ -36,10 +36,22 @@ from cryptography.hazmat.primitives import serialization
 from agentproto.a2a.agents import TravelDeskAgent
 from agentproto.a2a.types import AgentCard, AgentSkill
 from agentproto.clock import FakeClock
-from agentproto.security.cards import canonical_card_payload, sign_card, signature_header, verify_card
+from agentproto.security.cards import (
+    canonical_card_payload,
+    sign_card,
+    signature_header,
+    verify_card,
+)
 from agentproto.security.errors import CardSignatureError, TokenError
 from agentproto.security.keys import KeySet, teaching_key
-from agentproto.security.tokens import CHECKS, CheckResult, challenge, decode_unverified, issue_token, token_checks
+from agentproto.security.tokens import (
+    CHECKS,
+    CheckResult,
+    challenge,
+    decode_unverified,
+    issue_token,
+    token_checks,
+)
 
 __all__ = ["TokenInspector", "CardTamperLab", "ForgeryProbe", "Attempt"]
 
@@ -207,7 +219,8 @@ class TokenInspector:
             f'<div style="{_MONO}; margin: 6px 0">{decoded}<br>verifier clock '
             f"{self.clock.now().strftime('%H:%M')} UTC</div>"
             f'<table style="{_MONO}">{"".join(rows)}</table>'
-            f'<div style="{_MONO}; margin-top: 6px"><b>{html.escape(self.verdict)}</b>{answer}</div>')
+            f'<div style="{_MONO}; margin-top: 6px">'
+            f"<b>{html.escape(self.verdict)}</b>{answer}</div>")
 
     def widget(self) -> widgets.VBox:
         left = widgets.VBox([self.forgery, self.tamper, self.audience, self.scope_needed])
@@ -262,7 +275,8 @@ class CardTamperLab:
         if action == "rename":
             card = card.model_copy(update={"name": "Bank of Agents"})
         elif action == "redirect":
-            first = card.supported_interfaces[0].model_copy(update={"url": "https://evil.example/a2a"})
+            first = card.supported_interfaces[0].model_copy(
+                update={"url": "https://evil.example/a2a"})
             card = card.model_copy(update={"supported_interfaces": [first]})
         elif action == "add-skill":
             skill = AgentSkill(id="transfer_funds", name="Transfer funds",
@@ -309,7 +323,8 @@ class CardTamperLab:
         sigs = ", ".join(f"{h.get('kid')} ({h.get('alg')})"
                          for h in map(signature_header, card.signatures)) or "none"
         error = self.error
-        detail = "" if error is None else f"<br>{html.escape(error.reasons[0] if error.reasons else error.message)}"
+        why = "" if error is None else (error.reasons[0] if error.reasons else error.message)
+        detail = f"<br>{html.escape(why)}" if why else ""
         colour = _OK if error is None else _BAD
         self.view.value = (
             f'<div style="{_MONO}">name: {html.escape(card.name)}<br>'

@@ -114,7 +114,7 @@ QUESTION_BANK_SCHEMA: dict[str, Any] = {
 
 
 class QuestionBankError(ValueError):
-    """The bank (or one question) breaks the schema or a cross-field rule; ``problems`` lists all."""
+    """The bank (or a question) breaks the schema or a cross-field rule; ``problems`` lists all."""
 
     rule = "bank.invalid"
 
@@ -293,7 +293,8 @@ class Drill:
                  topic: str = "all") -> None:
         self.bank = bank if bank is not None else QuestionBank.load()
         if topic != "all" and topic not in self.bank.topics:
-            raise ValueError(f"unknown topic {topic!r}; choose one of {', '.join(self.bank.topics)}")
+            raise ValueError(f"unknown topic {topic!r}; "
+                             f"choose one of {', '.join(self.bank.topics)}")
         self.seed = seed
         self.grades: dict[str, str] = {}
         self.revealed: set[str] = set()
