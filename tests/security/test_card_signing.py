@@ -259,3 +259,17 @@ def test_the_sdk_also_rejects_a_card_we_consider_tampered(card, key):
                                                         ["ES256"])
     with pytest.raises(signing.InvalidSignaturesError):
         verify_with_sdk(to_sdk(tampered))
+
+
+def test_rs256_cards_sign_and_verify_and_the_sdk_agrees(card):
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    signed = sign_card(card, rsa_key, kid="rsa-1")
+    assert signature_header(signed.signatures[0])["alg"] == "RS256"
+    keys = KeySet()
+    keys.add("rsa-1", rsa_key.public_key())
+    assert verify_card(signed, keys)
+    signing = pytest.importorskip("a2a.utils.signing")
+    from agentproto.a2a.sdk_bridge import to_sdk
+
+    signing.create_signature_verifier(lambda kid, jku: rsa_key.public_key(), ["RS256"])(
+        to_sdk(signed))

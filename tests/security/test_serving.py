@@ -170,3 +170,57 @@ def test_missing_scope_is_forbidden_in_mutual_check_too(world):
                           clock=world["clock"], required_scopes={"travel:plan"})
     assert isinstance(result.callee_checks_caller.error, MissingScope)
     assert "HTTP 403" in result.callee_checks_caller.detail
+
+
+# --- interop: the official SDK client on both sides of the trust question ---------------------------
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def _sdk_request(text: str, message_id: str):
+    from a2a.types import a2a_pb2 as pb
+
+    return pb.SendMessageRequest(message=pb.Message(message_id=message_id, role=pb.ROLE_USER,
+                                                    parts=[pb.Part(text=text)]))
+
+
+@pytest.mark.interop
+@pytest.mark.anyio
+async def test_the_sdk_client_verifies_our_signed_card_and_sends_the_token_it_declares(world):
+    sdk_client = pytest.importorskip("a2a.client")
+    from a2a.client.auth.credentials import InMemoryContextCredentialStore
+    from a2a.client.auth.interceptor import AuthInterceptor
+    from a2a.client.client import ClientCallContext
+    from a2a.types import a2a_pb2 as pb
+    from a2a.utils.signing import create_signature_verifier
+
+    credentials = InMemoryContextCredentialStore()
+    await credentials.set_credentials("session-1", "oauth", token(world))
+    verifier = create_signature_verifier(lambda kid, jku: CARD_KEY.public_key(), ["ES256"])
+    client = await sdk_client.create_client(
+        world["url"], client_config=sdk_client.ClientConfig(streaming=False),
+        interceptors=[AuthInterceptor(credentials)], signature_verifier=verifier)
+    try:
+        # The interceptor reads our card's securityRequirements → scheme "oauth" → Bearer.
+        events = [e async for e in client.send_message(
+            _sdk_request("Plan my trip to Sanya", "m-sdk-1"),
+            context=ClientCallContext(state={"sessionId": "session-1"}))]
+        assert events[0].task.status.state == pb.TASK_STATE_INPUT_REQUIRED
+        with pytest.raises(sdk_client.A2AClientError, match="401"):
+            [e async for e in client.send_message(_sdk_request("no session", "m-sdk-2"))]
+    finally:
+        await client.close()
+
+
+@pytest.mark.interop
+@pytest.mark.anyio
+async def test_the_sdk_client_refuses_our_card_when_it_trusts_another_key(world):
+    sdk_client = pytest.importorskip("a2a.client")
+    from a2a.utils.signing import SignatureVerificationError, create_signature_verifier
+
+    stranger = teaching_key("someone else").public_key()
+    verifier = create_signature_verifier(lambda kid, jku: stranger, ["ES256"])
+    with pytest.raises(SignatureVerificationError):
+        await sdk_client.create_client(world["url"], signature_verifier=verifier)
