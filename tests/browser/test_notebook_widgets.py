@@ -29,7 +29,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: Notebooks checked in the browser; each must display at least one widget with a button.
-NOTEBOOKS = ["00_start_here.ipynb", "01_why_agui.ipynb"]
+NOTEBOOKS = [
+    "00_start_here.ipynb", "01_why_agui.ipynb", "02_run_anatomy.ipynb", "06_interrupts_resume.ipynb",
+    "13_orchestrator_scheduling.ipynb", "18_deadlocks.ipynb",
+]
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -69,7 +72,10 @@ def lab(tmp_path_factory, chromium_path) -> str:
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
          "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-         f"--ServerApp.root_dir={root}", "--LabApp.news_url="]
+         f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
+         # a private, empty workspace store: no tabs restored from an earlier session
+         f"--LabApp.workspaces_dir={root / 'workspaces'}",
+         f"--LabApp.user_settings_dir={root / 'settings'}"]
         + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
         stdout=log, stderr=subprocess.STDOUT, cwd=root,
     )
@@ -147,7 +153,10 @@ def test_notebook_runs_in_jupyterlab_and_its_widgets_render(lab, browser, name, 
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(f"{lab}/lab/tree/notebooks/{name}", wait_until="domcontentloaded")
+        # one fresh workspace per notebook, so only this notebook's tab (and kernel) is open
+        workspace = name.removesuffix(".ipynb").replace("_", "-")
+        page.goto(f"{lab}/lab/workspaces/{workspace}/tree/notebooks/{name}?reset",
+                  wait_until="domcontentloaded")
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], "
                                ".jp-Toolbar-kernelStatus", timeout=60_000)
@@ -174,5 +183,8 @@ def test_notebook_runs_in_jupyterlab_and_its_widgets_render(lab, browser, name, 
         )
         page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=False)
         assert not errors, f"JavaScript errors on the page: {errors}"
+    except BaseException:
+        page.screenshot(path=str(tmp_path / f"{name}.failure.png"), full_page=False)
+        raise
     finally:
         page.close()
