@@ -17,8 +17,9 @@
 Everything except ``serving`` and ``views`` is sans-I/O: time comes from an injected clock.
 """
 
-from agentproto.security.cards import (
+from agentproto.security.cards import (  # noqa: F401  (DEFAULT_ALGORITHMS: earlier name)
     CARD_ALGORITHMS,
+    DEFAULT_ALGORITHMS,
     canonical_card_payload,
     sign_card,
     signature_header,
@@ -44,6 +45,11 @@ from agentproto.security.errors import (
     UnknownSigningKey,
     WrongAudience,
     WrongIssuer,
+)
+from agentproto.security.errors import (  # noqa: F401  (earlier names, kept importable)
+    InvalidSignatureError,
+    NoSignatureError,
+    SignatureError,
 )
 from agentproto.security.jcs import CanonicalizationError, canonical_bytes, canonicalize
 from agentproto.security.keys import (

@@ -81,6 +81,7 @@ __all__ = [
 
 #: Asymmetric algorithms only: a card signed with a shared secret proves nothing to a stranger.
 CARD_ALGORITHMS = ASYMMETRIC_ALGORITHMS
+DEFAULT_ALGORITHMS = CARD_ALGORITHMS  # the first release's name, kept for existing callers
 
 #: A trust store, ``{kid: public_key}``, or a function ``(kid, jku) -> key`` raising ``KeyError``.
 KeyLookup = KeySet | Mapping[str, Any] | Callable[[str | None, str | None], Any]

@@ -190,6 +190,13 @@ class UnknownSigningKey(CardSignatureError):
     rule = "card.unknown-key"
 
 
+# The names the first card-signing release used; kept so code written against it still runs
+# (``except InvalidSignatureError`` catches CardTampered too). Not part of ``__all__``.
+SignatureError = CardSignatureError
+NoSignatureError = CardUnsigned
+InvalidSignatureError = SignatureInvalid
+
+
 # --------------------------------------------------------------------------- AG-UI client input
 
 

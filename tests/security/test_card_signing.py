@@ -273,3 +273,17 @@ def test_rs256_cards_sign_and_verify_and_the_sdk_agrees(card):
 
     signing.create_signature_verifier(lambda kid, jku: rsa_key.public_key(), ["RS256"])(
         to_sdk(signed))
+
+
+def test_the_first_releases_names_still_import_and_catch():
+    from agentproto.security import (
+        DEFAULT_ALGORITHMS,
+        InvalidSignatureError,
+        NoSignatureError,
+        SignatureError,
+    )
+
+    assert (InvalidSignatureError, NoSignatureError, SignatureError) == \
+        (SignatureInvalid, CardUnsigned, CardSignatureError)
+    assert issubclass(CardTampered, InvalidSignatureError)
+    assert "ES256" in DEFAULT_ALGORITHMS
