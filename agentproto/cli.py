@@ -10,7 +10,7 @@ command                    what it does                                         
 =========================  ===================================================  ============
 ``lint``                   check a captured AG-UI stream for conformance        agui/lint.py
 ``serve``                  run the demo agents (AG-UI + A2A) on loopback        demo/serve.py
-``a2a send``               send a message to an A2A agent, print the task       a2a/cli.py
+``a2a send``, ``a2a card`` send a message / fetch a card from an A2A agent      a2a/cli.py
 ``doctor``                 check the environment (same as notebook 00)          teaching/doctor.py
 =========================  ===================================================  ============
 """
@@ -33,7 +33,7 @@ COMMANDS: list[tuple[str, str, str]] = [
      "agentproto.agui.lint"),
     ("serve", "run the demo agents (AG-UI at /ag-ui/agent, A2A at /a2a) on loopback",
      "agentproto.demo.serve"),
-    ("a2a", "talk to an A2A agent (sub-commands: send)", "agentproto.a2a.cli"),
+    ("a2a", "talk to an A2A agent (sub-commands: send, card)", "agentproto.a2a.cli"),
     ("doctor", "check that the environment has everything the course needs",
      "agentproto.teaching.doctor"),
 ]

@@ -73,3 +73,34 @@ def test_serve_prints_its_urls_and_answers_until_interrupted():
             proc.kill()
             proc.wait()
     assert proc.returncode == 0
+
+
+def test_the_demo_app_closes_its_a2a_service_on_shutdown():
+    from starlette.testclient import TestClient
+
+    from agentproto.demo.app import create_app
+
+    app = create_app(":memory:")
+    service = app.state.a2a_service
+    closed = []
+    real_aclose = service.aclose
+
+    async def spy() -> None:
+        closed.append(True)
+        await real_aclose()
+
+    service.aclose = spy
+    with TestClient(app) as client:
+        assert client.get("/").json()["a2a"] is True
+        assert not closed
+    assert closed == [True]
+
+
+def test_the_demo_app_can_leave_a2a_out():
+    from starlette.testclient import TestClient
+
+    from agentproto.demo.app import create_app
+
+    with TestClient(create_app(":memory:", a2a_agent=None)) as client:
+        assert client.get("/").json()["a2a"] is False
+        assert client.get("/.well-known/agent-card.json").status_code == 404

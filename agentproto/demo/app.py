@@ -9,8 +9,8 @@ kernel (with :class:`agentproto.testing.RunningServer`). Everything stateful han
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,36 +20,25 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from agentproto import __version__
+from agentproto.a2a.agents import make_agent
+from agentproto.a2a.server import build_a2a_routes
+from agentproto.a2a.service import A2AService
+from agentproto.a2a.taskstore import TaskStore
 from agentproto.agui.server import DEFAULT_MAX_BODY_BYTES, RunRegistry, agui_routes
 from agentproto.clock import Clock, SystemClock, uuid_ids
 from agentproto.demo.refund_agent import RefundAgent
 from agentproto.demo.tools import FakeToolProvider
 from agentproto.store import Store
 
-__all__ = ["create_app", "a2a_routes"]
+__all__ = ["create_app", "a2a_service"]
 
 
-def a2a_routes(*, store_path: str, agent: str, clock: Clock, ids: Callable[[], str],
-               store: Store | None = None) -> list[BaseRoute]:
-    """The A2A routes, if this installation has the A2A server; otherwise none.
-
-    Kept optional so the AG-UI demo works on its own: ``agentproto.a2a.server`` contributes
-    ``build_a2a_routes(store_path=…, agent=…, clock=…, ids=…)`` when it is present. When it
-    also takes ``store``, the A2A tasks share this app's SQLite store (one database, one
-    connection — which is what makes ``:memory:`` work for both).
-    """
-    try:
-        from agentproto.a2a import server as a2a_server
-    except ImportError:
-        return []
-    build = getattr(a2a_server, "build_a2a_routes", None)
-    if build is None:
-        return []
-    kwargs: dict[str, Any] = {"store_path": store_path, "agent": agent, "clock": clock,
-                              "ids": ids}
-    if store is not None and "store" in inspect.signature(build).parameters:
-        kwargs["store"] = store
-    return list(build(**kwargs))
+def a2a_service(*, agent: str, store: Store, clock: Clock, ids: Callable[[], str]) -> A2AService:
+    """The A2A side of the demo: a shipped agent (``travel``, ``conformance``, ``echo``) whose
+    tasks live in this app's SQLite store (one database, one connection — which is what makes
+    ``:memory:`` work for both protocols)."""
+    return A2AService(make_agent(agent), store=TaskStore(store), clock=clock, ids=ids,
+                      allow_loopback_webhooks=True)  # a loopback teaching server (spec §13.2)
 
 
 def create_app(db: str | Path = ":memory:", *, clock: Clock | None = None,
@@ -80,19 +69,26 @@ def create_app(db: str | Path = ":memory:", *, clock: Clock | None = None,
         })
 
     extra: list[BaseRoute] = []
-    if a2a_agent:
-        extra = a2a_routes(store_path=store.path, agent=a2a_agent, clock=clock, ids=ids,
-                           store=store)
+    service = a2a_service(agent=a2a_agent, store=store, clock=clock, ids=ids) if a2a_agent else None
+    if service is not None:
+        extra = build_a2a_routes(service=service)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        if service is not None:  # cancel running A2A agents, close their streams and pushes
+            await service.aclose()
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
         *agui_routes(store, agent, clock=clock, ids=ids, heartbeat_s=heartbeat_s,
                      max_body_bytes=max_body_bytes, pace_s=pace_s, registry=registry),
         *extra,
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.store = store
     app.state.tools = tools
     app.state.agent = agent
     app.state.agui_runs = registry
     app.state.clock = clock
+    app.state.a2a_service = service
     return app
