@@ -76,9 +76,10 @@ def test_serve_prints_its_urls_and_answers_until_interrupted():
 
 
 def test_the_demo_app_closes_its_a2a_service_on_shutdown():
-    from starlette.testclient import TestClient
+    import httpx
 
     from agentproto.demo.app import create_app
+    from agentproto.testing import running_server
 
     app = create_app(":memory:")
     service = app.state.a2a_service
@@ -90,17 +91,18 @@ def test_the_demo_app_closes_its_a2a_service_on_shutdown():
         await real_aclose()
 
     service.aclose = spy
-    with TestClient(app) as client:
-        assert client.get("/").json()["a2a"] is True
+    with running_server(app) as url:
+        assert httpx.get(url + "/").json()["a2a"] is True
         assert not closed
     assert closed == [True]
 
 
 def test_the_demo_app_can_leave_a2a_out():
-    from starlette.testclient import TestClient
+    import httpx
 
     from agentproto.demo.app import create_app
+    from agentproto.testing import running_server
 
-    with TestClient(create_app(":memory:", a2a_agent=None)) as client:
-        assert client.get("/").json()["a2a"] is False
-        assert client.get("/.well-known/agent-card.json").status_code == 404
+    with running_server(create_app(":memory:", a2a_agent=None)) as url:
+        assert httpx.get(url + "/").json()["a2a"] is False
+        assert httpx.get(url + "/.well-known/agent-card.json").status_code == 404
