@@ -86,6 +86,13 @@ __all__ = [
     "ArtifactAssembler",
     "compact_labels",
     "wait_until",
+    # notebook 12
+    "LAYERS",
+    "Hop",
+    "StackLog",
+    "ANSWER_SCHEMA",
+    "ConciergeAgent",
+    "create_concierge_app",
 ]
 
 #: Label of the "no task yet" node (``None`` in the transition table).
@@ -1107,3 +1114,455 @@ def wait_until(condition: Any, *, timeout_s: float = 5.0, interval_s: float = 0.
         if time.monotonic() >= deadline:
             return False
         time.sleep(interval_s)
+
+
+# =========================================================================== notebook 12
+
+#: The three protocol layers and the colour each is drawn in.
+LAYERS = {"AG-UI": PALETTE["secondary"], "MCP": PALETTE["accent"], "A2A": PALETTE["primary"]}
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One message crossing one protocol boundary: who sent what to whom, and the id to look
+    for when you have to find it again (the layer's *observation point*)."""
+
+    layer: str  #: ``AG-UI``, ``MCP`` or ``A2A``
+    sender: str
+    receiver: str
+    what: str
+    observe: str = ""
+
+
+class StackLog:
+    """The hops of one request through the stack, in the order they happened."""
+
+    PARTIES = ("user", "concierge", "tools", "travel desk")
+    _TITLES = {"user": "user\n(browser)", "concierge": "concierge\n(agent runtime)",
+               "tools": "tools\n(MCP server)", "travel desk": "Travel Desk\n(remote A2A agent)"}
+
+    def __init__(self) -> None:
+        self.hops: list[Hop] = []
+
+    def add(self, layer: str, sender: str, receiver: str, what: str, observe: str = "") -> None:
+        self.hops.append(Hop(layer, sender, receiver, what, observe))
+
+    def clear(self) -> None:
+        self.hops.clear()
+
+    def layers(self) -> dict[str, int]:
+        """Hops per layer."""
+        out = dict.fromkeys(LAYERS, 0)
+        for h in self.hops:
+            out[h.layer] += 1
+        return out
+
+    def table(self) -> str:
+        """One line per hop: number, layer, direction, what, observation point."""
+        if not self.hops:
+            return "(no hops yet)"
+        lines = []
+        for n, h in enumerate(self.hops, start=1):
+            arrow = f"{h.sender} → {h.receiver}"
+            lines.append(f"{n:>2}  {h.layer:<5}  {arrow:<24}  {h.what:<44}  {h.observe}".rstrip())
+        return "\n".join(lines)
+
+    def plot(self, *, title: str = "") -> Figure:
+        """A sequence diagram: a lifeline per party, an arrow per hop, coloured by layer."""
+        from matplotlib.lines import Line2D
+
+        xs = {p: i for i, p in enumerate(self.PARTIES)}
+        n = len(self.hops)
+        fig, ax = plt.subplots(figsize=(11, 0.42 * n + 1.6))
+        for p, x in xs.items():
+            ax.plot([x, x], [0.5, -n - 0.3], color=PALETTE["muted"], lw=1, zorder=1)
+            ax.text(x, 0.9, self._TITLES[p], ha="center", va="bottom", fontsize=9,
+                    fontweight="bold")
+        for i, h in enumerate(self.hops, start=1):
+            x0, x1 = xs[h.sender], xs[h.receiver]
+            color = LAYERS[h.layer]
+            ax.annotate("", xy=(x1, -i), xytext=(x0, -i),
+                        arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.6})
+            label = h.what if len(h.what) <= 42 else h.what[:41] + "…"
+            ax.text((x0 + x1) / 2, -i + 0.12, label, ha="center", va="bottom", fontsize=7.5,
+                    color="black")
+        ax.legend(handles=[Line2D([], [], color=c, lw=2, label=layer)
+                           for layer, c in LAYERS.items()],
+                  loc="upper right", bbox_to_anchor=(1.0, -0.01), ncol=3, fontsize=8)
+        ax.set_xlim(-0.6, len(self.PARTIES) - 0.4)
+        ax.set_ylim(-n - 0.6, 1.6)
+        ax.set_axis_off()
+        if title:
+            ax.set_title(title)
+        fig.tight_layout()
+        return fig
+
+
+#: What the concierge asks the user for when the remote agent needs input.
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "minLength": 1}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+
+
+class ConciergeAgent:
+    """A personal-assistant agent that uses all three protocols for one request.
+
+    * **AG-UI to the user**: it is an AG-UI agent (``agent(ctx)`` yields events), served by
+      :func:`agentproto.agui.server.agui_routes`;
+    * **MCP inside**: it looks orders up with ``tools/call get_order``, sent as a JSON-RPC
+      request through :func:`agentproto.demo.tools.handle_jsonrpc`, so the MCP wire shape is
+      what travels;
+    * **A2A between agents**: it delegates trip planning to the Travel Desk, discovered from
+      its Agent Card, with ``SendStreamingMessage``, and relays the task's updates as an AG-UI
+      *subagent* — status messages and artifact chunks become attributed text, the structured
+      trip goes into shared state.
+
+    The delegation follows AG-UI's subagent rules (spec 1.1 ``events/subagents``): the
+    invocation is announced before anything is attributed to it and closed before the run
+    ends — ``SUBAGENT_FINISHED`` when the A2A task completes, ``SUBAGENT_ERROR`` when it fails,
+    is rejected or cannot be reached. When the remote task stops in ``INPUT_REQUIRED`` the
+    invocation finishes *suspended* and the run ends with an **interrupt** carrying the remote
+    agent's question; the user's answer (a ``resume``) becomes an A2A follow-up message on the
+    same ``taskId`` under the same ``subagentRunId``.
+
+    Routing is deliberately simple: an order id in the text means "look it up", the word
+    "trip" means "delegate" — a real agent would let its model decide. The remote call is made
+    synchronously from the generator, which blocks the AG-UI server's event loop while the A2A
+    stream is read; fine on a teaching server, a worker thread in production. Every hop is
+    written to :attr:`log` (a :class:`StackLog`).
+    """
+
+    name = "concierge"
+
+    def __init__(self, tools: Any, travel_url: str, *, log: StackLog | None = None,
+                 a2a_ids: Any = None, a2a_timeout_s: float = 10.0,
+                 max_result_chars: int = 600) -> None:
+        from agentproto.clock import IdFactory
+
+        self.tools = tools
+        self.travel_url = travel_url
+        self.log = log if log is not None else StackLog()
+        self.a2a_ids = a2a_ids if a2a_ids is not None else IdFactory("a2a-msg")
+        self.a2a_timeout_s = a2a_timeout_s
+        self.max_result_chars = max_result_chars
+        self._mcp_ids = iter(range(1, 1_000_000))
+        self._client: Any = None
+
+    # -- the AG-UI agent --------------------------------------------------------------------
+
+    def __call__(self, ctx: Any):
+        from agentproto.agui import events as ev
+
+        yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id,
+                                 protocol_version=ev.PROTOCOL_VERSION)
+        kind = "resume" if ctx.plan.kind == "resume" else "new run"
+        self.log.add("AG-UI", "user", "concierge", f"POST /ag-ui/agent ({kind})",
+                     f"runId={ctx.run_id}")
+        state = dict(ctx.state) if isinstance(ctx.state, Mapping) else {}
+        if ctx.plan.kind == "resume":
+            finished = yield from self._resume(ctx, state)
+        else:
+            finished = yield from self._start(ctx, state)
+        if finished:
+            return
+        yield ev.StateSnapshotEvent(snapshot=state)
+        yield from self._say(ctx, self._summary(state))
+        result = {k: state[k] for k in ("order", "trip") if k in state}
+        self.log.add("AG-UI", "concierge", "user", "RUN_FINISHED (success)",
+                     f"runId={ctx.run_id}")
+        yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id, result=result)
+
+    def _start(self, ctx: Any, state: dict[str, Any]):
+        from agentproto.demo.refund_agent import ORDER_ID_PATTERN
+
+        text = _last_user_text(ctx.messages)
+        match = ORDER_ID_PATTERN.search(text.upper())
+        if match:
+            yield from self._look_up(ctx, match.group(1), state)
+        if "trip" in text.lower():
+            return (yield from self._delegate(ctx, text, state))
+        return False
+
+    def _resume(self, ctx: Any, state: dict[str, Any]):
+        for answer in ctx.plan.answers:
+            interrupt = answer.interrupt
+            meta = interrupt.get("metadata") or {}
+            task_id, context_id = meta.get("a2aTaskId", ""), meta.get("a2aContextId", "")
+            subagent = interrupt.get("subagentRunId") or ctx.ids()
+            if answer.status == "cancelled":
+                self.log.add("A2A", "concierge", "travel desk", "CancelTask", f"taskId={task_id}")
+                canceled = self.client().cancel_task(task_id)
+                self.log.add("A2A", "travel desk", "concierge",
+                             f"Task {canceled.status.state.short}", f"taskId={task_id}")
+                state["trip"] = {"a2aTaskId": task_id, "state": canceled.status.state.short}
+                yield from self._say(ctx, "Understood — I have cancelled the trip request.")
+                continue
+            reply = (answer.payload or {}).get("answer", "")
+            if (yield from self._delegate(ctx, reply, state, task_id=task_id,
+                                          context_id=context_id, subagent=subagent)):
+                return True
+        return False
+
+    # -- MCP ----------------------------------------------------------------------------------
+
+    def _look_up(self, ctx: Any, order_id: str, state: dict[str, Any]):
+        import json
+
+        from agentproto.agui import events as ev
+        from agentproto.demo.tools import handle_jsonrpc
+
+        said = yield from self._say(ctx, f"Let me check order {order_id}.")
+        call_id = ctx.ids()
+        args = {"orderId": order_id}
+        yield ev.ToolCallStartEvent(tool_call_id=call_id, tool_call_name="get_order",
+                                    parent_message_id=said)
+        yield ev.ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args))
+        yield ev.ToolCallEndEvent(tool_call_id=call_id)
+        self.log.add("AG-UI", "concierge", "user", "TOOL_CALL_START/ARGS/END get_order",
+                     f"toolCallId={call_id}")
+        request = {"jsonrpc": "2.0", "id": next(self._mcp_ids), "method": "tools/call",
+                   "params": {"name": "get_order", "arguments": args}}
+        self.log.add("MCP", "concierge", "tools", "tools/call get_order", f"id={request['id']}")
+        response = handle_jsonrpc(self.tools, request)
+        if "error" in response:
+            error = response["error"]
+            content, ok = f"error {error['code']}: {error['message']}", False
+            self.log.add("MCP", "tools", "concierge", f"JSON-RPC error {error['code']}",
+                         f"id={request['id']}")
+        else:
+            result = response["result"]
+            ok = not result.get("isError")
+            content = "\n".join(b.get("text", "") for b in result.get("content", []))
+            self.log.add("MCP", "tools", "concierge",
+                         f"result (isError={str(not ok).lower()})", f"id={request['id']}")
+        if len(content) > self.max_result_chars:
+            content = content[:self.max_result_chars] + "…"
+        yield ev.ToolCallResultEvent(message_id=ctx.ids(), tool_call_id=call_id,
+                                     content=content, role="tool")
+        self.log.add("AG-UI", "concierge", "user", "TOOL_CALL_RESULT", f"toolCallId={call_id}")
+        if ok:
+            order = result["structuredContent"]
+            state["order"] = {k: order[k] for k in ("orderId", "status", "shippedAt", "carrier")
+                              if k in order}
+        else:
+            state["order"] = {"orderId": order_id, "error": content}
+
+    # -- A2A ----------------------------------------------------------------------------------
+
+    def client(self) -> Any:
+        """The A2A client, discovered from the Travel Desk's card on first use."""
+        if self._client is None:
+            from agentproto.a2a.client import SyncA2AClient
+
+            self.log.add("A2A", "concierge", "travel desk", "GET /.well-known/agent-card.json")
+            self._client = SyncA2AClient.discover(self.travel_url, ids=self.a2a_ids)
+            itf = self._client.card.supported_interfaces[0]
+            self.log.add("A2A", "travel desk", "concierge", f"Agent Card: {self._client.card.name}",
+                         f"{itf.protocol_binding} {itf.protocol_version}")
+        return self._client
+
+    def _delegate(self, ctx: Any, content: str, state: dict[str, Any], *, task_id: str = "",
+                  context_id: str = "", subagent: str = ""):
+        """Send ``content`` to the Travel Desk and relay its task; True if the run ended."""
+        from agentproto.a2a.client import A2AClientError, A2AConnectionError
+        from agentproto.a2a.errors import A2AError
+        from agentproto.agui import events as ev
+        from agentproto.agui.interrupts import finish_with_interrupts
+
+        open_text: dict[str, str] = {}
+        said = yield from self._say(ctx, "Asking the Travel Desk, a remote A2A agent, "
+                                         "to plan the trip." if not task_id else
+                                         "Passing your answer on to the Travel Desk.")
+        subagent = subagent or ctx.ids()
+        yield ev.SubagentStartedEvent(subagent_run_id=subagent, name="Travel Desk",
+                                      description="A2A task on a remote agent",
+                                      parent_message_id=said)
+        self.log.add("AG-UI", "concierge", "user", "SUBAGENT_STARTED Travel Desk",
+                     f"subagentRunId={subagent}")
+        what = "SendStreamingMessage" + (" (follow-up)" if task_id else "")
+        try:
+            client = self.client()
+            self.log.add("A2A", "concierge", "travel desk", what,
+                         f"taskId={task_id}" if task_id else "")
+            stream = client.stream(content, task_id=task_id or None,
+                                   context_id=context_id or None, timeout=self.a2a_timeout_s)
+            task = None
+            last_state = None
+            for event in stream:
+                if event.message is not None:  # a direct reply: no task
+                    self.log.add("A2A", "travel desk", "concierge", "Message (no task)")
+                    yield from self._say(ctx, event.message.text, subagent=subagent)
+                    break
+                if event.task is not None:
+                    task = event.task
+                    self.log.add("A2A", "travel desk", "concierge",
+                                 f"Task {task.status.state.short}",
+                                 f"taskId={task.id} contextId={task.context_id}")
+                    continue
+                if event.artifact_update is not None:
+                    yield from self._relay_artifact(ctx, event.artifact_update, subagent,
+                                                    open_text, state)
+                    continue
+                status = event.status_update.status
+                if status.state is not last_state:
+                    last_state = status.state
+                    self.log.add("A2A", "travel desk", "concierge",
+                                 f"statusUpdate {status.state.short}", f"taskId={task.id}")
+                words = status.message.text if status.message is not None else ""
+                if status.state in INTERRUPTED_STATES:
+                    stream.close()
+                    interrupt_id = ctx.ids()
+                    yield ev.SubagentFinishedEvent(
+                        subagent_run_id=subagent,
+                        outcome={"type": "suspended", "interruptIds": [interrupt_id]})
+                    self.log.add("AG-UI", "concierge", "user", "SUBAGENT_FINISHED (suspended)",
+                                 f"subagentRunId={subagent}")
+                    interrupt = {
+                        "id": interrupt_id, "reason": "input_required",
+                        "message": f"The Travel Desk asks: {words}",
+                        "responseSchema": ANSWER_SCHEMA, "subagentRunId": subagent,
+                        "metadata": {"a2aTaskId": task.id, "a2aContextId": task.context_id,
+                                     "a2aState": status.state.value}}
+                    state["trip"] = {"a2aTaskId": task.id, "state": status.state.short}
+                    self.log.add("AG-UI", "concierge", "user", "RUN_FINISHED (interrupt)",
+                                 f"interruptId={interrupt_id}")
+                    yield from finish_with_interrupts(ctx.thread_id, ctx.run_id, [interrupt],
+                                                      state=state, messages=ctx.messages)
+                    return True
+                if status.state in TERMINAL_STATES:
+                    if status.state is TaskState.COMPLETED:
+                        yield ev.SubagentFinishedEvent(
+                            subagent_run_id=subagent,
+                            result={"a2aTaskId": task.id, "state": status.state.short})
+                        self.log.add("AG-UI", "concierge", "user", "SUBAGENT_FINISHED",
+                                     f"subagentRunId={subagent}")
+                    else:
+                        yield ev.SubagentErrorEvent(subagent_run_id=subagent,
+                                                    message=words or status.state.short,
+                                                    code=f"A2A_{status.state.name}")
+                        self.log.add("AG-UI", "concierge", "user",
+                                     f"SUBAGENT_ERROR A2A_{status.state.name}",
+                                     f"subagentRunId={subagent}")
+                    trip = state.get("trip") or {}
+                    trip.update({"a2aTaskId": task.id, "state": status.state.short})
+                    state["trip"] = trip
+                    return False
+                if words:
+                    yield from self._say(ctx, words, subagent=subagent)
+            else:
+                if task is None:
+                    raise A2AClientError("the stream ended before the Task arrived")
+                raise A2AClientError(f"the stream of task {task.id} ended unsettled")
+            if task is None:  # the direct-message case
+                yield ev.SubagentFinishedEvent(subagent_run_id=subagent)
+                return False
+        except (A2AError, A2AClientError) as exc:
+            for message_id in open_text.values():  # close what the broken stream left open
+                yield ev.TextMessageEndEvent(message_id=message_id)
+            code = ("A2A_UNREACHABLE" if isinstance(exc, A2AConnectionError)
+                    else f"A2A_{type(exc).__name__}")
+            self.log.add("A2A", "travel desk", "concierge", f"✗ {type(exc).__name__}")
+            yield ev.SubagentErrorEvent(subagent_run_id=subagent, message=str(exc), code=code)
+            self.log.add("AG-UI", "concierge", "user", f"SUBAGENT_ERROR {code}",
+                         f"subagentRunId={subagent}")
+            state["trip"] = {"error": code}
+        return False
+
+    def _relay_artifact(self, ctx: Any, update: Any, subagent: str, open_text: dict[str, str],
+                        state: dict[str, Any]):
+        """Text artifacts become one attributed message (chunks → deltas); data → state."""
+        from agentproto.agui import events as ev
+
+        artifact = update.artifact
+        text = artifact.text
+        if text:
+            message_id = open_text.get(artifact.artifact_id)
+            if message_id is None or not update.append:
+                message_id = open_text[artifact.artifact_id] = ctx.ids()
+                yield ev.TextMessageStartEvent(message_id=message_id, role="assistant",
+                                               subagent_run_id=subagent)
+            yield ev.TextMessageContentEvent(message_id=message_id, delta=text)
+            if update.last_chunk:
+                yield ev.TextMessageEndEvent(message_id=message_id)
+                del open_text[artifact.artifact_id]
+                self.log.add("A2A", "travel desk", "concierge",
+                             f"artifact {artifact.name or artifact.artifact_id} (text)",
+                             f"artifactId={artifact.artifact_id}")
+        for part in artifact.parts:
+            if part.data is not None:
+                state["trip"] = {**(state.get("trip") or {}), "plan": part.data}
+                yield ev.StateSnapshotEvent(snapshot=state, subagent_run_id=subagent)
+                self.log.add("A2A", "travel desk", "concierge",
+                             f"artifact {artifact.name or artifact.artifact_id} (data)",
+                             f"artifactId={artifact.artifact_id}")
+
+    # -- small helpers ---------------------------------------------------------------------------
+
+    def _say(self, ctx: Any, text: str, *, subagent: str | None = None):
+        """One complete assistant text message; returns its id."""
+        from agentproto.agui import events as ev
+
+        message_id = ctx.ids()
+        yield ev.TextMessageStartEvent(message_id=message_id, role="assistant",
+                                       subagent_run_id=subagent)
+        yield ev.TextMessageContentEvent(message_id=message_id, delta=text)
+        yield ev.TextMessageEndEvent(message_id=message_id)
+        return message_id
+
+    @staticmethod
+    def _summary(state: Mapping[str, Any]) -> str:
+        parts = []
+        order = state.get("order")
+        if order and "error" not in order:
+            when = (order.get("shippedAt") or "")[:10]
+            parts.append(f"Order {order['orderId']}: {order['status']}"
+                         + (f" on {when} with {order['carrier']}" if when else "") + ".")
+        elif order:
+            parts.append(f"I could not look up order {order['orderId']}: {order['error']}")
+        trip = state.get("trip")
+        if trip and trip.get("plan"):
+            plan = trip["plan"]
+            parts.append(f"Your trip to {plan['flight']['to']} is planned: flight "
+                         f"{plan['flight']['flight']}, {plan['hotel']['name']}, "
+                         f"{plan['hotel']['nights']} nights.")
+        elif trip and trip.get("error"):
+            parts.append(f"The Travel Desk could not be used ({trip['error']}).")
+        elif trip:
+            parts.append(f"The Travel Desk's task ended {trip.get('state')}.")
+        return " ".join(parts) or "There was nothing for me to do."
+
+
+def _last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            return " ".join(p.get("text", "") for p in content or [] if p.get("type") == "text")
+    return ""
+
+
+def create_concierge_app(travel_url: str, *, tools: Any = None, clock: Any = None,
+                         ids: Any = None, a2a_ids: Any = None) -> Any:
+    """A Starlette app serving :class:`ConciergeAgent` over AG-UI (``POST /ag-ui/agent`` …).
+
+    ``app.state``: ``concierge`` (the agent, whose ``log`` is the :class:`StackLog`),
+    ``tools`` (the MCP-shaped provider — inject faults there), ``store``.
+    """
+    from starlette.applications import Starlette
+
+    from agentproto.agui.server import agui_routes
+    from agentproto.demo.tools import FakeToolProvider
+    from agentproto.store import Store
+
+    store = Store(":memory:", clock=clock)
+    tools = tools if tools is not None else FakeToolProvider(store, clock=clock)
+    agent = ConciergeAgent(tools, travel_url, a2a_ids=a2a_ids)
+    app = Starlette(routes=agui_routes(store, agent, clock=clock, ids=ids))
+    app.state.concierge = agent
+    app.state.tools = tools
+    app.state.store = store
+    return app
