@@ -36,7 +36,7 @@ client goes away — **a disconnect is not a cancel** (the seed's "SSE 断开 �
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +51,8 @@ from agentproto.agui.interrupts import ResumeError, validate_resume
 from agentproto.agui.runner import Agent, RunContext, RunDriver, replay_events
 from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
 from agentproto.clock import Clock, SystemClock, uuid_ids
+from agentproto.security.client_input import check_client_tool_results
+from agentproto.security.errors import ForgedToolResult
 from agentproto.store import RunIdReusedError, Store
 
 __all__ = ["agui_routes", "RunRegistry", "ActiveRun", "DEFAULT_MAX_BODY_BYTES",
@@ -133,7 +135,7 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
                 ids: Callable[[], str] | None = None, heartbeat_s: float = 15.0,
                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, pace_s: float = 0.0,
                 replay_wait_s: float = 30.0, registry: RunRegistry | None = None,
-                prefix: str = "/ag-ui") -> list[Route]:
+                prefix: str = "/ag-ui", server_tools: Iterable[str] = ()) -> list[Route]:
     """The AG-UI routes serving ``agent`` with threads kept in ``store``.
 
     ``clock`` and ``ids`` are injected into every run (defaults: wall clock, UUIDs);
@@ -141,7 +143,12 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
     (0 in production; notebooks slow a stream down to watch it, tests to cancel mid-run);
     ``replay_wait_s`` bounds how long a replayed resume waits for the original run to finish.
     Pass ``registry`` to reach the active runs from outside (``app.state.agui_runs``).
+    ``server_tools`` names the tools the agent executes itself: a client message claiming to
+    be the result of one of those (or of a call the agent never made, or one already
+    answered) is refused with 403 before anything is stored — only frontend tools are
+    answered by the client (spec 1.1 ``events/tool-calls``; see ``agentproto.security``).
     """
+    own_tools = frozenset(server_tools)
     clock = clock or SystemClock()
     ids = ids or uuid_ids
     registry = registry if registry is not None else RunRegistry()
@@ -246,12 +253,16 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
                     # ids the thread has not seen, such as the user's latest — are appended.
                     store.ensure_thread(
                         thread_id, state=run_input.state if run_input.state is not None else {})
+                    check_client_tool_results(store.messages(thread_id), wire_messages,
+                                              server_tools=own_tools)
                     store.append_messages(thread_id, [m for m in wire_messages
                                                       if m.get("role") != "activity"])
                 state = store.thread_state(thread_id)
                 messages = store.messages(thread_id)
         except ResumeError as exc:
             return JSONResponse(exc.to_json(), status_code=exc.http_status)
+        except ForgedToolResult as exc:
+            return _error(exc.http_status, exc.rule, str(exc), **exc.details)
         except RunIdReusedError as exc:
             return _error(409, exc.code, str(exc), runId=run_id)
 

@@ -81,7 +81,8 @@ def create_app(db: str | Path = ":memory:", *, clock: Clock | None = None,
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET"]),
         *agui_routes(store, agent, clock=clock, ids=ids, heartbeat_s=heartbeat_s,
-                     max_body_bytes=max_body_bytes, pace_s=pace_s, registry=registry),
+                     max_body_bytes=max_body_bytes, pace_s=pace_s, registry=registry,
+                     server_tools=[t["name"] for t in tools.list_tools()["tools"]]),
         *extra,
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
