@@ -1345,8 +1345,8 @@ class ConciergeAgent:
         self.log.add("AG-UI", "concierge", "user", "TOOL_CALL_RESULT", f"toolCallId={call_id}")
         if ok:
             order = result["structuredContent"]
-            state["order"] = {k: order[k] for k in ("orderId", "status", "shippedAt", "carrier")
-                              if k in order}
+            state["order"] = {k: order[k] for k in ("orderId", "status", "shippedAt",
+                                                    "deliveredAt", "carrier") if k in order}
         else:
             state["order"] = {"orderId": order_id, "error": content}
 
@@ -1517,7 +1517,7 @@ class ConciergeAgent:
         parts = []
         order = state.get("order")
         if order and "error" not in order:
-            when = (order.get("shippedAt") or "")[:10]
+            when = (order.get("deliveredAt") or order.get("shippedAt") or "")[:10]
             parts.append(f"Order {order['orderId']}: {order['status']}"
                          + (f" on {when} with {order['carrier']}" if when else "") + ".")
         elif order:
