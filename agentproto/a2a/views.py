@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import html
 import io
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,7 +114,7 @@ def _png(fig: Figure, dpi: int = 80) -> bytes:
 # =========================================================================== notebook 10
 
 
-def state_graph():
+def state_graph() -> Any:
     """The transition table as a ``networkx.DiGraph`` (nodes are short state names).
 
     Node attribute ``kind`` is ``entry``, ``active``, ``interrupted`` or ``terminal`` — taken
@@ -958,7 +959,7 @@ def measure_modes(base_url: str, text: str, *, recorder: Any = None, webhook_url
                       poll_interval_s=poll_interval_s, timeout_s=timeout_s, modes=modes,
                       warmup=False)
     from agentproto.a2a.client import SyncA2AClient
-    from agentproto.a2a.types import Task, TaskPushNotificationConfig
+    from agentproto.a2a.types import TaskPushNotificationConfig
 
     client = SyncA2AClient.discover(base_url)
     out: list[ModeResult] = []
@@ -992,10 +993,8 @@ def measure_modes(base_url: str, text: str, *, recorder: Any = None, webhook_url
                                       seen[-1][0], seen, _produced(task)))
             elif mode == "streaming":
                 seen = []
-                last_task: Task | None = None
                 for event in client.stream(text, timeout=timeout_s):
                     seen.append((ms(), _event_label(event)))
-                    last_task = event.task or last_task
                 first = seen[1][0] if len(seen) > 1 else None
                 out.append(ModeResult(mode, client.requests_made - before, 0, first,
                                       seen[-1][0], seen, len(seen)))
@@ -1248,12 +1247,12 @@ class ConciergeAgent:
         self.a2a_ids = a2a_ids if a2a_ids is not None else IdFactory("a2a-msg")
         self.a2a_timeout_s = a2a_timeout_s
         self.max_result_chars = max_result_chars
-        self._mcp_ids = iter(range(1, 1_000_000))
+        self._mcp_ids = itertools.count(1)
         self._client: Any = None
 
     # -- the AG-UI agent --------------------------------------------------------------------
 
-    def __call__(self, ctx: Any):
+    def __call__(self, ctx: Any) -> Iterator[Any]:
         from agentproto.agui import events as ev
 
         yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id,
