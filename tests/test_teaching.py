@@ -178,3 +178,20 @@ def test_doctor_passes_in_the_test_environment():
     report = check_environment()
     assert report.ok, str(report)
     assert "[OK]   pydantic" in str(report)
+
+
+def test_trace_shows_models_in_their_wire_form():
+    from agentproto.a2a.types import StreamResponse
+    from agentproto.agui.events import RunStartedEvent, StateSnapshotEvent
+
+    trace = show_trace([
+        RunStartedEvent(thread_id="t-1", run_id="r-1"),
+        StateSnapshotEvent(snapshot=None),  # data-null survives
+    ])
+    assert trace.events == [{"type": "RUN_STARTED", "threadId": "t-1", "runId": "r-1"},
+                            {"type": "STATE_SNAPSHOT", "snapshot": None}]
+    update = StreamResponse.model_validate(
+        {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})
+    a2a = show_trace([update])
+    assert a2a.kinds() == ["statusUpdate"]
+    assert a2a.events[0]["statusUpdate"]["status"] == {"state": "TASK_STATE_WORKING"}

@@ -64,8 +64,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import jsonschema
-import jsonschema.exceptions
 
 from agentproto.agui.errors import AGUIError
 
@@ -531,6 +529,12 @@ def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any],
     schema = interrupt.get("responseSchema")
     if schema is None:
         return
+    # Imported here, not at module level: importing jsonschema costs over a second (its
+    # format checkers build parsers at import), which every server process and CLI start
+    # would otherwise pay even when no interrupt carries a schema.
+    import jsonschema
+    import jsonschema.exceptions
+
     try:
         validator_cls = jsonschema.validators.validator_for(schema)
         validator_cls.check_schema(schema)

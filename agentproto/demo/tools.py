@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
-import jsonschema
 
 from agentproto.clock import Clock, IdFactory, SystemClock
 from agentproto.store import Store
@@ -257,6 +256,8 @@ class FakeToolProvider:
         if fault is not None and fault.kind == "business_error":
             record["outcome"] = "error"
             return error_result(fault.message, code="service_unavailable")
+        import jsonschema  # lazily: see agentproto.agui.interrupts._check_payload
+
         errors = sorted(jsonschema.Draft202012Validator(tool["inputSchema"]).iter_errors(
             dict(arguments)), key=lambda e: list(e.path))
         if errors:

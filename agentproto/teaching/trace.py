@@ -35,16 +35,17 @@ _A2A_KINDS = ("task", "message", "statusUpdate", "artifactUpdate")
 
 
 def to_wire(event: Any) -> Any:
-    """The JSON (wire) form of an event: dicts pass through, pydantic models are dumped by
-    alias with absent optionals dropped (AG-UI models through their own ``dump_event``)."""
+    """The JSON (wire) form of an event: dicts pass through; AG-UI events go through the
+    package's own serializer (which keeps data-``null``); objects with a ``to_wire()`` method
+    (A2A models) use it; other pydantic models are dumped by alias without absent fields."""
     if isinstance(event, Mapping):
         return dict(event)
-    try:  # prefer the package's own serializer, which keeps data-null
-        from agentproto.agui.events import dump_event  # type: ignore[attr-defined]
+    from agentproto.agui.events import BaseEvent, dump_event
 
+    if isinstance(event, BaseEvent):
         return dump_event(event)
-    except Exception:  # noqa: BLE001 - not an AG-UI event, or the module is not there
-        pass
+    if callable(getattr(event, "to_wire", None)):
+        return event.to_wire()
     if hasattr(event, "model_dump"):
         return event.model_dump(mode="json", by_alias=True, exclude_none=True)
     raise TypeError(f"cannot display {type(event).__name__} as an event")
