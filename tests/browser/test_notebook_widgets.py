@@ -31,7 +31,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: Notebooks checked in the browser; each must display at least one widget with a button.
 NOTEBOOKS = [
     "00_start_here.ipynb", "01_why_agui.ipynb", "02_run_anatomy.ipynb", "06_interrupts_resume.ipynb",
-    "13_orchestrator_scheduling.ipynb", "18_deadlocks.ipynb",
+    "10_a2a_task_lifecycle.ipynb", "13_orchestrator_scheduling.ipynb", "18_deadlocks.ipynb",
 ]
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
