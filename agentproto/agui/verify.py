@@ -49,10 +49,6 @@ from agentproto.agui.events import (
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
 )
 
 __all__ = ["Rule", "RULES", "RunState", "RUN_TRANSITIONS", "RunRecord", "Verifier",
@@ -312,11 +308,11 @@ class Verifier:
         self._reset()
         dispatch: dict[EventType, Callable[[BaseEvent, int], None]] = {
             E.TEXT_MESSAGE_START: self._text_start,
-            E.TEXT_MESSAGE_CONTENT: self._text_continue,
-            E.TEXT_MESSAGE_END: self._text_continue,
+            E.TEXT_MESSAGE_CONTENT: self._text_content,
+            E.TEXT_MESSAGE_END: self._text_end,
             E.TOOL_CALL_START: self._tool_start,
-            E.TOOL_CALL_ARGS: self._tool_continue,
-            E.TOOL_CALL_END: self._tool_continue,
+            E.TOOL_CALL_ARGS: self._tool_args,
+            E.TOOL_CALL_END: self._tool_end,
             E.TOOL_CALL_RESULT: self._tool_result,
             E.STEP_STARTED: self._step_start,
             E.STEP_FINISHED: self._step_finish,
@@ -335,6 +331,9 @@ class Verifier:
         }
         # Keyed by event class: hashing a class is cheap, hashing an Enum member is not.
         self._dispatch = {EVENT_CLASSES[t]: f for t, f in dispatch.items()}
+        # While ACTIVE, the only cells of RUN_TRANSITIONS that do anything but stay ACTIVE
+        # are the three RUN_* columns: they go to the machine, everything else to its check.
+        self._active = {**self._dispatch, **dict.fromkeys(_RUN_KIND, self._transition)}
 
     def _reset(self) -> None:
         self._messages: set[str] = set()
@@ -375,13 +374,17 @@ class Verifier:
         if index is None:
             index = self._count
         self._count += 1
-        cls = type(event)
-        if self.state is _ACTIVE and cls not in _RUN_KIND:
-            # The hot path: inside a run, the table says ACTIVE --*--> ACTIVE.
-            check = self._dispatch.get(cls)
+        if self.state is _ACTIVE:
+            # The hot path: one table look-up (see ``_active``), then the event's own check.
+            check = self._active.get(type(event))
             if check is not None:
                 check(event, index)
             return
+        self._transition(event, index)
+
+    def _transition(self, event: BaseEvent, index: int) -> None:
+        """Consult :data:`RUN_TRANSITIONS`: any event outside a run, or a RUN_* inside one."""
+        cls = type(event)
         kind = _RUN_KIND.get(cls, _OTHER)
         nxt = RUN_TRANSITIONS[self.state][kind]
         if type(nxt) is tuple:
@@ -464,16 +467,20 @@ class Verifier:
         self._messages.add(mid)
         self._own_msg.setdefault(mid, event.subagent_run_id)
 
-    def _text_continue(self, event, index: int) -> None:
+    def _text_content(self, event, index: int) -> None:
         mid = event.message_id
         if mid not in self._messages:
-            rule = ("text.content-unopened" if type(event) is TextMessageContentEvent
-                    else "text.end-unopened")
-            self._fail(rule, index, event, id=mid)
+            self._fail("text.content-unopened", index, event, id=mid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_msg, mid, "message")
-        if type(event) is TextMessageEndEvent:
-            self._messages.discard(mid)
+
+    def _text_end(self, event, index: int) -> None:
+        mid = event.message_id
+        if mid not in self._messages:
+            self._fail("text.end-unopened", index, event, id=mid)
+        if event.subagent_run_id is not None:
+            self._owner_check(event, index, self._own_msg, mid, "message")
+        self._messages.discard(mid)
 
     # -- tools ---------------------------------------------------------------------------
     def _tool_start(self, event, index: int) -> None:
@@ -502,15 +509,20 @@ class Verifier:
             self._own_tool[tid] = tag if tag is not None else inherited_owner
         self._tools.add(tid)
 
-    def _tool_continue(self, event, index: int) -> None:
+    def _tool_args(self, event, index: int) -> None:
         tid = event.tool_call_id
         if tid not in self._tools:
-            rule = "tool.args-unopened" if type(event) is ToolCallArgsEvent else "tool.end-unopened"
-            self._fail(rule, index, event, id=tid)
+            self._fail("tool.args-unopened", index, event, id=tid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_tool, tid, "tool call")
-        if type(event) is ToolCallEndEvent:
-            self._tools.discard(tid)
+
+    def _tool_end(self, event, index: int) -> None:
+        tid = event.tool_call_id
+        if tid not in self._tools:
+            self._fail("tool.end-unopened", index, event, id=tid)
+        if event.subagent_run_id is not None:
+            self._owner_check(event, index, self._own_tool, tid, "tool call")
+        self._tools.discard(tid)
 
     def _tool_result(self, event, index: int) -> None:
         # A creation event: the tool message it mints is on record, newest mint wins.
