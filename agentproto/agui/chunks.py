@@ -98,7 +98,7 @@ _KIND_LABEL = {"text": "text message", "tool": "tool call", "reasoning": "reason
 _ID_FIELD = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"}
 
 
-def _synth(cls: type[BaseEvent], **fields) -> BaseEvent:
+def _synth(cls: type[BaseEvent], fields: dict) -> BaseEvent:
     """Build a synthesized event from already-validated values (one pydantic-core call)."""
     return cls.__pydantic_validator__.validate_python(fields)
 
@@ -181,12 +181,13 @@ class ChunkExpander:
         if pending is None:
             return []
         if pending.kind == "text":
-            return [_synth(TextMessageEndEvent, message_id=pending.id, subagent_run_id=pending.owner)]
+            return [_synth(TextMessageEndEvent,
+                           {"message_id": pending.id, "subagent_run_id": pending.owner})]
         if pending.kind == "tool":
-            return [_synth(ToolCallEndEvent, tool_call_id=pending.id,
-                                                     subagent_run_id=pending.owner)]
-        return [_synth(ReasoningMessageEndEvent, message_id=pending.id,
-                                                         subagent_run_id=pending.owner)]
+            return [_synth(ToolCallEndEvent,
+                           {"tool_call_id": pending.id, "subagent_run_id": pending.owner})]
+        return [_synth(ReasoningMessageEndEvent,
+                       {"message_id": pending.id, "subagent_run_id": pending.owner})]
 
     def _close_all(self) -> list[BaseEvent]:
         out: list[BaseEvent] = []
@@ -225,22 +226,29 @@ class ChunkExpander:
         return None
 
     @staticmethod
-    def _origin(chunk: BaseEvent, with_raw: bool) -> dict:
-        extra = {}
+    def _carry(chunk: BaseEvent, fields: dict, with_raw: bool) -> dict:
+        """*fields* plus what the chunk carries along: ``metadata``, and on the content
+        event ``rawEvent`` (see the module docs)."""
         if chunk.metadata is not None:
-            extra["metadata"] = chunk.metadata
+            fields["metadata"] = chunk.metadata
         if with_raw and chunk.raw_event is not None:
-            extra["raw_event"] = chunk.raw_event
-        return extra
+            fields["raw_event"] = chunk.raw_event
+        return fields
 
     # -- the three chunk kinds -----------------------------------------------------------
+    # Each continues the lane's pending stream or opens a new one, then emits the content
+    # (or arguments) event. The first test is the common case — an id-less, untagged chunk
+    # continuing the parent agent's stream — which is what ``_resolve_lane`` would answer.
     def _text(self, chunk, index: int | None) -> list[BaseEvent]:
-        tag = chunk.subagent_run_id
-        lane = self._resolve_lane("text", chunk.message_id, tag, "TEXT_MESSAGE_CHUNK", index)
-        pending = self._lanes.get(lane)
+        tag, mid = chunk.subagent_run_id, chunk.message_id
+        pending = self._lanes.get(None)
+        if mid is None and tag is None and pending is not None and pending.kind == "text":
+            lane = None
+        else:
+            lane = self._resolve_lane("text", mid, tag, "TEXT_MESSAGE_CHUNK", index)
+            pending = self._lanes.get(lane)
         out: list[BaseEvent] = []
-        if pending is not None and pending.kind == "text" and chunk.message_id in (None,
-                                                                                  pending.id):
+        if pending is not None and pending.kind == "text" and (mid is None or mid == pending.id):
             if chunk.role is not None or chunk.name is not None:
                 _disagree("text", pending.id, "role", chunk.role, pending.role, index,
                           "TEXT_MESSAGE_CHUNK")
@@ -248,32 +256,34 @@ class ChunkExpander:
                           "TEXT_MESSAGE_CHUNK")
         else:
             out.extend(self._close_lane(lane))
-            if chunk.message_id is None:
+            if mid is None:
                 raise ChunkError("First TEXT_MESSAGE_CHUNK must have a messageId",
                                  rule="chunk.missing-id", index=index,
                                  event_type="TEXT_MESSAGE_CHUNK")
-            pending = PendingStream("text", chunk.message_id, tag,
+            pending = PendingStream("text", mid, tag,
                                     role=chunk.role if chunk.role is not None else "assistant",
                                     name=chunk.name)
             self._lanes[lane] = pending
-            out.append(_synth(TextMessageStartEvent, 
-                message_id=pending.id, role=pending.role, name=chunk.name,
-                subagent_run_id=tag, **self._origin(chunk, False)))
-        owner = tag if tag is not None else pending.owner
+            out.append(_synth(TextMessageStartEvent, self._carry(chunk, {
+                "message_id": mid, "role": pending.role, "name": chunk.name,
+                "subagent_run_id": tag}, False)))
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(_synth(TextMessageContentEvent, 
-                message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
-                **self._origin(chunk, True)))
+            out.append(_synth(TextMessageContentEvent, self._carry(chunk, {
+                "message_id": pending.id, "delta": chunk.delta or "",
+                "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 
     def _tool(self, chunk, index: int | None) -> list[BaseEvent]:
-        tag = chunk.subagent_run_id
-        lane = self._resolve_lane("tool", chunk.tool_call_id, tag, "TOOL_CALL_CHUNK", index)
-        pending = self._lanes.get(lane)
+        tag, tid = chunk.subagent_run_id, chunk.tool_call_id
+        pending = self._lanes.get(None)
+        if tid is None and tag is None and pending is not None and pending.kind == "tool":
+            lane = None
+        else:
+            lane = self._resolve_lane("tool", tid, tag, "TOOL_CALL_CHUNK", index)
+            pending = self._lanes.get(lane)
         out: list[BaseEvent] = []
-        if pending is not None and pending.kind == "tool" and chunk.tool_call_id in (None,
-                                                                                     pending.id):
+        if pending is not None and pending.kind == "tool" and (tid is None or tid == pending.id):
             if chunk.tool_call_name is not None or chunk.parent_message_id is not None:
                 _disagree("tool", pending.id, "toolCallName", chunk.tool_call_name,
                           pending.name, index, "TOOL_CALL_CHUNK")
@@ -281,7 +291,7 @@ class ChunkExpander:
                           pending.parent_message_id, index, "TOOL_CALL_CHUNK")
         else:
             out.extend(self._close_lane(lane))
-            if chunk.tool_call_id is None:
+            if tid is None:
                 raise ChunkError("First TOOL_CALL_CHUNK must have a toolCallId",
                                  rule="chunk.missing-id", index=index,
                                  event_type="TOOL_CALL_CHUNK")
@@ -289,44 +299,44 @@ class ChunkExpander:
                 raise ChunkError("First TOOL_CALL_CHUNK must have a toolCallName",
                                  rule="chunk.missing-name", index=index,
                                  event_type="TOOL_CALL_CHUNK")
-            pending = PendingStream("tool", chunk.tool_call_id, tag, name=chunk.tool_call_name,
+            pending = PendingStream("tool", tid, tag, name=chunk.tool_call_name,
                                     parent_message_id=chunk.parent_message_id)
             self._lanes[lane] = pending
-            out.append(_synth(ToolCallStartEvent, 
-                tool_call_id=pending.id, tool_call_name=pending.name,
-                parent_message_id=chunk.parent_message_id, subagent_run_id=tag,
-                **self._origin(chunk, False)))
-        owner = tag if tag is not None else pending.owner
+            out.append(_synth(ToolCallStartEvent, self._carry(chunk, {
+                "tool_call_id": tid, "tool_call_name": pending.name,
+                "parent_message_id": chunk.parent_message_id, "subagent_run_id": tag}, False)))
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(_synth(ToolCallArgsEvent, 
-                tool_call_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
-                **self._origin(chunk, True)))
+            out.append(_synth(ToolCallArgsEvent, self._carry(chunk, {
+                "tool_call_id": pending.id, "delta": chunk.delta or "",
+                "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 
     def _reasoning(self, chunk, index: int | None) -> list[BaseEvent]:
-        tag = chunk.subagent_run_id
-        lane = self._resolve_lane("reasoning", chunk.message_id, tag,
-                                  "REASONING_MESSAGE_CHUNK", index)
-        pending = self._lanes.get(lane)
+        tag, mid = chunk.subagent_run_id, chunk.message_id
+        pending = self._lanes.get(None)
+        if mid is None and tag is None and pending is not None and pending.kind == "reasoning":
+            lane = None
+        else:
+            lane = self._resolve_lane("reasoning", mid, tag, "REASONING_MESSAGE_CHUNK", index)
+            pending = self._lanes.get(lane)
         out: list[BaseEvent] = []
         if not (pending is not None and pending.kind == "reasoning"
-                and chunk.message_id in (None, pending.id)):
+                and (mid is None or mid == pending.id)):
             out.extend(self._close_lane(lane))
-            if chunk.message_id is None:
+            if mid is None:
                 raise ChunkError("First REASONING_MESSAGE_CHUNK must have a messageId",
                                  rule="chunk.missing-id", index=index,
                                  event_type="REASONING_MESSAGE_CHUNK")
-            pending = PendingStream("reasoning", chunk.message_id, tag)
+            pending = PendingStream("reasoning", mid, tag)
             self._lanes[lane] = pending
-            out.append(_synth(ReasoningMessageStartEvent, 
-                message_id=pending.id, subagent_run_id=tag, **self._origin(chunk, False)))
-        owner = tag if tag is not None else pending.owner
+            out.append(_synth(ReasoningMessageStartEvent, self._carry(chunk, {
+                "message_id": mid, "subagent_run_id": tag}, False)))
         if chunk.delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
-            out.append(_synth(ReasoningMessageContentEvent, 
-                message_id=pending.id, delta=chunk.delta or "", subagent_run_id=owner,
-                **self._origin(chunk, True)))
+            out.append(_synth(ReasoningMessageContentEvent, self._carry(chunk, {
+                "message_id": pending.id, "delta": chunk.delta or "",
+                "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 
 
