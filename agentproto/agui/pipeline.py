@@ -31,10 +31,7 @@ from agentproto.agui.verify import RULES, Verifier
 
 __all__ = ["Pipeline", "LintReport", "lint_source", "detect_format", "STAGE_RULES", "fix_for"]
 
-def _discard(_event: BaseEvent) -> None:
-    """``collect=False``: applied events are not kept."""
-
-
+_TEXT_TYPES = (str, bytes)  # JSON text the parser's fast path accepts
 _CHUNK_CLASSES = frozenset({EVENT_CLASSES[EventType.TEXT_MESSAGE_CHUNK],
                             EVENT_CLASSES[EventType.TOOL_CALL_CHUNK],
                             EVENT_CLASSES[EventType.REASONING_MESSAGE_CHUNK]})
@@ -175,17 +172,21 @@ class Pipeline:
         return self._run((obj,))
 
     def _run(self, items, collect: bool = True) -> list[BaseEvent]:
-        """The hot loop: every stage for every item, with the stages' methods bound once."""
+        """The hot loop: every stage for every item, with the stages' methods bound once.
+
+        Most events of a real stream are conforming JSON text (``parser.fast`` takes them in
+        one pydantic-core call), arrive while no chunked item is open (so the expander has
+        nothing to do) and raise no warning when applied: that path is kept to a handful of
+        operations. Everything else takes the general branch, in the same order.
+        """
         out: list[BaseEvent] = []
-        keep = out.append if collect else _discard
         fast, expander = self.parser.fast, self.expander
         verify, apply, on_event = self.verifier.feed, self.reducer.apply, self.on_event
         warnings, chunky = self.warnings, _CHUNK_CLASSES
         index = self.events_read
         try:
             for obj in items:
-                kind = type(obj)
-                event = fast(obj) if kind is str or kind is bytes else None
+                event = fast(obj) if type(obj) in _TEXT_TYPES else None
                 if event is None:
                     event = self._parse(obj, index)
                     if event is None:  # dropped (unknown type)
@@ -197,7 +198,8 @@ class Pipeline:
                         warnings.extend(self.reducer.last_warnings)
                     if on_event is not None:
                         on_event(event)
-                    keep(event)
+                    if collect:
+                        out.append(event)
                 else:
                     for e in expander.feed(event, index=index):
                         verify(e, index)
@@ -205,7 +207,8 @@ class Pipeline:
                             warnings.extend(self.reducer.last_warnings)
                         if on_event is not None:
                             on_event(e)
-                        keep(e)
+                        if collect:
+                            out.append(e)
                 index += 1
         except AGUIError as exc:
             if exc.index is None:
