@@ -185,22 +185,29 @@ class SSEDecoder:
     def _frames(self, text: str) -> list[str]:
         """Fast path for LF-only text that starts at a frame boundary: whole frames at once.
 
-        A frame that is exactly one ``data: …`` line is what every AG-UI producer sends. When
-        all the complete frames of *text* are like that, the payloads are the frames minus
-        their prefix: one list comprehension for the whole chunk. Otherwise each frame is
-        checked on its own and anything unusual goes through the line parser.
+        Every AG-UI producer writes a frame as exactly one ``data: …`` line, so the complete
+        frames of a chunk read ``data: `` + the payloads joined by ``\\n\\ndata: ``: one
+        split yields them all. The split is exact when no payload contains a newline (one
+        search over them all); a frame with another field, a comment or several lines
+        would, and then each frame is taken on its own and anything unusual goes through
+        the line parser.
         """
+        end = text.rfind("\n\n")  # the complete frames end here; the tail is unfinished
+        if end > 0 and text.startswith("data: "):
+            payloads = text[6:end].split("\n\ndata: ")
+            if "\n" not in "".join(payloads):
+                tail = text[end + 2:]
+                if tail:
+                    payloads.extend(self._lines(tail))  # keeps the partial line for later
+                return payloads
         blocks = text.split("\n\n")
         tail = blocks.pop()  # an unfinished frame (possibly with complete lines in it)
-        out = [block[6:] for block in blocks if block.startswith("data: ")]
-        # One search over the joined payloads (a memchr) is far cheaper than one per frame.
-        if len(out) != len(blocks) or "\n" in "".join(out):
-            out = []
-            for block in blocks:
-                if block.startswith("data: ") and "\n" not in block:
-                    out.append(block[6:])
-                elif block:
-                    out.extend(self._lines(block + "\n\n"))
+        out: list[str] = []
+        for block in blocks:
+            if block.startswith("data: ") and "\n" not in block:
+                out.append(block[6:])
+            elif block:
+                out.extend(self._lines(block + "\n\n"))
         if tail:
             out.extend(self._lines(tail))  # consumes its complete lines, keeps the partial one
         return out
