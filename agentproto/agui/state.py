@@ -97,14 +97,20 @@ class _CachedPointer(jsonpointer.JsonPointer):
             self.parts = list(parts)
 
 
+_ABSENT = object()
+
+
 def _op_dict(op: Any) -> dict:
     """A JSON Patch operation (model or dict) as the plain dict jsonpatch expects."""
-    if isinstance(op, dict) or not hasattr(op, "op"):
+    if isinstance(op, dict):
         return op
-    d = {"op": op.op, "path": op.path}
-    if op.op in ("add", "replace", "test"):
+    name = getattr(op, "op", _ABSENT)
+    if name is _ABSENT:
+        return op
+    d = {"op": name, "path": op.path}
+    if name in ("add", "replace", "test"):
         d["value"] = op.value
-    elif op.op in ("move", "copy"):
+    elif name in ("move", "copy"):
         d["from"] = op.from_
     return d
 
@@ -159,6 +165,14 @@ def _apply_in_place(document: Any, ops: list[dict]) -> Any:
     (or later mutated through) the document. Returns the document (a new object only when
     the root itself was replaced).
     """
+    if len(ops) == 1 and ops[0]["op"] != "move":
+        # jsonpatch's atomic mode undoes the operations that preceded a failing one. A lone
+        # operation that changes the document in one final step, after all its checks (all
+        # but move, which removes and then adds), has nothing to undo: it is applied as
+        # jsonpatch's operation object alone, without the patch and journal around it.
+        op = ops[0]
+        return jsonpatch.JsonPatch.operations[op["op"]](op, pointer_cls=_CachedPointer) \
+            .apply(document)
     return jsonpatch.JsonPatch(ops, pointer_cls=_CachedPointer).apply(
         document, in_place=True, atomic=True)
 
@@ -349,8 +363,9 @@ class StateReducer:
 
     def _text_content(self, event) -> None:
         mid = event.message_id
-        buf = self._text_buf.get(mid)
-        if buf is None:
+        try:
+            buf = self._text_buf[mid]
+        except KeyError:  # the first delta since the message was started or last folded
             if mid not in self._by_id:
                 self._warn("/messageId", f"content for unknown message {mid!r} ignored")
                 return
@@ -394,8 +409,9 @@ class StateReducer:
 
     def _tool_args(self, event) -> None:
         tid = event.tool_call_id
-        buf = self._args_buf.get(tid)
-        if buf is None:
+        try:
+            buf = self._args_buf[tid]
+        except KeyError:  # the first fragment since the call was started or last folded
             if tid not in self._tool_calls:
                 self._warn("/toolCallId", f"arguments for unknown tool call {tid!r} ignored")
                 return
@@ -475,8 +491,9 @@ class StateReducer:
 
     def _state_delta(self, event) -> None:
         ops = [_op_dict(op) for op in event.delta]
-        self._guard_paths(event, [p for op in ops for p in (op["path"], op.get("from"))
-                                  if p is not None])
+        if self.allowed_paths is not None:
+            self._guard_paths(event, [p for op in ops for p in (op["path"], op.get("from"))
+                                      if p is not None])
         self._guard_version(event, snapshot=False)
         try:
             self.state = _apply_in_place(self.state, ops)
