@@ -149,24 +149,21 @@ class ChunkExpander:
     # -- the public surface --------------------------------------------------------------
     def feed(self, event: BaseEvent, *, index: int | None = None) -> list[BaseEvent]:
         """Expand one event; non-chunk events pass through after any END they trigger."""
+        action = _ACTION.get(type(event), _PASS)
         try:
-            return self._feed(event, index)
+            if action is _CHUNK_TEXT:
+                return self._text(event, index)
+            if action is _CHUNK_TOOL:
+                return self._tool(event, index)
+            if action is _CHUNK_REASONING:
+                return self._reasoning(event, index)
+            if not self._lanes or action is _PASS:
+                return [event]
+            if action is _ALL:
+                return [*self._close_all(), event]
+            return [*self._close_lane(event.subagent_run_id), event]  # own / subagent's lane
         finally:
             self.idle = not self._lanes
-
-    def _feed(self, event: BaseEvent, index: int | None) -> list[BaseEvent]:
-        action = _ACTION.get(type(event), _PASS)
-        if action is _CHUNK_TEXT:
-            return self._text(event, index)
-        if action is _CHUNK_TOOL:
-            return self._tool(event, index)
-        if action is _CHUNK_REASONING:
-            return self._reasoning(event, index)
-        if not self._lanes or action is _PASS:
-            return [event]
-        if action is _ALL:
-            return [*self._close_all(), event]
-        return [*self._close_lane(event.subagent_run_id), event]  # own lane / subagent's lane
 
     def close(self) -> list[BaseEvent]:
         """End of stream. Emits nothing: pending streams are discarded (see module docs)."""
@@ -267,10 +264,11 @@ class ChunkExpander:
             out.append(_synth(TextMessageStartEvent, self._carry(chunk, {
                 "message_id": mid, "role": pending.role, "name": chunk.name,
                 "subagent_run_id": tag}, False)))
-        if chunk.delta is not None or chunk.raw_event is not None or (
+        delta = chunk.delta
+        if delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
             out.append(_synth(TextMessageContentEvent, self._carry(chunk, {
-                "message_id": pending.id, "delta": chunk.delta or "",
+                "message_id": pending.id, "delta": delta or "",
                 "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 
@@ -305,10 +303,11 @@ class ChunkExpander:
             out.append(_synth(ToolCallStartEvent, self._carry(chunk, {
                 "tool_call_id": tid, "tool_call_name": pending.name,
                 "parent_message_id": chunk.parent_message_id, "subagent_run_id": tag}, False)))
-        if chunk.delta is not None or chunk.raw_event is not None or (
+        delta = chunk.delta
+        if delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
             out.append(_synth(ToolCallArgsEvent, self._carry(chunk, {
-                "tool_call_id": pending.id, "delta": chunk.delta or "",
+                "tool_call_id": pending.id, "delta": delta or "",
                 "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 
@@ -332,10 +331,11 @@ class ChunkExpander:
             self._lanes[lane] = pending
             out.append(_synth(ReasoningMessageStartEvent, self._carry(chunk, {
                 "message_id": mid, "subagent_run_id": tag}, False)))
-        if chunk.delta is not None or chunk.raw_event is not None or (
+        delta = chunk.delta
+        if delta is not None or chunk.raw_event is not None or (
                 not out and chunk.metadata is not None):
             out.append(_synth(ReasoningMessageContentEvent, self._carry(chunk, {
-                "message_id": pending.id, "delta": chunk.delta or "",
+                "message_id": pending.id, "delta": delta or "",
                 "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 

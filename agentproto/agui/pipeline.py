@@ -183,14 +183,13 @@ class Pipeline:
         fast, expander = self.parser.fast, self.expander
         verify, apply, on_event = self.verifier.feed, self.reducer.apply, self.on_event
         warnings, chunky = self.warnings, _CHUNK_CLASSES
-        index = self.events_read
+        start = index = self.events_read
         try:
-            for obj in items:
+            for index, obj in enumerate(items, start):
                 event = fast(obj) if type(obj) in _TEXT_TYPES else None
                 if event is None:
                     event = self._parse(obj, index)
                     if event is None:  # dropped (unknown type)
-                        index += 1
                         continue
                 if expander.idle and type(event) not in chunky:
                     verify(event, index)  # the common case: nothing to expand or close
@@ -209,7 +208,6 @@ class Pipeline:
                             on_event(e)
                         if collect:
                             out.append(e)
-                index += 1
         except AGUIError as exc:
             if exc.index is None:
                 exc.index = index
@@ -217,7 +215,7 @@ class Pipeline:
             self.events_read = index + 1
             self._failed(exc)
             return out
-        self.events_read = index
+        self.events_read = start + len(items)
         return out
 
     def _parse(self, obj: Any, index: int) -> BaseEvent | None:
