@@ -163,7 +163,7 @@ class Pipeline:
             payloads = self._decoder.feed(data)
         except AGUIError as exc:
             return self._failed(exc)
-        return self._run(payloads, collect) if payloads else []
+        return self._run(payloads, collect, decoded=True) if payloads else []
 
     def feed_event(self, obj: dict | str | bytes | BaseEvent) -> list[BaseEvent]:
         """Feed one wire event; returns the events applied (chunks expand into several)."""
@@ -171,22 +171,24 @@ class Pipeline:
             return []
         return self._run((obj,))
 
-    def _run(self, items, collect: bool = True) -> list[BaseEvent]:
+    def _run(self, items, collect: bool = True, decoded: bool = False) -> list[BaseEvent]:
         """The hot loop: every stage for every item, with the stages' methods bound once.
 
         Most events of a real stream are conforming JSON text (``parser.fast`` takes them in
         one pydantic-core call), arrive while no chunked item is open (so the expander has
         nothing to do) and raise no warning when applied: that path is kept to a handful of
         operations. Everything else takes the general branch, in the same order.
+        ``decoded`` says the items are payloads from the decoder, all JSON text.
         """
         out: list[BaseEvent] = []
-        fast, expander = self.parser.fast, self.expander
+        fast = self.parser.fast if decoded else self._fast_if_text
+        expander = self.expander
         verify, apply, on_event = self.verifier.feed, self.reducer.apply, self.on_event
         warnings, chunky = self.warnings, _CHUNK_CLASSES
         start = index = self.events_read
         try:
             for index, obj in enumerate(items, start):
-                event = fast(obj) if type(obj) in _TEXT_TYPES else None
+                event = fast(obj)
                 if event is None:
                     event = self._parse(obj, index)
                     if event is None:  # dropped (unknown type)
@@ -218,6 +220,10 @@ class Pipeline:
         self.events_read = start + len(items)
         return out
 
+    def _fast_if_text(self, obj: Any) -> BaseEvent | None:
+        """``parser.fast`` for JSON text; ``None`` (the careful path) for anything else."""
+        return self.parser.fast(obj) if type(obj) in _TEXT_TYPES else None
+
     def _parse(self, obj: Any, index: int) -> BaseEvent | None:
         """The careful path: models pass through; anything else gets the full parser."""
         if isinstance(obj, BaseEvent):
@@ -248,7 +254,7 @@ class Pipeline:
                 self._failed_quietly(exc)
                 tail = None
             if isinstance(tail, list):  # JSON lines: a last line without a newline
-                self._run(tail)
+                self._run(tail, decoded=True)
             elif tail:
                 self.warnings.append(PipelineWarning(
                     None, "", f"the stream ended inside an SSE frame; the unterminated frame "
