@@ -98,9 +98,14 @@ _KIND_LABEL = {"text": "text message", "tool": "tool call", "reasoning": "reason
 _ID_FIELD = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"}
 
 
+# Each class's pydantic-core validator, looked up once: reading a class attribute of a
+# pydantic model goes through its metaclass and costs more than the dict look-up.
+_BUILD = {cls: cls.__pydantic_validator__.validate_python for cls in EVENT_CLASSES.values()}
+
+
 def _synth(cls: type[BaseEvent], fields: dict) -> BaseEvent:
     """Build a synthesized event from already-validated values (one pydantic-core call)."""
-    return cls.__pydantic_validator__.validate_python(fields)
+    return _BUILD[cls](fields)
 
 
 @dataclass(slots=True)

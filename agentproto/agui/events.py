@@ -1326,7 +1326,9 @@ class EventParser:
         if ("null" if type(obj) is str else b"null") in obj:
             return None
         try:
-            event = _validate_json(obj, strict=True, by_alias=True, by_name=False)
+            # Aliases only: the models also accept Python names, but JSON must use the wire
+            # spelling (by_alias is already on in the models' config).
+            event = _validate_json(obj, strict=True, by_name=False)
         except ValidationError:
             return None
         if type(event) is RunStartedEvent:  # class checks: Enum member access is slow
