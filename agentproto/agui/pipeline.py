@@ -27,11 +27,12 @@ from agentproto.agui.errors import AGUIError, DecodeError, PipelineWarning
 from agentproto.agui.events import EVENT_CLASSES, BaseEvent, EventParser, EventType
 from agentproto.agui.sse import JSONLinesDecoder, SSEDecoder
 from agentproto.agui.state import StateReducer
-from agentproto.agui.verify import RULES, Verifier
+from agentproto.agui.verify import RULES, RunState, Verifier
 
 __all__ = ["Pipeline", "LintReport", "lint_source", "detect_format", "STAGE_RULES", "fix_for"]
 
 _TEXT_TYPES = (str, bytes)  # JSON text the parser's fast path accepts
+_ACTIVE = RunState.ACTIVE
 _CHUNK_CLASSES = frozenset({EVENT_CLASSES[EventType.TEXT_MESSAGE_CHUNK],
                             EVENT_CLASSES[EventType.TOOL_CALL_CHUNK],
                             EVENT_CLASSES[EventType.REASONING_MESSAGE_CHUNK]})
@@ -182,9 +183,9 @@ class Pipeline:
         """
         out: list[BaseEvent] = []
         fast = self.parser.fast if decoded else self._fast_if_text
-        expander = self.expander
-        verify, apply, on_event = self.verifier.feed, self.reducer.apply, self.on_event
-        warnings, chunky = self.warnings, _CHUNK_CLASSES
+        expander, verifier = self.expander, self.verifier
+        verify, apply, on_event = verifier.feed, self.reducer.apply, self.on_event
+        in_run, warnings, chunky = verifier.in_run, self.warnings, _CHUNK_CLASSES
         start = index = self.events_read
         try:
             for index, obj in enumerate(items, start):
@@ -193,8 +194,16 @@ class Pipeline:
                     event = self._parse(obj, index)
                     if event is None:  # dropped (unknown type)
                         continue
-                if expander.idle and type(event) not in chunky:
-                    verify(event, index)  # the common case: nothing to expand or close
+                cls = type(event)
+                if expander.idle and cls not in chunky:  # the common case: nothing to expand
+                    if verifier.state is _ACTIVE:
+                        # Inside a run, verifying is one look-up in the verifier's in-run table
+                        # (what feed() does after numbering the event; ours are numbered).
+                        check = in_run.get(cls)
+                        if check is not None:
+                            check(event, index)
+                    else:
+                        verify(event, index)
                     if apply(event, index):
                         warnings.extend(self.reducer.last_warnings)
                     if on_event is not None:

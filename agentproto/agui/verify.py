@@ -331,9 +331,13 @@ class Verifier:
         }
         # Keyed by event class: hashing a class is cheap, hashing an Enum member is not.
         self._dispatch = {EVENT_CLASSES[t]: f for t, f in dispatch.items()}
-        # While ACTIVE, the only cells of RUN_TRANSITIONS that do anything but stay ACTIVE
-        # are the three RUN_* columns: they go to the machine, everything else to its check.
-        self._active = {**self._dispatch, **dict.fromkeys(_RUN_KIND, self._transition)}
+        #: What :meth:`feed` does with an event of each class while a run is ``ACTIVE``: in
+        #: that row of :data:`RUN_TRANSITIONS` only the three ``RUN_*`` columns do anything but
+        #: stay ``ACTIVE``, so they go to the run machine and every other class to its own
+        #: check (a class that is absent has none). A caller that numbers its events itself
+        #: may look the check up here instead of calling ``feed`` (the pipeline does).
+        self.in_run: dict[type[BaseEvent], Callable[[BaseEvent, int], None]] = {
+            **self._dispatch, **dict.fromkeys(_RUN_KIND, self._transition)}
 
     def _reset(self) -> None:
         self._messages: set[str] = set()
@@ -370,13 +374,16 @@ class Verifier:
 
     # -- the public surface --------------------------------------------------------------
     def feed(self, event: BaseEvent, index: int | None = None) -> None:
-        """Check one event against the run machine and the per-run bookkeeping."""
+        """Check one event against the run machine and the per-run bookkeeping.
+
+        Without *index*, the event is numbered by the count of ``feed`` calls so far.
+        """
         if index is None:
             index = self._count
         self._count += 1
         if self.state is _ACTIVE:
-            # The hot path: one table look-up (see ``_active``), then the event's own check.
-            check = self._active.get(type(event))
+            # The hot path: one table look-up (see ``in_run``), then the event's own check.
+            check = self.in_run.get(type(event))
             if check is not None:
                 check(event, index)
             return
