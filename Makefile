@@ -32,7 +32,8 @@ $(STAMP): pyproject.toml requirements/lock.txt
 venv: $(STAMP)
 
 lab: $(STAMP)
-	@echo "Opening JupyterLab on http://$(HOST):$(PORT)/lab/tree/notebooks/00_start_here.ipynb (Ctrl-C to stop)"
+	@echo "Starting JupyterLab on http://$(HOST):$(PORT) with notebooks/00_start_here.ipynb open."
+	@echo "Open the link with ?token=... that JupyterLab prints below. Ctrl-C stops it."
 	$(BIN)/jupyter lab --ip=$(HOST) --port=$(PORT) --no-browser $(ALLOW_ROOT) \
 	  --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
 
