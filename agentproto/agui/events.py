@@ -1440,5 +1440,12 @@ def parse_run_agent_input(obj: dict | str | bytes) -> tuple[RunAgentInput, list[
     try:
         value = RunAgentInput.model_validate(stripped, strict=True, by_alias=True, by_name=False)
     except ValidationError as exc:
-        raise _malformed(exc, stripped, RunAgentInput, None, "RunAgentInput") from None
+        error = _malformed(exc, stripped, RunAgentInput, None, "RunAgentInput")
+        error.warnings = warnings
+        if warnings:  # e.g. `thread_id` stripped, then `threadId` missing: say why
+            notes = "; ".join(f"{w.path}: {w.message}" for w in warnings[:3])
+            error = type(error)(f"{error.message} (also: {notes})", path=error.path,
+                                reason=error.reason, rule=error.rule)
+            error.warnings = warnings
+        raise error from None
     return value, warnings
