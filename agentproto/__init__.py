@@ -6,12 +6,13 @@ Sub-packages:
 * :mod:`agentproto.a2a` — A2A v1.0 types, task state machine, JSON-RPC binding.
 * :mod:`agentproto.orchestration` — deterministic simulations of multi-agent engineering.
 * :mod:`agentproto.security` — tokens and Agent Card signing.
-* :mod:`agentproto.teaching` — notebook helpers (trace tables, quizzes, self-checks, plots).
+* :mod:`agentproto.course` — notebook helpers (trace tables, quizzes, self-checks, plots).
 
 The protocol cores are sans-I/O: time and ids are injected (see :mod:`agentproto.clock`).
 """
 
-from agentproto.clock import Clock, FakeClock, IdFactory, SystemClock, uuid_ids
+from agentproto.clock import Clock, FakeClock, IdFactory
+from agentproto.runtime import SystemClock, uuid_ids
 
 __version__ = "0.1.0"
 

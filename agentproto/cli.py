@@ -35,7 +35,7 @@ COMMANDS: list[tuple[str, str, str]] = [
      "agentproto.demo.serve"),
     ("a2a", "talk to an A2A agent (sub-commands: send, card)", "agentproto.a2a.cli"),
     ("doctor", "check that the environment has everything the course needs",
-     "agentproto.teaching.doctor"),
+     "agentproto.course.doctor"),
 ]
 
 

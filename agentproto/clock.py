@@ -2,21 +2,20 @@
 
 Every protocol core in agentproto takes a *clock* (something with ``now_ms()``) and an *id
 factory* (a zero-argument callable returning a fresh string) instead of reading the system
-clock or calling :func:`uuid.uuid4` itself. Production code passes :class:`SystemClock` and
-:func:`uuid_ids`; tests and notebooks pass :class:`FakeClock` and :class:`IdFactory`, which
-makes every run of a notebook print the same thing.
+clock or calling :func:`uuid.uuid4` itself. This module holds the pure side: the protocol,
+:class:`FakeClock` and :class:`IdFactory`, which make every run of a notebook print the same
+thing. The real wall clock and random ids, which adapters inject in production, live in
+:mod:`agentproto.runtime`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import itertools
-import time
-import uuid
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-__all__ = ["Clock", "SystemClock", "FakeClock", "IdFactory", "uuid_ids", "iso_utc"]
+__all__ = ["Clock", "FakeClock", "IdFactory", "IdSource", "iso_utc"]
 
 
 @runtime_checkable
@@ -24,16 +23,6 @@ class Clock(Protocol):
     """Anything that can tell the time in milliseconds since the Unix epoch."""
 
     def now_ms(self) -> int: ...
-
-
-class SystemClock:
-    """The real wall clock."""
-
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
-
-    def now(self) -> _dt.datetime:
-        return _dt.datetime.fromtimestamp(self.now_ms() / 1000, tz=_dt.timezone.utc)
 
 
 class FakeClock:
@@ -88,11 +77,6 @@ class IdFactory:
 
     def __call__(self) -> str:
         return f"{self.prefix}-{next(self._counter)}"
-
-
-def uuid_ids() -> str:
-    """A fresh random UUID4 string (the production id factory)."""
-    return str(uuid.uuid4())
 
 
 IdSource = Callable[[], str]

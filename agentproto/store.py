@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agentproto.agui.interrupts import InterruptRecord, ThreadRecord
-from agentproto.clock import Clock, SystemClock
+from agentproto.clock import Clock
+from agentproto.runtime import SystemClock
 
 __all__ = [
     "Store",

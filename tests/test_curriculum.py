@@ -1,4 +1,4 @@
-"""The course map is one list (agentproto.teaching.curriculum) and everything agrees with it."""
+"""The course map is one list (agentproto.course.curriculum) and everything agrees with it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from agentproto.teaching.curriculum import LESSONS, NOTEBOOK_DIR, render_readme
+from agentproto.course.curriculum import LESSONS, NOTEBOOK_DIR, render_readme
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_notebooks_readme_table_is_generated_from_the_curriculum():
     readme = (NOTEBOOK_DIR / "README.md").read_text()
     assert readme == render_readme(readme), (
-        "notebooks/README.md is stale: run `python -m agentproto.teaching.curriculum`")
+        "notebooks/README.md is stale: run `python -m agentproto.course.curriculum`")
 
 
 def test_every_notebook_file_is_in_the_curriculum():

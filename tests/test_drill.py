@@ -9,9 +9,10 @@ import jsonschema
 import matplotlib.pyplot as plt
 import pytest
 
-from agentproto.clock import FakeClock, SystemClock
-from agentproto.teaching.curriculum import LESSONS
-from agentproto.teaching.drill import (
+from agentproto.clock import FakeClock
+from agentproto.runtime import SystemClock
+from agentproto.course.curriculum import LESSONS
+from agentproto.course.drill import (
     BANK_PATH,
     QUESTION_BANK_SCHEMA,
     Drill,

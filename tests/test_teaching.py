@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from agentproto.clock import FakeClock, IdFactory, iso_utc
-from agentproto.teaching import (
+from agentproto.course import (
     ExerciseFailed, IdNormalizer, Question, Quiz, Stepper, check, check_equal, expect_error,
     measure_redraw, show_trace,
 )
-from agentproto.teaching.doctor import check_environment
+from agentproto.course.doctor import check_environment
 
 UUID_A = "0f8fad5b-d9cb-469f-a165-70867728950e"
 UUID_B = "7c9e6679-7425-40de-944b-e07fc1f90ae7"

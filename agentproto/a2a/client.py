@@ -55,9 +55,9 @@ from agentproto.a2a.types import (
     TaskPushNotificationConfig,
     user_message,
 )
-from agentproto.agui.errors import DecodeError
-from agentproto.agui.sse import SSEDecoder
-from agentproto.clock import IdSource, uuid_ids
+from agentproto.sse import SSEDecodeError, SSEDecoder
+from agentproto.clock import IdSource
+from agentproto.runtime import uuid_ids
 
 __all__ = [
     "A2AClient",
@@ -530,7 +530,7 @@ def _list_params(context_id: str, status: TaskState | None, page_size: int | Non
 def _feed(decoder: SSEDecoder, chunk: bytes) -> list[str]:
     try:
         return decoder.feed(chunk)
-    except DecodeError as exc:
+    except SSEDecodeError as exc:
         raise InvalidResponseError(f"broken event stream: {exc}") from exc
 
 

@@ -49,7 +49,8 @@ from agentproto.a2a.errors import (
     UnsupportedOperationError,
 )
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
-from agentproto.clock import Clock, SystemClock
+from agentproto.clock import Clock
+from agentproto.runtime import SystemClock
 
 __all__ = [
     "TRANSITIONS",

@@ -100,7 +100,8 @@ from agentproto.a2a.types import (
     TaskStatusUpdateEvent,
     parse_timestamp,
 )
-from agentproto.clock import Clock, IdSource, SystemClock, iso_utc, uuid_ids
+from agentproto.clock import Clock, IdSource, iso_utc
+from agentproto.runtime import SystemClock, uuid_ids
 
 __all__ = ["A2AService", "trim_task", "media_type_accepted"]
 

@@ -55,7 +55,7 @@ from agentproto.a2a.machine import (
 )
 from agentproto.a2a.states import ACTIVE_STATES, INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.clock import FakeClock
-from agentproto.teaching.plots import PALETTE, STATE_COLORS
+from agentproto.course.plots import PALETTE, STATE_COLORS
 
 __all__ = [
     # notebook 10

@@ -58,7 +58,8 @@ from agentproto.agui.interrupts import (
     validate_resume,
 )
 from agentproto.agui.sse import SSE_CONTENT_TYPE, SSEDecoder
-from agentproto.clock import Clock, SystemClock, uuid_ids
+from agentproto.clock import Clock
+from agentproto.runtime import SystemClock, uuid_ids
 
 __all__ = [
     "AGUIClient",

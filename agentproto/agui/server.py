@@ -50,7 +50,8 @@ from agentproto.agui.errors import DecodeError, MalformedEventError
 from agentproto.agui.interrupts import ResumeError, validate_resume
 from agentproto.agui.runner import Agent, RunContext, RunDriver, replay_events
 from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
-from agentproto.clock import Clock, SystemClock, uuid_ids
+from agentproto.clock import Clock
+from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.security.client_input import check_client_tool_results
 from agentproto.security.errors import ForgedToolResult
 from agentproto.store import RunIdReusedError, Store

@@ -63,10 +63,10 @@ from agentproto.agui.events import (
 from agentproto.agui.pipeline import LintReport, Pipeline, lint_source
 from agentproto.agui.state import DEFAULT_VERSION_KEY, StateReducer, apply_patch, copy_json
 from agentproto.clock import Clock, FakeClock, IdFactory
-from agentproto.orchestration.svg_view import Marker, Series, SvgLab, line_chart
-from agentproto.teaching.plots import PALETTE
-from agentproto.teaching.trace import show_trace
-from agentproto.teaching.widgets import Stepper
+from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.plots import PALETTE
+from agentproto.course.trace import show_trace
+from agentproto.course.widgets import Stepper
 
 __all__ = [
     # shared
@@ -104,7 +104,7 @@ def around_run(*events: Any, thread_id: str = "thread-1", run_id: str = "run-1")
 def verdict(report: LintReport, *, warnings: bool = True) -> str:
     """The consumer's verdict on a stream in a few lines: conformant or not, runs, warnings.
 
-    Event numbers are 1-based here, as in :func:`~agentproto.teaching.show_trace`.
+    Event numbers are 1-based here, as in :func:`~agentproto.course.show_trace`.
     """
     runs = ", ".join(f"{r['runId'] or '(none)'} {r['outcome']}" for r in report.runs) or "none"
     if report.error is None:

@@ -50,7 +50,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from agentproto.agui.sse import KEEP_ALIVE, encode_sse
-from agentproto.teaching.plots import PALETTE
+from agentproto.course.plots import PALETTE
 
 __all__ = [
     # wire

@@ -25,7 +25,8 @@ from agentproto.a2a.server import build_a2a_routes
 from agentproto.a2a.service import A2AService
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.agui.server import DEFAULT_MAX_BODY_BYTES, RunRegistry, agui_routes
-from agentproto.clock import Clock, SystemClock, uuid_ids
+from agentproto.clock import Clock
+from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.demo.refund_agent import RefundAgent
 from agentproto.demo.tools import FakeToolProvider
 from agentproto.store import Store

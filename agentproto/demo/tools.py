@@ -36,7 +36,8 @@ from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 
-from agentproto.clock import Clock, IdFactory, SystemClock
+from agentproto.clock import Clock, IdFactory
+from agentproto.runtime import SystemClock
 from agentproto.store import Store
 
 __all__ = [

@@ -22,7 +22,7 @@ for``), written out so a learner can read them; the tests use :mod:`networkx` as
   (greedy; the minimum is the NP-hard *feedback arc set* problem).
 
 The simulation (:func:`simulate`) dispatches a :class:`Plan` on a
-:class:`~agentproto.orchestration.clock.Simulation` and applies one :class:`Strategy`:
+:class:`~agentproto.orchestration.engine.Simulation` and applies one :class:`Strategy`:
 
 ``none``
     Tasks wait for as long as it takes — which, on a cycle, is for ever.
@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from agentproto.a2a.states import TERMINAL_STATES, TaskState
-from agentproto.orchestration.clock import Scheduled, Simulation
+from agentproto.orchestration.engine import Scheduled, Simulation
 
 __all__ = [
     "Graph", "Edge", "wait_for_graph", "find_cycle", "find_cycle_through", "format_cycle",
@@ -1158,7 +1158,7 @@ def plot_wait_for_graph(plan_or_graph: Plan | Mapping[str, Iterable[str]], *, cy
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
-    from agentproto.teaching.plots import PALETTE, STATE_COLORS
+    from agentproto.course.plots import PALETTE, STATE_COLORS
 
     if isinstance(plan_or_graph, Plan):
         plan = plan_or_graph

@@ -2,7 +2,7 @@
 
 :class:`DeadlockExplorer` runs :func:`~agentproto.orchestration.deadlock.simulate` for the chosen
 plan and strategy and steps through the recorded :class:`~agentproto.orchestration.deadlock.Frame`
-objects with the course's :class:`~agentproto.teaching.Stepper`. Each frame is drawn as a small
+objects with the course's :class:`~agentproto.course.Stepper`. Each frame is drawn as a small
 hand-written SVG (no matplotlib round trip), so stepping redraws in a few milliseconds.
 
 Drive it from code exactly as a learner would::
@@ -26,8 +26,8 @@ from agentproto.a2a.states import TaskState
 from agentproto.orchestration.deadlock import (
     Frame, Plan, RunResult, Strategy, TimeoutPolicy, circle_layout, format_cycle, simulate,
 )
-from agentproto.teaching.plots import PALETTE, STATE_COLORS
-from agentproto.teaching.widgets import Stepper
+from agentproto.course.plots import PALETTE, STATE_COLORS
+from agentproto.course.widgets import Stepper
 
 __all__ = ["DeadlockExplorer", "frame_svg"]
 

@@ -35,7 +35,7 @@ deduplicate ``SendMessage`` by ``messageId`` (§3.3.1, a MAY) and defines no ide
 header; the key here plays the role of ``messageId``.
 
 :func:`run_dedup` injects retries, double clicks and replays at chosen rates on the
-:class:`~agentproto.orchestration.clock.Simulation` engine and counts side effects;
+:class:`~agentproto.orchestration.engine.Simulation` engine and counts side effects;
 :func:`cache_experiment` measures hit rate and staleness of a TTL cache over a changing world,
 and :func:`cache_analytic` gives the same numbers in closed form.
 """
@@ -55,7 +55,7 @@ from typing import Any, Literal
 
 from agentproto.a2a.states import TaskState
 from agentproto.clock import IdFactory
-from agentproto.orchestration.clock import Simulation
+from agentproto.orchestration.engine import Simulation
 
 __all__ = [
     "IdempotencyError", "KeyReuseError", "Admission", "Decision", "Entry", "IdempotencyStore",
@@ -618,7 +618,7 @@ def plot_side_effects(reports: Sequence[DedupReport], ax: Any = None) -> Any:
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots()
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     xs = list(range(len(reports)))
     charged = [r.intents - r.missing for r in reports]
@@ -649,7 +649,7 @@ def plot_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *, closed_
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots()
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     ttls = [r.ttl for r in reports]
     if closed_form and ttls:

@@ -1,6 +1,6 @@
 """Notebook 14's labs: inject duplicates and count charges; move a cache TTL and watch staleness.
 
-Both draw SVG (:mod:`~agentproto.orchestration.charts_view`, :mod:`~agentproto.orchestration.svg_view`),
+Both draw SVG (:mod:`~agentproto.course.charts`, :mod:`~agentproto.course.svg`),
 so a redraw costs the simulation plus about a millisecond.
 """
 
@@ -10,12 +10,12 @@ import math
 
 import ipywidgets as widgets
 
-from agentproto.orchestration.charts_view import BarSeries, bar_chart
+from agentproto.course.charts import BarSeries, bar_chart
 from agentproto.orchestration.dedup import (
     ClientPolicy, DedupReport, FaultRates, cache_analytic, cache_experiment, run_dedup,
 )
-from agentproto.orchestration.svg_view import Marker, Series, SvgLab, line_chart
-from agentproto.teaching.plots import PALETTE
+from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.plots import PALETTE
 
 __all__ = ["IdempotencyLab", "CacheLab", "KEY_RETENTION_CHOICES", "side_effects_chart"]
 

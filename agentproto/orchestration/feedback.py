@@ -14,7 +14,7 @@ observed since the last check with what it expected, and **corrects** its estima
 times the average error (:class:`Loop`). Without a loop the agent never corrects: its error is
 the drift itself.
 
-Everything runs on :class:`~agentproto.orchestration.clock.Simulation` (virtual minutes, one
+Everything runs on :class:`~agentproto.orchestration.engine.Simulation` (virtual minutes, one
 seeded noise stream per run), and :class:`LoopTrace` holds the minute-by-minute record:
 the world's offset, the estimate in force, the observed error and the *tracking error*
 (offset − estimate, the error without the noise).
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agentproto.orchestration.clock import Simulation
+from agentproto.orchestration.engine import Simulation
 
 __all__ = [
     "FeedbackError", "Drift", "Loop", "LoopTrace", "run_loop", "compare_loops", "SweepRow",

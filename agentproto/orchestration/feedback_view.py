@@ -18,8 +18,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from agentproto.orchestration.feedback import Drift, Loop, LoopTrace, run_loop
-from agentproto.orchestration.svg_view import Marker, Series, SvgLab, line_chart
-from agentproto.teaching.plots import PALETTE
+from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.plots import PALETTE
 
 __all__ = ["FeedbackLab", "trace_chart"]
 

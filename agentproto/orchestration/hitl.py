@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from agentproto.a2a.states import TaskState
-from agentproto.orchestration.clock import Simulation
+from agentproto.orchestration.engine import Simulation
 
 __all__ = [
     "HitlError", "PolicyError", "EmptyInterruptError", "Verdict", "Action", "Decision", "Rule", "RULES",
@@ -448,7 +448,7 @@ def plot_cost_curve(curve: CostCurve, ax: Any = None, *, threshold: float | None
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=(8, 4))
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     x = curve.thresholds
     ax.plot(x, curve.error_cost, color=PALETTE["bad"], label="errors slipping through")
@@ -520,7 +520,7 @@ def plot_review_load(stats: Sequence[QueueStats], ax: Any = None) -> Any:
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=(8, 3.6))
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     x = [s.threshold for s in stats]
     ax.plot(x, [s.mean_wait for s in stats], marker="o", color=PALETTE["primary"], label="mean wait")

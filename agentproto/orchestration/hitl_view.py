@@ -17,8 +17,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from agentproto.orchestration.hitl import CostCurve, CostModel, cost_curve, sample_confidences
-from agentproto.orchestration.svg_view import Marker, Series, SvgLab, line_chart
-from agentproto.teaching.plots import PALETTE
+from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.plots import PALETTE
 
 __all__ = ["HitlLab", "cost_chart"]
 

@@ -27,7 +27,7 @@ name (``flight_not_found``), and events can be *injected* at chosen virtual time
 cancels the flight at t = 5 s). Both go through the same lookup: the current plan's table, then
 the book's global table.
 
-The runner is a small machine on :class:`~agentproto.orchestration.clock.Simulation`; the task it
+The runner is a small machine on :class:`~agentproto.orchestration.engine.Simulation`; the task it
 drives uses A2A :class:`~agentproto.a2a.states.TaskState` (``WORKING`` → ``COMPLETED`` /
 ``FAILED`` / ``INPUT_REQUIRED``). :class:`TripWorld` is the seed's travel example with random
 disruptions; :func:`success_rate` compares the plan book with its static version (plan A alone)
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agentproto.a2a.states import TaskState
-from agentproto.orchestration.clock import Simulation
+from agentproto.orchestration.engine import Simulation
 
 __all__ = [
     "PlanError", "UnknownPlanError", "UnknownActionError", "UnknownStepError", "PlanBookError",
@@ -559,7 +559,7 @@ def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, 
     """
     import networkx as nx
 
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     if ax is None:
         import matplotlib.pyplot as plt
@@ -629,7 +629,7 @@ def plot_success_rates(rates: Sequence[float], sweep: Mapping[str, Sequence[floa
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots()
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     colors = {"static plan": PALETTE["bad"], "event-driven plans": PALETTE["good"]}
     if model is not None:

@@ -13,12 +13,12 @@ import random
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from agentproto.orchestration.lab_view import figure_png
+from agentproto.course.lab import figure_png
 from agentproto.orchestration.plans import (
     PlanBook, PlanRun, TripWorld, analytic_success, draw_plan_graph, load_trip_plans, run_plan, success_rate,
 )
-from agentproto.orchestration.svg_view import Marker, Series, SvgLab, line_chart
-from agentproto.teaching.plots import PALETTE
+from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.plots import PALETTE
 
 __all__ = ["PlansLab"]
 

@@ -28,9 +28,9 @@ arrives, ``WORKING`` from its first dispatch until it ends ``COMPLETED``. A pree
 and on the wire the agent still owns the next move (``WORKING`` → ``WORKING`` is a progress
 update). Internally the scheduler tracks a finer :class:`Phase` (queued, running, preempted, done).
 
-Everything runs on :class:`~agentproto.orchestration.clock.Simulation`: virtual seconds,
+Everything runs on :class:`~agentproto.orchestration.engine.Simulation`: virtual seconds,
 seeded randomness, no threads. :class:`ScheduleResult` holds the decision log (a trace of
-dicts for :func:`agentproto.teaching.show_trace`), the Gantt segments, the snapshots and the
+dicts for :func:`agentproto.course.show_trace`), the Gantt segments, the snapshots and the
 waiting-time statistics that the policies are compared on.
 """
 
@@ -44,7 +44,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from agentproto.a2a.states import TaskState
-from agentproto.orchestration.clock import Scheduled, Simulation
+from agentproto.orchestration.engine import Scheduled, Simulation
 
 __all__ = [
     "Step", "TaskSpec", "Snapshot", "Segment", "Preemption", "Phase", "TaskRecord",
@@ -684,7 +684,7 @@ def sweep_arrival_rates(
 # -- plots --------------------------------------------------------------------------------------
 def priority_colors() -> dict[int, str]:
     """Bar colour per priority level (1 = muted grey … 3 = urgent red), shared by every chart."""
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     return {1: PALETTE["muted"], 2: PALETTE["primary"], 3: PALETTE["bad"], 4: PALETTE["accent"],
             5: PALETTE["secondary"]}
@@ -773,7 +773,7 @@ def plot_starvation(points: Sequence[SweepPoint], ax: Any = None, *, priority: i
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots()
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     styles = [PALETTE["muted"], PALETTE["bad"], PALETTE["good"], PALETTE["primary"], PALETTE["accent"]]
     names = list(dict.fromkeys(p.policy for p in points))

@@ -1,6 +1,6 @@
 """Notebook 13's lab: arrival rate and class priorities in, waiting times and a Gantt chart out.
 
-Drawn as SVG (:mod:`agentproto.orchestration.charts_view`) so that a redraw costs the
+Drawn as SVG (:mod:`agentproto.course.charts`) so that a redraw costs the
 simulation (~30 ms for three policies) plus about a millisecond of drawing.
 """
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from agentproto.orchestration.charts_view import BarSeries, GanttBar, bar_chart, gantt_chart
+from agentproto.course.charts import BarSeries, GanttBar, bar_chart, gantt_chart
 from agentproto.orchestration.scheduler import (
     POLICIES, TRAVEL_DESK, ScheduleResult, compare_policies, poisson_workload, priority_colors,
 )
-from agentproto.orchestration.svg_view import SvgLab
+from agentproto.course.svg import SvgLab
 
 __all__ = ["SchedulingLab", "waiting_chart", "gantt_svg"]
 

@@ -343,7 +343,7 @@ def plot_accuracy_vs_hops(p: float = 0.9, n_max: int = 10, ax: Any = None, *, re
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots()
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     ns = list(range(1, n_max + 1))
     ax.plot(ns, [chain_accuracy(p, n) for n in ns], "-o", color=PALETTE["bad"], label=f"no envelope: {p:g}ⁿ")
@@ -371,7 +371,7 @@ def plot_threshold_tradeoff(outcomes: Sequence[ChainOutcome], ax: Any = None) ->
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots()
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     ts = [o.config.threshold for o in outcomes]
     ax.plot(ts, [o.accuracy for o in outcomes], "-", color=PALETTE["good"], label="end-to-end accuracy")

@@ -10,8 +10,8 @@ import ipywidgets as widgets
 from agentproto.orchestration.semantic import (
     ChainConfig, chain_accuracy, envelope_accuracy, simulate_chain, threshold_sweep,
 )
-from agentproto.orchestration.svg_view import Marker, Series, SvgLab, line_chart
-from agentproto.teaching.plots import PALETTE
+from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.plots import PALETTE
 
 __all__ = ["SemanticLab"]
 

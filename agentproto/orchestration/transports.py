@@ -32,7 +32,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproto.orchestration.clock import Simulation
+from agentproto.orchestration.engine import Simulation
 
 __all__ = [
     "Happening", "TransportResult", "CAPABILITIES", "TRANSPORTS",

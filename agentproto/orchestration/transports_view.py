@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from agentproto.orchestration.transports import CAPABILITIES, TransportResult, compare
-from agentproto.teaching.plots import PALETTE
+from agentproto.course.plots import PALETTE
 
 __all__ = ["plot_comparison", "summary_table", "TransportExplorer"]
 

@@ -23,7 +23,7 @@ Callers catch at the level they care about — a server catches :class:`TokenErr
     └── OAuthError                400  the token endpoint refuses (RFC 6749 §5.2)
 
 Every error carries ``rule`` (``token.expired`` …), which
-:func:`agentproto.teaching.expect_error` prints next to the message.
+:func:`agentproto.course.expect_error` prints next to the message.
 """
 
 from __future__ import annotations

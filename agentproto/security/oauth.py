@@ -32,7 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentproto.clock import Clock, uuid_ids
+from agentproto.clock import Clock
+from agentproto.runtime import uuid_ids
 from agentproto.security.errors import OAuthError
 from agentproto.security.keys import KeySet, algorithm_for
 from agentproto.security.tokens import issue_token

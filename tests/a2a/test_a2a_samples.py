@@ -12,7 +12,7 @@ from agentproto.a2a.cards import check_card
 from agentproto.a2a.errors import ERRORS_BY_CODE
 from agentproto.a2a.samples import sample_files
 from agentproto.a2a.types import AgentCard, StreamResponse
-from agentproto.agui.sse import SSEDecoder
+from agentproto.sse import SSEDecoder
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data" / "a2a"
 

@@ -25,7 +25,7 @@ from agentproto.a2a.errors import (
 from agentproto.a2a.server import build_a2a_routes
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import AgentCard, Message
-from agentproto.agui.sse import SSEDecoder
+from agentproto.sse import SSEDecoder
 
 from a2a_helpers import V1, msg, rpc
 

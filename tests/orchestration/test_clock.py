@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentproto.orchestration.clock import Simulation
+from agentproto.orchestration.engine import Simulation
 
 
 def test_entries_fire_in_time_order_and_move_the_clock():

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentproto.a2a.states import TaskState
-from agentproto.orchestration.clock import Simulation
+from agentproto.orchestration.engine import Simulation
 from agentproto.orchestration.dedup import (
     ClientPolicy, Decision, FaultRates, IdempotencyStore, KeyReuseError, Request, Service, TTLCache,
     cache_analytic, cache_experiment, fingerprint, payments_through_cache, run_dedup, ttl_sweep,

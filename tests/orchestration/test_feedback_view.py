@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentproto.orchestration.feedback_view import FeedbackLab
-from agentproto.orchestration.svg_view import Marker, Series, line_chart, nice_ticks
+from agentproto.course.svg import Marker, Series, line_chart, nice_ticks
 
 
 def test_the_default_lab_shows_a_loop_that_settles():

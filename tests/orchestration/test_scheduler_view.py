@@ -39,7 +39,7 @@ def test_the_lab_displays_as_a_widget_with_a_short_stable_text_form():
 
 
 def test_bar_chart_draws_one_rect_per_nonzero_bar_plus_legend_boxes_and_worst_wait_ticks():
-    from agentproto.orchestration.charts_view import BarSeries, bar_chart
+    from agentproto.course.charts import BarSeries, bar_chart
 
     svg = bar_chart(["FIFO", "priority"], [BarSeries("p2", [1.0, 0.0], "#111"), BarSeries("p1", [2.0, 3.0], "#222")],
                     ticks=[(0, 1, 5.0)], tick_label="worst wait", title="t", ylabel="s")
@@ -49,7 +49,7 @@ def test_bar_chart_draws_one_rect_per_nonzero_bar_plus_legend_boxes_and_worst_wa
 
 
 def test_gantt_chart_clips_to_the_window_and_marks_preemptions():
-    from agentproto.orchestration.charts_view import GanttBar, gantt_chart
+    from agentproto.course.charts import GanttBar, gantt_chart
 
     bars = [GanttBar("a", 0, 5, "#111"), GanttBar("b", 50, 60, "#222"), GanttBar("a", 8, 12, "#111")]
     svg = gantt_chart(["a", "b"], bars, xlim=(0, 10), crosses=[("a", 5.0)], legend=[("priority 1", "#111")])

@@ -1,7 +1,7 @@
 """The course map: one entry per notebook, with the seed questions it answers.
 
 This list is the single source of truth for notebook 00's map and for ``notebooks/README.md``
-(``python -m agentproto.teaching.curriculum`` regenerates the README table; a test keeps the
+(``python -m agentproto.course.curriculum`` regenerates the README table; a test keeps the
 two in step). A notebook counts as *available* when its file exists.
 
 Seed 000 is a Chinese study guide on AG-UI and A2A organised as interview questions Q1–Q12;

@@ -18,7 +18,7 @@ Theory of operation
   only when you say you spoke for 30 s — no sleeping; pass a real clock to time yourself),
   no going back; answering over time, or after peeking at an answer, caps the question at
   *pass*.
-* :func:`bank_quiz` — a :class:`~agentproto.teaching.quiz.Quiz` drawn (seeded) from the
+* :func:`bank_quiz` — a :class:`~agentproto.course.quiz.Quiz` drawn (seeded) from the
   questions that have a multiple-choice form.
 """
 
@@ -36,7 +36,7 @@ import ipywidgets as widgets
 import jsonschema
 
 from agentproto.clock import Clock, FakeClock
-from agentproto.teaching.quiz import Question, Quiz
+from agentproto.course.quiz import Question, Quiz
 
 __all__ = [
     "QUESTION_BANK_SCHEMA",
@@ -153,7 +153,7 @@ def _question_problems(item: Mapping[str, Any], topics: Iterable[str] | None,
 
 
 def _course_notebooks() -> set[int]:
-    from agentproto.teaching.curriculum import LESSONS
+    from agentproto.course.curriculum import LESSONS
 
     return {lesson.number for lesson in LESSONS}
 
@@ -597,7 +597,7 @@ def plot_session(interview: MockInterview, *, title: str = "Mock interview"):
     """Horizontal bars: time per answered question against the budget, coloured by grade."""
     import matplotlib.pyplot as plt
 
-    from agentproto.teaching.plots import PALETTE
+    from agentproto.course.plots import PALETTE
 
     colours = {"full": PALETTE["good"], "pass": PALETTE["secondary"], "missed": PALETTE["bad"]}
     answers = interview.answers

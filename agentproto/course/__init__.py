@@ -5,12 +5,12 @@ short and never re-implement the package.
 """
 
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.teaching.checks import ExerciseFailed, check, check_equal, describe_error, expect_error
-from agentproto.teaching.doctor import check_environment
-from agentproto.teaching.plots import PALETTE, STATE_COLORS, use_course_style
-from agentproto.teaching.quiz import Question, Quiz
-from agentproto.teaching.trace import IdNormalizer, Trace, show_trace
-from agentproto.teaching.widgets import Stepper, measure_redraw
+from agentproto.course.checks import ExerciseFailed, check, check_equal, describe_error, expect_error
+from agentproto.course.doctor import check_environment
+from agentproto.course.plots import PALETTE, STATE_COLORS, use_course_style
+from agentproto.course.quiz import Question, Quiz
+from agentproto.course.trace import IdNormalizer, Trace, show_trace
+from agentproto.course.widgets import Stepper, measure_redraw
 
 __all__ = [
     "FakeClock", "IdFactory",

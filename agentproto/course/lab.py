@@ -9,7 +9,7 @@ The figure is drawn with matplotlib's object-oriented API on a private
 :class:`~matplotlib.figure.Figure` (never pyplot, so nothing leaks into the notebook's inline
 output) and shipped to the browser as a PNG in an :class:`ipywidgets.Image`. That needs no
 interactive matplotlib backend, works offline, and redraws in tens of milliseconds; the
-notebooks measure it with :func:`agentproto.teaching.measure_redraw`.
+notebooks measure it with :func:`agentproto.course.measure_redraw`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Bar charts and Gantt charts as hand-written SVG, for the labs of notebooks 13–15.
 
-The companion of :mod:`agentproto.orchestration.svg_view` (line charts): a figure written as an
+The companion of :mod:`agentproto.course.svg` (line charts): a figure written as an
 SVG string costs about a millisecond where a matplotlib PNG costs 50–150 ms, which is what
 keeps the labs' redraws well under 100 ms. Static plots in the notebooks still use matplotlib
 (``plot_gantt``, ``plot_policy_comparison``, ``plot_side_effects``); these functions draw the
@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentproto.orchestration.svg_view import nice_ticks
+from agentproto.course.svg import nice_ticks
 
 __all__ = ["BarSeries", "GanttBar", "bar_chart", "gantt_chart"]
 
