@@ -6,14 +6,16 @@ import json
 import re
 from pathlib import Path
 
-from agentproto.course.curriculum import LESSONS, NOTEBOOK_DIR, render_readme
+from agentproto.course.curriculum import LESSONS, render_readme
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_notebooks_readme_table_is_generated_from_the_curriculum():
     readme = (NOTEBOOK_DIR / "README.md").read_text()
-    assert readme == render_readme(readme), (
+    assert readme == render_readme(readme, NOTEBOOK_DIR), (
         "notebooks/README.md is stale: run `python -m agentproto.course.curriculum`")
 
 

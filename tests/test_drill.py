@@ -10,10 +10,10 @@ import matplotlib.pyplot as plt
 import pytest
 
 from agentproto.clock import FakeClock
+from agentproto.resources import read_json
 from agentproto.runtime import SystemClock
 from agentproto.course.curriculum import LESSONS
 from agentproto.course.drill import (
-    BANK_PATH,
     QUESTION_BANK_SCHEMA,
     Drill,
     MockInterview,
@@ -29,8 +29,7 @@ from agentproto.course.drill import (
 
 @pytest.fixture(scope="module")
 def raw():
-    with open(BANK_PATH, encoding="utf-8") as f:
-        return json.load(f)
+    return read_json("course", "question_bank.json")
 
 
 @pytest.fixture(scope="module")

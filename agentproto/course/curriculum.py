@@ -10,12 +10,14 @@ seed 004 is a Chinese study note on A2A and multi-agent engineering in sections 
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Lesson", "LESSONS", "available", "markdown_table", "NOTEBOOK_DIR"]
+from agentproto.resources import read_text
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+__all__ = ["Lesson", "LESSONS", "available", "markdown_table", "glossary", "glossary_markdown"]
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,9 @@ class Lesson:
         return f"{self.number:02d}_{self.slug}.ipynb"
 
     def exists(self, directory: Path | None = None) -> bool:
-        return ((directory or NOTEBOOK_DIR) / self.filename).exists()
+        """Whether this notebook is in ``directory`` (default: the current folder, where a
+        notebook runs)."""
+        return ((directory or Path.cwd()) / self.filename).exists()
 
 
 LESSONS: list[Lesson] = [
@@ -77,6 +81,17 @@ def markdown_table(directory: Path | None = None, link_prefix: str = "") -> str:
     return "\n".join(rows)
 
 
+def glossary() -> list[dict[str, str]]:
+    """The course glossary (term, Chinese term, meaning), shipped with the package."""
+    return list(csv.DictReader(io.StringIO(read_text("course", "glossary.csv"))))
+
+
+def glossary_markdown() -> str:
+    """The glossary as a Markdown table."""
+    rows = "\n".join(f"| {r['term']} | {r['chinese']} | {r['meaning']} |" for r in glossary())
+    return "| term | 中文 | meaning |\n|---|---|---|\n" + rows
+
+
 BEGIN, END = "<!-- curriculum:begin -->", "<!-- curriculum:end -->"
 
 
@@ -87,7 +102,7 @@ def render_readme(text: str, directory: Path | None = None) -> str:
     return f"{head}{BEGIN}\n{markdown_table(directory)}\n{END}{tail}"
 
 
-if __name__ == "__main__":  # regenerate notebooks/README.md's table
-    readme = NOTEBOOK_DIR / "README.md"
-    readme.write_text(render_readme(readme.read_text()))
+if __name__ == "__main__":  # run from the repository's root: regenerate notebooks/README.md's table
+    readme = Path("notebooks") / "README.md"
+    readme.write_text(render_readme(readme.read_text(), Path("notebooks")))
     print(f"updated {readme}")

@@ -35,12 +35,12 @@ from typing import Any
 import ipywidgets as widgets
 import jsonschema
 
+from agentproto.resources import read_json
 from agentproto.clock import Clock, FakeClock
 from agentproto.course.quiz import Question, Quiz
 
 __all__ = [
     "QUESTION_BANK_SCHEMA",
-    "BANK_PATH",
     "GRADES",
     "QuestionBankError",
     "Choice",
@@ -56,8 +56,6 @@ __all__ = [
     "plot_session",
 ]
 
-#: Where the course's bank lives in a clone of the repository.
-BANK_PATH = Path(__file__).resolve().parents[2] / "data" / "question_bank.json"
 
 #: Self-grades and the points they are worth.
 GRADES: dict[str, int] = {"missed": 0, "pass": 1, "full": 2}
@@ -252,8 +250,11 @@ class QuestionBank:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> QuestionBank:
-        """Read and validate ``data/question_bank.json`` (or ``path``)."""
-        with open(path or BANK_PATH, encoding="utf-8") as f:
+        """Read and validate the packaged bank (``agentproto/data/course/question_bank.json``),
+        or the file at ``path``."""
+        if path is None:
+            return cls.from_dict(read_json("course", "question_bank.json"))
+        with open(path, encoding="utf-8") as f:
             return cls.from_dict(json.load(f))
 
     def get(self, question_id: str) -> BankQuestion:

@@ -62,6 +62,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from agentproto.resources import load_json_source
 from agentproto.a2a.states import TERMINAL_STATES, TaskState
 from agentproto.orchestration.engine import Scheduled, Simulation
 
@@ -468,9 +469,10 @@ class Plan:
                    name=str(data.get("name", "plan")), description=str(data.get("description", "")))
 
 
-def load_plan(path: str | Path) -> Plan:
-    """Load a plan from a JSON scenario file (see :meth:`Plan.from_dict`)."""
-    return Plan.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+def load_plan(source: str | Path) -> Plan:
+    """Load a plan: a packaged scenario by name (``"deadlock_travel"``) or a JSON file
+    (see :meth:`Plan.from_dict`)."""
+    return Plan.from_dict(load_json_source(source))
 
 
 def random_plan(n_tasks: int, density: float, *, hidden_fraction: float = 0.3, mean_work: float = 10.0,

@@ -43,6 +43,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from agentproto.resources import load_json_source
 from agentproto.a2a.states import TaskState
 from agentproto.orchestration.engine import Simulation
 
@@ -246,9 +247,9 @@ def decision_table(actions: Iterable[Action], policy: Policy | None = None, widt
     return "\n".join(lines)
 
 
-def load_actions(path: str | Path) -> list[Action]:
-    """Read a JSON list of actions (``data/scenarios/hitl_actions.json``)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+def load_actions(source: str | Path = "hitl_actions") -> list[Action]:
+    """Read a JSON list of actions: a packaged scenario by name (``"hitl_actions"``) or a file."""
+    data = load_json_source(source)
     return [Action.from_dict(item) for item in data["actions"]]
 
 

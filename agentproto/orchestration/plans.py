@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agentproto.resources import load_json_source
 from agentproto.a2a.states import TaskState
 from agentproto.orchestration.engine import Simulation
 
@@ -177,8 +178,9 @@ class PlanBook:
         return cls(start, plans, handlers(data.get("on_event"), "book"), budget, data.get("goal", ""))
 
     @classmethod
-    def from_json(cls, path: str | Path) -> PlanBook:
-        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    def from_json(cls, source: str | Path) -> PlanBook:
+        """A book from a packaged scenario by name (``"plans_trip"``) or a JSON file."""
+        return cls.from_dict(load_json_source(source))
 
     def to_dict(self) -> dict[str, Any]:
         """The book as data again (round-trips through :meth:`from_dict`)."""

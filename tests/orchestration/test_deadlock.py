@@ -17,7 +17,7 @@ from agentproto.orchestration.deadlock import (
     ttl_tradeoff, wait_for_graph,
 )
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[2] / "agentproto" / "data" / "scenarios"
 TRAVEL = load_plan(SCENARIOS / "deadlock_travel.json")
 TRAVEL_HIDDEN = load_plan(SCENARIOS / "deadlock_travel_hidden.json")
 

@@ -9,7 +9,7 @@ import pytest
 from agentproto.orchestration.deadlock import load_plan, simulate
 from agentproto.orchestration.deadlock_view import DeadlockExplorer, frame_svg
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[2] / "agentproto" / "data" / "scenarios"
 PLANS = {"travel": load_plan(SCENARIOS / "deadlock_travel.json"),
          "hidden": load_plan(SCENARIOS / "deadlock_travel_hidden.json")}
 

@@ -17,7 +17,7 @@ from agentproto.orchestration.hitl import (
     review_queue, sample_confidences,
 )
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "data" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[2] / "agentproto" / "data" / "scenarios"
 ACTIONS = {a.name: a for a in load_actions(SCENARIOS / "hitl_actions.json")}
 
 

@@ -17,7 +17,7 @@ from agentproto.orchestration.plans import (
     success_rate,
 )
 
-SCENARIO = Path(__file__).resolve().parents[2] / "data" / "scenarios" / "plans_trip.json"
+SCENARIO = Path(__file__).resolve().parents[2] / "agentproto" / "data" / "scenarios" / "plans_trip.json"
 YES = lambda _h, _p: True  # noqa: E731 - the user approves every switch
 
 
