@@ -1,50 +1,73 @@
 # agentproto — two commands do everything:
-#   make lab    create .venv, install the kit, open JupyterLab on the first notebook
-#   make test   create/update .venv and run every test (unit, integration, notebooks, browser)
+#   make lab    create .venv with the course (the `course` extra), open JupyterLab on the first notebook
+#   make test   add the test tools and the official SDKs to .venv and run every test
 # Only Python >= 3.11 and make are needed. Override the interpreter with `make PYTHON=python3.12`.
+#
+# The library itself needs no make: `pip install agentproto` is the base install (the AG-UI
+# pipeline, `agentproto lint`, the A2A types and task machine); `agentproto[server]` adds the
+# servers and clients, `agentproto[course]` everything the notebooks run.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/lock.txt
+COURSE_STAMP := $(VENV)/.installed-course
+TEST_STAMP   := $(VENV)/.installed-test
 HOST   ?= 127.0.0.1
 PORT   ?= 8888
 PYTEST_ARGS ?=
+# The extras each target installs (environment.yml installs TEST_EXTRAS; a test keeps them in step).
+COURSE_EXTRAS := course
+TEST_EXTRAS   := course,test,interop
 # JupyterLab refuses to run as root unless told; classroom images often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test venv regen bench lint-samples clean help
+.PHONY: lab test venv regen bench gates clean help
 
 help:
-	@echo "make lab    - set up .venv and open JupyterLab on notebooks/00_start_here.ipynb"
-	@echo "make test   - set up .venv and run every test (notebooks included)"
-	@echo "make regen  - re-execute all notebooks and store clean outputs"
-	@echo "make bench  - run the side-by-side benchmarks against the official SDKs"
+	@echo "make lab    - set up .venv (course extra) and open JupyterLab on notebooks/00_start_here.ipynb"
+	@echo "make test   - set up .venv (course, test and interop extras) and run every test"
+	@echo "make venv   - only create the course environment in .venv"
+	@echo "make gates  - only the quality gates: ruff, mypy, import-linter"
+	@echo "make regen  - re-execute all notebooks (or NB=path) and store clean outputs"
+	@echo "make bench  - run every benchmark side by side with the official SDKs"
 	@echo "make clean  - remove .venv and caches"
 
-$(STAMP): pyproject.toml requirements/lock.txt
+$(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "agentproto needs Python >= 3.11 (found %s); run: make PYTHON=python3.11" % sys.version.split()[0])'
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/lock.txt -e ".[test,interop]"
-	@touch $(STAMP)
 
-venv: $(STAMP)
+$(COURSE_STAMP): pyproject.toml requirements/lock.txt | $(VENV)/bin/python
+	$(PIP) -e ".[$(COURSE_EXTRAS)]"
+	@touch $@
 
-lab: $(STAMP)
+$(TEST_STAMP): pyproject.toml requirements/lock.txt | $(VENV)/bin/python
+	$(PIP) -e ".[$(TEST_EXTRAS)]"
+	@touch $@ $(COURSE_STAMP)
+
+venv: $(COURSE_STAMP)
+
+lab: $(COURSE_STAMP)
 	@echo "Starting JupyterLab on http://$(HOST):$(PORT) with notebooks/00_start_here.ipynb open."
 	@echo "Open the link with ?token=... that JupyterLab prints below. Ctrl-C stops it."
 	$(BIN)/jupyter lab --ip=$(HOST) --port=$(PORT) --no-browser $(ALLOW_ROOT) \
 	  --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-regen: $(STAMP)
+gates: $(TEST_STAMP)
+	$(BIN)/python -m pytest tests/test_quality_gates.py
+
+regen: $(TEST_STAMP)
 	$(BIN)/python tools/regen_notebooks.py $(NB)
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
+# The classroom targets (make classroom STUDENTS=N, make site, make present NB=...).
+-include mk/classroom.mk
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache .import_linter_cache build *.egg-info

@@ -8,12 +8,12 @@ lives here, below both protocol packages.
 (``: keep-alive``) keep idle connections open; consumers ignore them.
 
 *Decoding* follows the WHATWG event-stream parsing rules, incrementally and without I/O:
-:class:`SSEDecoder` is fed arbitrary byte chunks (split anywhere — mid-line, mid-UTF-8
+:class:`EventStreamDecoder` is fed arbitrary byte chunks (split anywhere — mid-line, mid-UTF-8
 character, between the CR and LF of a CRLF) and returns the ``data`` payloads of the frames
 that are now complete. Lines may end in CRLF, LF or CR; several ``data:`` lines in one frame
 join with ``\\n``; ``event:``, ``id:``, ``retry:`` and unknown fields are ignored and comment
 lines are skipped. Invalid UTF-8 raises :class:`SSEDecodeError` (or the subclass's
-:attr:`SSEDecoder.error`). At the end of the stream :meth:`SSEDecoder.close` hands back any
+:attr:`EventStreamDecoder.error`). At the end of the stream :meth:`EventStreamDecoder.close` hands back any
 dangling partial frame, which the event-stream rules discard and which usually means the
 connection dropped mid-stream.
 """
@@ -26,7 +26,7 @@ __all__ = [
     "SSE_CONTENT_TYPE",
     "KEEP_ALIVE",
     "SSEDecodeError",
-    "SSEDecoder",
+    "EventStreamDecoder",
     "encode_comment",
     "encode_data",
 ]
@@ -39,12 +39,19 @@ KEEP_ALIVE = b": keep-alive\n\n"
 
 
 class SSEDecodeError(ValueError):
-    """The bytes are not a well-formed UTF-8 event stream."""
+    """The bytes are not a well-formed UTF-8 event stream.
 
-    def __init__(self, message: str, *, rule: str = "decode.sse") -> None:
+    A protocol's own decode error subclasses this one (AG-UI:
+    :class:`agentproto.agui.errors.DecodeError`), so ``except SSEDecodeError`` catches both.
+    """
+
+    rule: str = "decode.sse"
+
+    def __init__(self, message: str, *, rule: str | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.rule = rule
+        if rule is not None:
+            self.rule = rule
 
 
 def encode_data(text: str) -> bytes:
@@ -58,10 +65,10 @@ def encode_comment(text: str = "keep-alive") -> bytes:
     return "".join(f": {line}\n" for line in lines).encode("utf-8") + b"\n"
 
 
-class SSEDecoder:
+class EventStreamDecoder:
     """Incremental SSE parser: ``feed(bytes) -> [data, ...]``, then ``close()``.
 
-    >>> d = SSEDecoder()
+    >>> d = EventStreamDecoder()
     >>> d.feed(b'data: {"a"')
     []
     >>> d.feed(b':1}\\n\\n: keep-alive\\n\\n')
@@ -88,7 +95,7 @@ class SSEDecoder:
     def feed(self, chunk: bytes) -> list[str]:
         """Consume bytes; return the ``data`` payloads of every frame completed by them."""
         if self._closed:
-            raise self.error("SSEDecoder.feed() after close()", rule="decode.sse")
+            raise self.error("EventStreamDecoder.feed() after close()", rule="decode.sse")
         try:
             text = self._utf8.decode(chunk)
         except UnicodeDecodeError as exc:

@@ -1,10 +1,11 @@
-"""SQLite persistence for the demo servers: threads, runs, pending interrupts, idempotency keys.
+"""SQLite persistence shared by the servers: one database, versioned schemas, idempotency keys.
 
 Why a database at all? AG-UI's human-in-the-loop model ends a run when it needs an approval
 (spec 1.1, ``basic/patterns/interrupt-resume``): the *waiting* is not a suspended coroutine but a
-row saying "thread T has interrupt I open". If that row lived in memory, restarting the server
-would silently drop every pending approval, and a double-clicked "Approve" could refund twice.
-This module keeps those facts on disk with the standard library's :mod:`sqlite3`.
+row saying "thread T has interrupt I open". A2A tasks outlive the request that created them. If
+those rows lived in memory, restarting the server would silently drop every pending approval,
+and a double-clicked "Approve" could refund twice. This module keeps such facts on disk with the
+standard library's :mod:`sqlite3`.
 
 Theory of operation
 -------------------
@@ -14,10 +15,9 @@ Theory of operation
   guarantee to callers that need several statements to happen atomically (``BEGIN IMMEDIATE``
   takes SQLite's write lock up front, so two processes sharing a file also serialise).
 * Schemas are versioned per *component* (:meth:`Store.ensure_schema`): this module owns the
-  ``agui`` and ``core`` components; other parts of agentproto (the A2A task tables, the demo
-  tools) register their own tables in the same file without touching these.
-* Nothing here knows HTTP or AG-UI events beyond plain JSON dicts: the server decides what to
-  record, the store only remembers it.
+  ``core`` component; the AG-UI thread tables (:class:`agentproto.agui.threadstore.ThreadStore`),
+  the A2A task tables (:class:`agentproto.a2a.taskstore.TaskStore`) and the demo tools register
+  their own tables in the same file without touching these.
 * :meth:`Store.idempotent` is the one primitive every "exactly once" in the project rests on:
   the first caller with a key runs the action and records its result inside the same
   transaction; every later caller with that key gets the recorded result back.
@@ -28,30 +28,17 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agentproto.agui.interrupts import InterruptRecord, ThreadRecord
 from agentproto.clock import Clock
 from agentproto.runtime import SystemClock
 
-__all__ = [
-    "Store",
-    "StoreError",
-    "RunIdReusedError",
-    "RunRecord",
-    "ThreadSnapshot",
-    "AGUI_SCHEMA_VERSION",
-]
+__all__ = ["Store", "StoreError", "dumps_json", "loads_json"]
 
 T = TypeVar("T")
-
-#: Version of the tables this module owns. Bump it and add a migration step in
-#: :data:`_AGUI_MIGRATIONS` when they change; :meth:`Store.ensure_schema` applies the steps.
-AGUI_SCHEMA_VERSION = 1
 
 _CORE_DDL = (
     """CREATE TABLE IF NOT EXISTS schema_versions (
@@ -65,138 +52,22 @@ _CORE_DDL = (
     )""",
 )
 
-#: version -> statements that bring the ``agui`` component from version-1 to version.
-_AGUI_MIGRATIONS: dict[int, tuple[str, ...]] = {
-    1: (
-        """CREATE TABLE agui_threads (
-            thread_id  TEXT PRIMARY KEY,
-            state      TEXT NOT NULL,
-            created_ms INTEGER NOT NULL,
-            updated_ms INTEGER NOT NULL
-        )""",
-        # seq keeps the conversation order; replacing a message keeps its seq (position).
-        """CREATE TABLE agui_messages (
-            thread_id  TEXT NOT NULL,
-            message_id TEXT NOT NULL,
-            seq        INTEGER NOT NULL,
-            body       TEXT NOT NULL,
-            PRIMARY KEY (thread_id, message_id)
-        )""",
-        """CREATE TABLE agui_runs (
-            thread_id   TEXT NOT NULL,
-            run_id      TEXT NOT NULL,
-            seq         INTEGER NOT NULL,
-            kind        TEXT NOT NULL,
-            status      TEXT NOT NULL,
-            started_ms  INTEGER NOT NULL,
-            finished_ms INTEGER,
-            outcome     TEXT,
-            result      TEXT,
-            error       TEXT,
-            replay_of   TEXT,
-            PRIMARY KEY (thread_id, run_id)
-        )""",
-        """CREATE TABLE agui_events (
-            thread_id TEXT NOT NULL,
-            run_id    TEXT NOT NULL,
-            seq       INTEGER NOT NULL,
-            body      TEXT NOT NULL,
-            PRIMARY KEY (thread_id, run_id, seq)
-        )""",
-        """CREATE TABLE agui_interrupts (
-            thread_id    TEXT NOT NULL,
-            interrupt_id TEXT NOT NULL,
-            run_id       TEXT NOT NULL,
-            seq          INTEGER NOT NULL,
-            body         TEXT NOT NULL,
-            status       TEXT NOT NULL CHECK (status IN ('pending', 'resolved', 'cancelled')),
-            decision     TEXT,
-            settled_by   TEXT,
-            created_ms   INTEGER NOT NULL,
-            settled_ms   INTEGER,
-            PRIMARY KEY (thread_id, interrupt_id)
-        )""",
-    ),
-}
-
-
 class StoreError(Exception):
     """Base class for errors raised by :class:`Store`."""
 
 
-class RunIdReusedError(StoreError):
-    """A ``runId`` was used twice on one thread (spec 1.1 ``basic/index``: MUST NOT be reused)."""
-
-    code = "run_id_reused"
-
-    def __init__(self, thread_id: str, run_id: str) -> None:
-        super().__init__(f"Run {run_id!r} already exists on thread {thread_id!r}; "
-                         "a runId must not be reused on a thread")
-        self.thread_id = thread_id
-        self.run_id = run_id
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """What the store remembers about one run."""
-
-    thread_id: str
-    run_id: str
-    kind: str  #: ``new``, ``resume`` or ``replay``
-    status: str  #: ``running``, ``success``, ``interrupt``, ``cancelled`` or ``error``
-    started_ms: int
-    finished_ms: int | None = None
-    outcome: dict[str, Any] | None = None
-    result: Any = None
-    error: dict[str, Any] | None = None
-    replay_of: str | None = None
-
-    @property
-    def finished(self) -> bool:
-        return self.status != "running"
-
-    def to_json(self) -> dict[str, Any]:
-        """The record in the camelCase shape the HTTP API returns."""
-        out: dict[str, Any] = {"runId": self.run_id, "kind": self.kind, "status": self.status,
-                               "startedMs": self.started_ms}
-        for key, value in (("finishedMs", self.finished_ms), ("outcome", self.outcome),
-                           ("result", self.result), ("error", self.error),
-                           ("replayOf", self.replay_of)):
-            if value is not None:
-                out[key] = value
-        return out
-
-
-@dataclass(frozen=True)
-class ThreadSnapshot:
-    """Everything a client needs to rebuild its view of a thread (``GET /ag-ui/threads/{id}``)."""
-
-    thread_id: str
-    state: Any
-    messages: list[dict[str, Any]]
-    pending_interrupts: list[dict[str, Any]]
-    runs: list[RunRecord] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "threadId": self.thread_id,
-            "state": self.state,
-            "messages": self.messages,
-            "pendingInterrupts": self.pending_interrupts,
-            "runs": [run.to_json() for run in self.runs],
-        }
-
-
-def _dumps(value: Any) -> str:
+def dumps_json(value: Any) -> str:
+    """Compact JSON for a TEXT column (UTF-8 kept as is)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _loads(text: str | None) -> Any:
+def loads_json(text: str | None) -> Any:
+    """The value of a JSON TEXT column (``None`` for SQL NULL)."""
     return None if text is None else json.loads(text)
 
 
 class Store:
-    """A SQLite database holding AG-UI threads and the keys that make actions happen once.
+    """A SQLite database and the keys that make actions happen once.
 
     >>> store = Store(":memory:")
     >>> store.idempotent("refund:t-1:int-1", lambda: {"refundId": "R-1"})
@@ -215,7 +86,6 @@ class Store:
         with self.transaction() as conn:
             for ddl in _CORE_DDL:
                 conn.execute(ddl)
-        self.ensure_schema("agui", AGUI_SCHEMA_VERSION, _AGUI_MIGRATIONS)
 
     # -- connections and schema -------------------------------------------------------------
 
@@ -260,14 +130,14 @@ class Store:
             conn.execute("COMMIT")
 
     def ensure_schema(self, component: str, version: int,
-                      migrations: dict[int, Sequence[str]] | Sequence[str]) -> int:
+                      migrations: Mapping[int, Sequence[str]] | Sequence[str]) -> int:
         """Bring ``component``'s tables up to ``version`` and return the version found before.
 
         ``migrations`` maps each version to the statements that reach it from the one before;
         a plain list of statements is taken as version 1. Refuses to open a database written by
         a newer version of the component rather than guess at its layout.
         """
-        steps = dict(migrations) if isinstance(migrations, dict) else {1: tuple(migrations)}
+        steps = dict(migrations) if isinstance(migrations, Mapping) else {1: tuple(migrations)}
         with self.transaction() as conn:
             row = conn.execute("SELECT version FROM schema_versions WHERE component = ?",
                                (component,)).fetchone()
@@ -318,7 +188,7 @@ class Store:
                 return json.loads(row["result"]), True
             result = action()
             conn.execute("INSERT INTO idempotency_keys(key, result, created_ms) VALUES (?, ?, ?)",
-                         (key, _dumps(result), self.clock.now_ms()))
+                         (key, dumps_json(result), self.clock.now_ms()))
             return result, False
 
     def recorded(self, key: str) -> tuple[bool, Any]:
@@ -327,258 +197,3 @@ class Store:
             row = self._conn.execute("SELECT result FROM idempotency_keys WHERE key = ?",
                                      (key,)).fetchone()
         return (True, json.loads(row["result"])) if row else (False, None)
-
-    # -- threads ----------------------------------------------------------------------------
-
-    def has_thread(self, thread_id: str) -> bool:
-        with self._lock:
-            row = self._conn.execute("SELECT 1 FROM agui_threads WHERE thread_id = ?",
-                                     (thread_id,)).fetchone()
-        return row is not None
-
-    def ensure_thread(self, thread_id: str, *, state: Any = None) -> bool:
-        """Create the thread if it is new (with ``state``, default ``{}``); True if created."""
-        now = self.clock.now_ms()
-        with self.transaction() as conn:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO agui_threads(thread_id, state, created_ms, updated_ms) "
-                "VALUES (?, ?, ?, ?)",
-                (thread_id, _dumps({} if state is None else state), now, now))
-            return cur.rowcount == 1
-
-    def thread_state(self, thread_id: str) -> Any:
-        with self._lock:
-            row = self._conn.execute("SELECT state FROM agui_threads WHERE thread_id = ?",
-                                     (thread_id,)).fetchone()
-        return _loads(row["state"]) if row else None
-
-    def save_state(self, thread_id: str, state: Any) -> None:
-        """Replace the thread's state (a STATE_SNAPSHOT replaces wholesale, so does this)."""
-        with self.transaction() as conn:
-            self.ensure_thread(thread_id)
-            conn.execute("UPDATE agui_threads SET state = ?, updated_ms = ? WHERE thread_id = ?",
-                         (_dumps(state), self.clock.now_ms(), thread_id))
-
-    def messages(self, thread_id: str) -> list[dict[str, Any]]:
-        """The thread's messages in conversation order (AG-UI wire shape)."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT body FROM agui_messages WHERE thread_id = ? ORDER BY seq",
-                (thread_id,)).fetchall()
-        return [json.loads(row["body"]) for row in rows]
-
-    def save_messages(self, thread_id: str, messages: Sequence[dict[str, Any]]) -> None:
-        """Reconcile the stored messages with ``messages`` the way MESSAGES_SNAPSHOT does.
-
-        A known id is replaced in place (its position kept), an unseen id is appended, and a
-        stored message missing from ``messages`` is dropped (spec 1.1 ``events/state``).
-        """
-        with self.transaction() as conn:
-            self.ensure_thread(thread_id)
-            known = {row["message_id"]: row["seq"] for row in conn.execute(
-                "SELECT message_id, seq FROM agui_messages WHERE thread_id = ?", (thread_id,))}
-            next_seq = max(known.values(), default=0) + 1
-            keep = []
-            for message in messages:
-                message_id = str(message["id"])
-                keep.append(message_id)
-                if message_id in known:
-                    conn.execute("UPDATE agui_messages SET body = ? "
-                                 "WHERE thread_id = ? AND message_id = ?",
-                                 (_dumps(message), thread_id, message_id))
-                else:
-                    conn.execute("INSERT INTO agui_messages(thread_id, message_id, seq, body) "
-                                 "VALUES (?, ?, ?, ?)",
-                                 (thread_id, message_id, next_seq, _dumps(message)))
-                    known[message_id] = next_seq
-                    next_seq += 1
-            for message_id in set(known) - set(keep):
-                conn.execute("DELETE FROM agui_messages WHERE thread_id = ? AND message_id = ?",
-                             (thread_id, message_id))
-
-    def append_messages(self, thread_id: str, messages: Sequence[dict[str, Any]]) -> int:
-        """Append the messages whose ids the thread has not seen; return how many were new."""
-        with self.transaction():
-            current = self.messages(thread_id)
-            seen = {m["id"] for m in current}
-            new = [m for m in messages if m.get("id") not in seen]
-            if new:
-                self.save_messages(thread_id, current + new)
-            return len(new)
-
-    # -- runs and their events --------------------------------------------------------------
-
-    def start_run(self, thread_id: str, run_id: str, *, kind: str = "new",
-                  replay_of: str | None = None) -> RunRecord:
-        """Record that a run began. Raises :class:`RunIdReusedError` for a reused ``runId``."""
-        now = self.clock.now_ms()
-        with self.transaction() as conn:
-            self.ensure_thread(thread_id)
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM agui_runs "
-                               "WHERE thread_id = ?", (thread_id,)).fetchone()[0]
-            try:
-                conn.execute(
-                    "INSERT INTO agui_runs(thread_id, run_id, seq, kind, status, started_ms, "
-                    "replay_of) VALUES (?, ?, ?, ?, 'running', ?, ?)",
-                    (thread_id, run_id, seq, kind, now, replay_of))
-            except sqlite3.IntegrityError:
-                raise RunIdReusedError(thread_id, run_id) from None
-        return RunRecord(thread_id, run_id, kind, "running", now, replay_of=replay_of)
-
-    def finish_run(self, thread_id: str, run_id: str, *, status: str,
-                   outcome: dict[str, Any] | None = None, result: Any = None,
-                   error: dict[str, Any] | None = None) -> None:
-        """Record how a run ended (``success``, ``interrupt``, ``cancelled`` or ``error``)."""
-        with self.transaction() as conn:
-            conn.execute(
-                "UPDATE agui_runs SET status = ?, finished_ms = ?, outcome = ?, result = ?, "
-                "error = ? WHERE thread_id = ? AND run_id = ?",
-                (status, self.clock.now_ms(), None if outcome is None else _dumps(outcome),
-                 None if result is None else _dumps(result),
-                 None if error is None else _dumps(error), thread_id, run_id))
-
-    def abandon_running_runs(self) -> list[RunRecord]:
-        """Mark runs left ``running`` by a previous process as failed; return them.
-
-        Called when a server starts: a run cannot outlive the process executing it. A resumed
-        run abandoned this way gives its interrupts back, so the person can answer again.
-        """
-        with self.transaction() as conn:
-            stale = [self._run_from_row(row) for row in conn.execute(
-                "SELECT * FROM agui_runs WHERE status = 'running'")]
-            for run in stale:
-                self.finish_run(run.thread_id, run.run_id, status="error",
-                                error={"message": "The server stopped while the run was "
-                                                  "executing", "code": "SERVER_RESTARTED"})
-                if run.kind == "resume":
-                    self.reopen_interrupts(run.thread_id, run.run_id)
-        return stale
-
-    def run(self, thread_id: str, run_id: str) -> RunRecord | None:
-        with self._lock:
-            row = self._conn.execute("SELECT * FROM agui_runs WHERE thread_id = ? AND run_id = ?",
-                                     (thread_id, run_id)).fetchone()
-        return None if row is None else self._run_from_row(row)
-
-    def runs(self, thread_id: str) -> list[RunRecord]:
-        with self._lock:
-            rows = self._conn.execute("SELECT * FROM agui_runs WHERE thread_id = ? ORDER BY seq",
-                                      (thread_id,)).fetchall()
-        return [self._run_from_row(row) for row in rows]
-
-    @staticmethod
-    def _run_from_row(row: sqlite3.Row) -> RunRecord:
-        return RunRecord(
-            thread_id=row["thread_id"], run_id=row["run_id"], kind=row["kind"],
-            status=row["status"], started_ms=row["started_ms"], finished_ms=row["finished_ms"],
-            outcome=_loads(row["outcome"]), result=_loads(row["result"]),
-            error=_loads(row["error"]), replay_of=row["replay_of"])
-
-    def append_event(self, thread_id: str, run_id: str, event: dict[str, Any]) -> int:
-        """Append one emitted event (wire dict) to the run's log; return its sequence number."""
-        with self.transaction() as conn:
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM agui_events "
-                               "WHERE thread_id = ? AND run_id = ?",
-                               (thread_id, run_id)).fetchone()[0]
-            conn.execute("INSERT INTO agui_events(thread_id, run_id, seq, body) "
-                         "VALUES (?, ?, ?, ?)", (thread_id, run_id, seq, _dumps(event)))
-        return seq
-
-    def events(self, thread_id: str, run_id: str) -> list[dict[str, Any]]:
-        """The events a run emitted, in order — the audit log of what the client was sent."""
-        with self._lock:
-            rows = self._conn.execute("SELECT body FROM agui_events WHERE thread_id = ? "
-                                      "AND run_id = ? ORDER BY seq",
-                                      (thread_id, run_id)).fetchall()
-        return [json.loads(row["body"]) for row in rows]
-
-    # -- interrupts ---------------------------------------------------------------------------
-
-    def add_interrupts(self, thread_id: str, run_id: str,
-                       interrupts: Sequence[dict[str, Any]]) -> None:
-        """Record the interrupts a run finished with as pending on the thread."""
-        now = self.clock.now_ms()
-        with self.transaction() as conn:
-            self.ensure_thread(thread_id)
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM agui_interrupts "
-                               "WHERE thread_id = ?", (thread_id,)).fetchone()[0]
-            for offset, interrupt in enumerate(interrupts, start=1):
-                conn.execute(
-                    "INSERT INTO agui_interrupts(thread_id, interrupt_id, run_id, seq, body, "
-                    "status, created_ms) VALUES (?, ?, ?, ?, ?, 'pending', ?)",
-                    (thread_id, interrupt["id"], run_id, seq + offset, _dumps(interrupt), now))
-
-    def settle_interrupts(self, thread_id: str, entries: Sequence[dict[str, Any]],
-                          run_id: str) -> int:
-        """Mark pending interrupts as answered by ``entries`` (ResumeEntry wire dicts).
-
-        Only rows still ``pending`` change, so of two racing resumes exactly one settles an
-        interrupt: the return value is how many rows this call settled.
-        """
-        now = self.clock.now_ms()
-        changed = 0
-        with self.transaction() as conn:
-            for entry in entries:
-                cur = conn.execute(
-                    "UPDATE agui_interrupts SET status = ?, decision = ?, settled_by = ?, "
-                    "settled_ms = ? WHERE thread_id = ? AND interrupt_id = ? "
-                    "AND status = 'pending'",
-                    (entry["status"], _dumps(entry), run_id, now, thread_id,
-                     entry["interruptId"]))
-                changed += cur.rowcount
-        return changed
-
-    def reopen_interrupts(self, thread_id: str, run_id: str) -> int:
-        """Put the interrupts settled by ``run_id`` back to pending; return how many.
-
-        Used when a resumed run fails before completing its work, so the person can answer
-        again (the tools' own idempotency keys keep a retried action from happening twice).
-        """
-        with self.transaction() as conn:
-            cur = conn.execute(
-                "UPDATE agui_interrupts SET status = 'pending', decision = NULL, "
-                "settled_by = NULL, settled_ms = NULL WHERE thread_id = ? AND settled_by = ?",
-                (thread_id, run_id))
-            return cur.rowcount
-
-    def interrupt_thread(self, interrupt_id: str) -> str | None:
-        """The thread that raised ``interrupt_id`` (any status), or None if none did."""
-        with self._lock:
-            row = self._conn.execute("SELECT thread_id FROM agui_interrupts "
-                                     "WHERE interrupt_id = ? LIMIT 1",
-                                     (interrupt_id,)).fetchone()
-        return row["thread_id"] if row else None
-
-    def thread_record(self, thread_id: str) -> ThreadRecord:
-        """The interrupt ledger of a thread, as :func:`~agentproto.agui.interrupts.validate_resume`
-        reads it (an empty ledger for an unknown thread)."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT i.*, r.seq AS run_seq FROM agui_interrupts i LEFT JOIN agui_runs r "
-                "ON r.thread_id = i.thread_id AND r.run_id = i.run_id "
-                "WHERE i.thread_id = ? ORDER BY i.seq", (thread_id,)).fetchall()
-            last = self._conn.execute(
-                "SELECT run_id FROM agui_runs WHERE thread_id = ? AND status = 'interrupt' "
-                "AND kind != 'replay' "
-                "ORDER BY seq DESC LIMIT 1", (thread_id,)).fetchone()
-        records = tuple(
-            InterruptRecord(interrupt=json.loads(row["body"]), run_id=row["run_id"],
-                            status=row["status"], decision=_loads(row["decision"]),
-                            settled_by=row["settled_by"])
-            for row in rows)
-        return ThreadRecord(thread_id=thread_id, interrupts=records,
-                            last_interrupted_run_id=last["run_id"] if last else None)
-
-    def snapshot(self, thread_id: str) -> ThreadSnapshot | None:
-        """The whole thread as the reconnect endpoint serves it, or None if it does not exist."""
-        with self._lock:
-            if not self.has_thread(thread_id):
-                return None
-            record = self.thread_record(thread_id)
-            return ThreadSnapshot(
-                thread_id=thread_id,
-                state=self.thread_state(thread_id),
-                messages=self.messages(thread_id),
-                pending_interrupts=[r.interrupt for r in record.pending],
-                runs=self.runs(thread_id),
-            )

@@ -21,6 +21,7 @@ race between choosing a port and someone else taking it. The server binds 127.0.
 
 from __future__ import annotations
 
+import math
 import socket
 import threading
 import time
@@ -70,7 +71,7 @@ class RunningServer:
         self.port = sock.getsockname()[1]
         self._socket = sock
         config = uvicorn.Config(self.app, log_level=self.log_level, lifespan="auto",
-                                timeout_graceful_shutdown=self.graceful_shutdown_s,
+                                timeout_graceful_shutdown=math.ceil(self.graceful_shutdown_s),
                                 access_log=False)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},

@@ -256,9 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     result = run(requests, args.concurrency, rounds, warmup)
     load_after = os.getloadavg()[0]
 
-    import a2a  # noqa: F401  - only to record its version
-
     from importlib.metadata import version
+
+    import a2a  # noqa: F401  - only to record its version
 
     report = {
         "benchmark": "a2a_server_send_message",

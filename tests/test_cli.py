@@ -39,3 +39,68 @@ def test_a_reader_that_leaves_early_does_not_cause_a_traceback():
     proc.stdout.close()  # like `| head -0`
     _, err = proc.communicate(timeout=30)
     assert b"Traceback" not in err
+
+
+# -- start-up: a command imports only what it needs -------------------------------------------
+
+_HEAVY = ("agentproto.demo", "agentproto.a2a", "agentproto.course", "agentproto.agui.client",
+          "agentproto.agui.server", "httpx", "starlette", "uvicorn", "jsonschema", "jsonpatch",
+          "IPython", "matplotlib", "ipywidgets")
+
+
+def _modules_after(code: str) -> tuple[list[str], str]:
+    """Run *code* in a fresh interpreter; return the heavy modules it loaded, and its output."""
+    probe = (f"import sys\n{code}\n"
+             f"print('LOADED:', *sorted(m for m in sys.modules if m.startswith({_HEAVY!r})))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    [loaded] = [line for line in out.stdout.splitlines() if line.startswith("LOADED:")]
+    return loaded.split()[1:], out.stdout
+
+
+def test_lint_imports_neither_the_other_commands_nor_jsonschema_nor_jsonpatch(tmp_path):
+    capture = tmp_path / "two.jsonl"
+    capture.write_text('{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\n'
+                       '{"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}\n')
+    loaded, out = _modules_after(f"from agentproto.cli import main\n"
+                                 f"assert main(['lint', {str(capture)!r}]) == 0")
+    assert "conformant" in out
+    assert loaded == []
+
+
+def test_top_level_help_imports_no_command_module():
+    loaded, out = _modules_after("from agentproto.cli import build_parser\n"
+                                 "print(build_parser([]).format_help())\n"
+                                 "assert 'agentproto.agui.pipeline' not in sys.modules")
+    assert all(name in out for name, _, _ in COMMANDS)
+    assert loaded == []
+
+
+def test_only_the_command_named_is_configured():
+    help_text = build_parser(["lint"])._subparsers._group_actions[0].choices["lint"].format_help()
+    assert "--format" in help_text
+    unconfigured = build_parser([])._subparsers._group_actions[0].choices["lint"].format_help()
+    assert "--format" not in unconfigured
+
+
+def test_run_as_the_program_the_collector_is_back_on_after_start_up(tmp_path):
+    capture = tmp_path / "two.jsonl"
+    capture.write_text('{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\n'
+                       '{"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}\n')
+    probe = ("import gc, sys\n"
+             f"sys.argv = ['agentproto', 'lint', {str(capture)!r}]\n"
+             "from agentproto.cli import main\n"
+             "code = main()\n"
+             "print(code, gc.isenabled(), gc.get_freeze_count() > 0)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "0 True True", out.stderr
+
+
+def test_in_process_callers_keep_their_collector_untouched(capsys):
+    import gc
+
+    frozen = gc.get_freeze_count()
+    assert main([]) == 2
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import copy
-import json
 
 import jsonschema
 import matplotlib.pyplot as plt
 import pytest
 
 from agentproto.clock import FakeClock
-from agentproto.resources import read_json
-from agentproto.runtime import SystemClock
 from agentproto.course.curriculum import LESSONS
 from agentproto.course.drill import (
     QUESTION_BANK_SCHEMA,
@@ -25,6 +22,8 @@ from agentproto.course.drill import (
     draw_choice_questions,
     plot_session,
 )
+from agentproto.resources import read_json
+from agentproto.runtime import SystemClock
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,8 @@ def all_requirements() -> list[Requirement]:
     reqs = [Requirement(r) for r in project["dependencies"]]
     for extra in project["optional-dependencies"].values():
         reqs += [Requirement(r) for r in extra]
-    return reqs
+    # an extra may pull in another of our own extras ("agentproto[server]"): not a pin
+    return [r for r in reqs if canonicalize_name(r.name) != "agentproto"]
 
 
 def test_every_direct_dependency_is_pinned_in_the_lock_file_within_its_bounds():
@@ -66,7 +67,7 @@ def test_environment_yml_uses_the_same_lock_and_extras_as_the_makefile():
     assert SpecifierSet(pyproject()["project"]["requires-python"]).contains(python.group(1) + ".0")
     assert "-c requirements/lock.txt" in text and "-c requirements/lock.txt" in makefile
     extras = re.search(r"-e \.\[([\w,]+)\]", text).group(1)
-    assert extras == re.search(r'-e "\.\[([\w,]+)\]"', makefile).group(1)
+    assert extras == re.search(r"^TEST_EXTRAS\s*:=\s*([\w,]+)", makefile, re.M).group(1)
 
 
 def test_the_lock_file_is_what_the_test_environment_runs():
@@ -75,3 +76,25 @@ def test_the_lock_file_is_what_the_test_environment_runs():
     pins = lock()
     for name in ("pydantic", "starlette", "ag-ui-protocol", "a2a-sdk", "jupyterlab"):
         assert metadata.version(name) == pins[canonicalize_name(name)]
+
+
+def test_the_base_install_is_the_small_core_and_extras_add_the_rest():
+    project = pyproject()["project"]
+    base = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
+    assert base == {"pydantic", "jsonpatch", "jsonschema"}
+    extras = project["optional-dependencies"]
+    server = {canonicalize_name(Requirement(r).name) for r in extras["server"]}
+    assert {"starlette", "uvicorn", "sse-starlette", "httpx", "pyjwt"} <= server
+    course = {canonicalize_name(Requirement(r).name) for r in extras["course"]}
+    assert "agentproto" in course, "the course extra includes the server extra"
+    assert {"jupyterlab", "ipykernel", "ipywidgets", "matplotlib", "networkx", "numpy"} <= course
+    assert "playwright" not in course, "the browser check is a test tool, not part of the course"
+
+
+def test_make_lab_installs_the_course_extra_and_make_test_everything():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^COURSE_EXTRAS\s*:=\s*course$", makefile, re.M)
+    assert re.search(r"^lab: \$\(COURSE_STAMP\)", makefile, re.M)
+    assert re.search(r"^test: \$\(TEST_STAMP\)", makefile, re.M)
+    test_extras = set(re.search(r"^TEST_EXTRAS\s*:=\s*([\w,]+)", makefile, re.M).group(1).split(","))
+    assert test_extras == set(pyproject()["project"]["optional-dependencies"]) - {"server"}

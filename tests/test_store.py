@@ -8,7 +8,9 @@ import threading
 import pytest
 
 from agentproto.clock import FakeClock
-from agentproto.store import AGUI_SCHEMA_VERSION, RunIdReusedError, Store, StoreError
+from agentproto.agui.threadstore import AGUI_SCHEMA_VERSION, RunIdReusedError
+from agentproto.agui.threadstore import ThreadStore as Store
+from agentproto.store import StoreError
 
 INTERRUPT = {"id": "int-1", "reason": "tool_call", "toolCallId": "tc-1"}
 

@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import ast
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from agentproto.clock import FakeClock, IdFactory, iso_utc
 from agentproto.course import (
-    ExerciseFailed, IdNormalizer, Question, Quiz, Stepper, check, check_equal, expect_error,
-    measure_redraw, show_trace,
+    ExerciseFailed,
+    IdNormalizer,
+    Question,
+    Quiz,
+    Stepper,
+    check,
+    check_equal,
+    doctor,
+    expect_error,
+    measure_redraw,
+    show_trace,
 )
 from agentproto.course.doctor import check_environment
 
+ROOT = Path(__file__).resolve().parents[1]
 UUID_A = "0f8fad5b-d9cb-469f-a165-70867728950e"
 UUID_B = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
 
@@ -77,7 +96,8 @@ def test_trace_of_nothing_says_so():
 # -- quiz -------------------------------------------------------------------------------
 def make_quiz() -> Quiz:
     return Quiz("Q", [
-        Question("Which event ends a run?", ["TOOL_CALL_END", "RUN_FINISHED"], answer=1, explain="RUN_FINISHED or RUN_ERROR."),
+        Question("Which event ends a run?", ["TOOL_CALL_END", "RUN_FINISHED"], answer=1,
+                 explain="RUN_FINISHED or RUN_ERROR."),
         Question("Is TOOL_CALL_END the result?", ["yes", "no"], answer=1),
     ])
 
@@ -178,6 +198,80 @@ def test_doctor_passes_in_the_test_environment():
     report = check_environment()
     assert report.ok, str(report)
     assert "[OK]   pydantic" in str(report)
+    assert report.extras()["server"] and report.extras()["course"]
+    assert "[OK]   course data" in str(report) and report.fix() == ""
+
+
+def test_doctor_knows_which_extra_brings_each_package_as_pyproject_says():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {("", canonicalize_name(Requirement(r).name)) for r in project["dependencies"]}
+    for extra in ("server", "course", "interop"):
+        declared |= {(extra, canonicalize_name(Requirement(r).name))
+                     for r in project["optional-dependencies"][extra]
+                     if canonicalize_name(Requirement(r).name) != "agentproto"}
+    listed = {(extra, canonicalize_name(dist)) for extra, dist, _, _ in doctor.PACKAGES}
+    assert listed == declared
+
+
+def _doctor_without(*modules: str) -> dict:
+    """check_environment() in a fresh interpreter where ``modules`` cannot be imported."""
+    script = (
+        "import json, sys\n"
+        f"for name in {list(modules)!r}: sys.modules[name] = None\n"
+        "from agentproto.course.doctor import check_environment\n"
+        "r = check_environment()\n"
+        "print(json.dumps({'ok': r.ok, 'extras': r.extras(), 'fix': r.fix(), 'text': str(r)}))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, check=True)
+    return json.loads(out.stdout)
+
+
+def test_doctor_reports_a_missing_course_extra_and_how_to_install_it():
+    result = _doctor_without("ipywidgets", "matplotlib")
+    assert not result["ok"]
+    assert result["extras"]["course"] is False and result["extras"]["server"] is True
+    assert result["fix"].startswith('pip install --upgrade "agentproto[course]"')
+    assert "[FAIL] ipywidgets" in result["text"] and "[OK]   httpx" in result["text"]
+
+
+def test_a_missing_optional_extra_is_reported_but_does_not_fail():
+    result = _doctor_without("a2a")
+    assert result["ok"] and result["extras"]["interop"] is False
+    assert "[--]   a2a-sdk" in result["text"] and "interop ✗ (optional)" in result["text"]
+
+
+def test_importing_the_doctor_or_the_course_package_loads_no_course_library():
+    script = ("import sys, agentproto.course, agentproto.course.doctor\n"
+              "print(sorted(m for m in ('ipywidgets', 'matplotlib', 'IPython', 'networkx',\n"
+              "                         'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# -- the package surface ----------------------------------------------------------------------
+def test_every_advertised_name_loads_from_agentproto_course():
+    import agentproto.course as course
+
+    for name in course.__all__:
+        assert getattr(course, name) is not None, name
+    assert set(course.__all__) <= set(dir(course))
+    with pytest.raises(AttributeError):
+        course.no_such_name  # noqa: B018
+
+
+def test_the_static_and_the_lazy_surface_agree():
+    import agentproto.course as course
+
+    tree = ast.parse((ROOT / "agentproto/course/__init__.py").read_text())
+    static = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom)
+                static.update({alias.name: imp.module for alias in imp.names})
+    assert static == course._HOMES
+    assert sorted(static) == sorted(course.__all__)
 
 
 def test_trace_shows_models_in_their_wire_form():

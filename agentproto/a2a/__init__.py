@@ -1,22 +1,35 @@
 """A2A v1.0 (agent ↔ agent): types, the task state machine, the JSON-RPC binding, server, client.
 
-Layers, from the wire inwards (each usable on its own, e.g. in a notebook cell):
+Layers, from the core outwards. The first group is the sans-I/O protocol core (in the style of
+h11: no sockets, no clock, no randomness — time and ids are injected); the second runs agents;
+the third are the adapters that own I/O.
 
 ==========================  ====================================================================
 ``types``                   pydantic models of every A2A object in ProtoJSON shape
-``cards``                   ``check_card``: an Agent Card checked the way its author needs
+``states``                  the nine task states and the terminal / interrupted / active sets
+``machine``                 the derived transition table and ``TaskMachine`` (clock injected)
 ``errors``                  the error hierarchy with JSON-RPC codes and ``google.rpc.ErrorInfo``
-``machine``                 the nine task states, the derived transition table, ``TaskMachine``
+``cards``                   ``check_card``: an Agent Card checked the way its author needs
+``card_cache``              ``CardCache``: the client's ``max-age`` / ``ETag`` / 304 bookkeeping
+``artifacts``               ``ArtifactAssembler``: artifact chunks (append, lastChunk) → artifacts
+``jsonrpc``                 JSON-RPC 2.0 dispatch onto any ``A2AHandler``
+``modes``                   blocking, polling, streaming and push as a model on virtual time
+--------------------------  --------------------------------------------------------------------
 ``agents``                  sans-I/O agents (travel desk, conformance SUT, echo) and their updates
-``service``                 the request handler: runs agents, streams, push, history, paging
+``service``                 ``A2AService``, the ``A2AHandler`` that runs agents (asyncio)
+--------------------------  --------------------------------------------------------------------
 ``taskstore``               SQLite persistence of tasks, transitions and push configs
-``push``                    webhook delivery of task updates
-``jsonrpc``                 JSON-RPC 2.0 dispatch (sans I/O)
-``server`` / ``client``     the Starlette adapter and the httpx client; ``cli``: ``agentproto a2a``
+``push``                    webhook delivery of task updates (httpx), ``WebhookRecorder``
+``server`` / ``client``     the Starlette adapter and the httpx clients; ``cli``: ``agentproto a2a``
+``cli_samples``             writes the sample files under ``data/a2a/``
+``sdk_bridge``              conversions to and from the official ``a2a-sdk`` (optional)
 ==========================  ====================================================================
 
 Imports are lazy (PEP 562): ``from agentproto.a2a import TaskMachine`` loads only what that
-name needs, so the CLI and notebooks that use the sans-I/O core do not pay for the web stack.
+name needs, so the core works on a base install (pydantic, no httpx or Starlette) and the CLI
+and notebooks that use it do not pay for the web stack. The notebook pictures and widgets are
+in ``agentproto.course.a2a_*``; the three-protocol concierge demo in
+``agentproto.demo.concierge``.
 """
 
 from __future__ import annotations
@@ -27,6 +40,17 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "check_card": "agentproto.a2a.cards",
     "CardProblem": "agentproto.a2a.cards",
+    "CardCache": "agentproto.a2a.card_cache",
+    "CardFetch": "agentproto.a2a.card_cache",
+    "ArtifactAssembler": "agentproto.a2a.artifacts",
+    "ArtifactAssemblyError": "agentproto.a2a.artifacts",
+    "MODES": "agentproto.a2a.modes",
+    "ModeResult": "agentproto.a2a.modes",
+    "ScheduledUpdate": "agentproto.a2a.modes",
+    "agent_schedule": "agentproto.a2a.modes",
+    "model_modes": "agentproto.a2a.modes",
+    "A2AHandler": "agentproto.a2a.jsonrpc",
+    "ACTIVE_STATES": "agentproto.a2a.states",
     "AGENTS": "agentproto.a2a.agents",
     "CONFORMANCE_BEHAVIOURS": "agentproto.a2a.agents",
     "Agent": "agentproto.a2a.agents",
@@ -114,15 +138,19 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     # states and machine
-    "TaskState", "TERMINAL_STATES", "INTERRUPTED_STATES", "TRANSITIONS", "TaskMachine",
-    "Transition", "Operation", "InvalidTransitionError", "why_refused", "edges",
+    "TaskState", "TERMINAL_STATES", "INTERRUPTED_STATES", "ACTIVE_STATES", "TRANSITIONS",
+    "TaskMachine", "Transition", "Operation", "InvalidTransitionError", "why_refused", "edges",
     "resolve_follow_up",
     # types
     "PROTOCOL_VERSION", "Role", "Part", "Message", "Artifact", "TaskStatus", "Task",
     "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent", "StreamResponse", "SendMessageRequest",
-    "TaskPushNotificationConfig", "AgentCard", "check_card", "CardProblem",
-    "AgentCapabilities", "AgentInterface", "AgentSkill", "text_part", "data_part", "file_part", "url_part", "user_message",
+    "TaskPushNotificationConfig", "AgentCard", "AgentCapabilities", "AgentInterface",
+    "AgentSkill", "text_part", "data_part", "file_part", "url_part", "user_message",
     "agent_message",
+    # cards, artifacts, ways to wait
+    "check_card", "CardProblem", "CardCache", "CardFetch", "ArtifactAssembler",
+    "ArtifactAssemblyError", "MODES", "ModeResult", "ScheduledUpdate", "agent_schedule",
+    "model_modes",
     # errors
     "A2AError", "JSONRPCProtocolError", "JSONParseError", "InvalidRequestError",
     "MethodNotFoundError", "InvalidParamsError", "InternalError", "TaskNotFoundError",
@@ -136,9 +164,9 @@ __all__ = [
     "make_agent", "A2AService", "TaskStore", "PushNotifier", "Delivery", "check_webhook_url",
     "WebhookRecorder",
     # binding, server, client
-    "JSONRPCDispatcher", "METHODS", "A2AApplication", "build_a2a_routes", "create_a2a_app",
-    "A2AClient", "SyncA2AClient", "A2AClientError", "A2AConnectionError", "A2AHTTPError",
-    "A2ATimeoutError", "NoProgressError", "InvalidResponseError",
+    "JSONRPCDispatcher", "A2AHandler", "METHODS", "A2AApplication", "build_a2a_routes",
+    "create_a2a_app", "A2AClient", "SyncA2AClient", "A2AClientError", "A2AConnectionError",
+    "A2AHTTPError", "A2ATimeoutError", "NoProgressError", "InvalidResponseError",
 ]
 
 
@@ -156,7 +184,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from agentproto.a2a.cards import CardProblem, check_card
     from agentproto.a2a.agents import (
         AGENTS,
         CONFORMANCE_BEHAVIOURS,
@@ -172,6 +199,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Wait,
         make_agent,
     )
+    from agentproto.a2a.artifacts import ArtifactAssembler, ArtifactAssemblyError
+    from agentproto.a2a.card_cache import CardCache, CardFetch
+    from agentproto.a2a.cards import CardProblem, check_card
     from agentproto.a2a.client import (
         A2AClient,
         A2AClientError,
@@ -202,7 +232,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         VersionNotSupportedError,
         error_from_wire,
     )
-    from agentproto.a2a.jsonrpc import METHODS, JSONRPCDispatcher
+    from agentproto.a2a.jsonrpc import METHODS, A2AHandler, JSONRPCDispatcher
     from agentproto.a2a.machine import (
         TRANSITIONS,
         InvalidTransitionError,
@@ -213,10 +243,22 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         resolve_follow_up,
         why_refused,
     )
+    from agentproto.a2a.modes import (
+        MODES,
+        ModeResult,
+        ScheduledUpdate,
+        agent_schedule,
+        model_modes,
+    )
     from agentproto.a2a.push import Delivery, PushNotifier, WebhookRecorder, check_webhook_url
     from agentproto.a2a.server import A2AApplication, build_a2a_routes, create_a2a_app
     from agentproto.a2a.service import A2AService
-    from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
+    from agentproto.a2a.states import (
+        ACTIVE_STATES,
+        INTERRUPTED_STATES,
+        TERMINAL_STATES,
+        TaskState,
+    )
     from agentproto.a2a.taskstore import TaskStore
     from agentproto.a2a.types import (
         PROTOCOL_VERSION,

@@ -27,6 +27,7 @@ import argparse
 import json
 import sys
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 from agentproto.a2a.client import (
@@ -49,7 +50,11 @@ EXIT_USAGE = 2
 def configure(parser: argparse.ArgumentParser) -> None:
     """Register ``send`` and ``card`` under ``agentproto a2a``."""
     sub = parser.add_subparsers(dest="a2a_command", metavar="SUBCOMMAND")
-    parser.set_defaults(handler=lambda _args: (parser.print_help(), EXIT_USAGE)[1])
+    def usage(_args: argparse.Namespace) -> int:
+        parser.print_help()
+        return EXIT_USAGE
+
+    parser.set_defaults(handler=usage)
 
     send = sub.add_parser("send", help="send a message; print the resulting task as JSON",
                           description="Send a message to an A2A agent and print the result.")
@@ -104,7 +109,7 @@ def _print(obj: Any, *, compact: bool = False) -> None:
         print(json.dumps(obj, ensure_ascii=False, indent=2), flush=True)
 
 
-def _run(fn) -> int:
+def _run(fn: Callable[[], int]) -> int:
     try:
         return fn()
     except _UsageError as exc:

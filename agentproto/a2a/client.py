@@ -25,6 +25,13 @@ Errors: a JSON-RPC error from the server is raised as the matching
 :class:`~agentproto.a2a.errors.A2AError` subclass (``TaskNotFoundError`` …, with ``.code``);
 trouble below the protocol (refused connection, HTTP 5xx without a JSON-RPC body, timeouts)
 raises :class:`A2AClientError` subclasses.
+
+This is an adapter: it owns the sockets (httpx), the wall clock (``time.monotonic`` for
+timeouts) and the default id source (:func:`agentproto.runtime.uuid_ids` for ``messageId``).
+Everything both clients share that does no I/O — request building, response parsing, card
+discovery and caching (:class:`~agentproto.a2a.card_cache.CardCache`), the progress rule of
+``wait`` — lives in :class:`_Protocol`, :class:`_CardRequest` and :class:`_Progress`, so the
+async and sync clients differ only in how they move bytes.
 """
 
 from __future__ import annotations
@@ -33,12 +40,13 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Generator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import httpx
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from agentproto.a2a.card_cache import CardCache
 from agentproto.a2a.errors import error_from_wire
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.types import (
@@ -55,9 +63,9 @@ from agentproto.a2a.types import (
     TaskPushNotificationConfig,
     user_message,
 )
-from agentproto.sse import SSEDecodeError, SSEDecoder
 from agentproto.clock import IdSource
 from agentproto.runtime import uuid_ids
+from agentproto.sse import SSEDecodeError, EventStreamDecoder
 
 __all__ = [
     "A2AClient",
@@ -71,6 +79,8 @@ __all__ = [
     "CARD_PATH",
     "SETTLED_STATES",
 ]
+
+M = TypeVar("M", bound=BaseModel)
 
 CARD_PATH = "/.well-known/agent-card.json"
 #: States at which waiting ends: terminal, or waiting for the client.
@@ -183,11 +193,23 @@ class _Protocol:
         return data["result"]
 
     @staticmethod
-    def parse(model: type, data: Any) -> Any:
+    def parse(model: type[M], data: Any) -> M:
         try:
             return model.model_validate(data)
         except ValidationError as exc:
             raise InvalidResponseError(f"invalid {model.__name__} from the agent: {exc}") from exc
+
+    @staticmethod
+    def get_task_params(task_id: str, history_length: int | None) -> dict[str, Any]:
+        params: dict[str, Any] = {"id": task_id}
+        if history_length is not None:
+            params["historyLength"] = history_length
+        return params
+
+    def events(self, decoder: EventStreamDecoder, chunk: bytes) -> list[StreamResponse]:
+        """The complete events in one chunk of an SSE body, parsed (errors raised typed)."""
+        return [self.parse(StreamResponse, self.result(_json(data)))
+                for data in _feed(decoder, chunk)]
 
     def decode_http(self, response: httpx.Response) -> Any:
         """JSON body of a plain (non-streaming) answer; HTTP errors become client errors."""
@@ -218,7 +240,65 @@ def _send_result(data: Any) -> Task | Message:
     return _Protocol.parse(SendMessageResponse, data).payload
 
 
-def _progress_key(task: Task) -> tuple:
+class _CardRequest:
+    """Fetching one Agent Card, optionally through a :class:`CardCache` (no I/O here).
+
+    ``cached`` is the card if the cache had a fresh copy (then no request is made);
+    otherwise the adapter GETs :attr:`url` with :attr:`headers` and hands the answer to
+    :meth:`answer`.
+    """
+
+    def __init__(self, base_url: str, cache: CardCache | None) -> None:
+        self.base_url = base_url
+        self.url = base_url.rstrip("/") + CARD_PATH
+        self.cache = cache
+        self.cached = cache.lookup(self.url) if cache is not None else None
+        self.headers = cache.conditional_headers(self.url) if cache is not None else {}
+
+    def unreachable(self, exc: Exception) -> A2AConnectionError:
+        return A2AConnectionError(f"cannot reach {self.base_url}: {exc}")
+
+    def answer(self, status: int, headers: Mapping[str, str], body: bytes) -> AgentCard:
+        if status == 304 and self.cache is not None and self.headers:
+            return self.cache.not_modified(self.url, headers)
+        if status != 200:
+            raise A2AHTTPError(status, f"no Agent Card at {self.url} (HTTP {status})")
+        try:
+            card = AgentCard.model_validate_json(body)
+        except (ValueError, ValidationError) as exc:
+            raise InvalidResponseError(f"invalid Agent Card at {self.base_url}: {exc}") from exc
+        return self.cache.store(self.url, card, headers) if self.cache is not None else card
+
+
+class _Progress:
+    """The rule of ``wait``: settled → done; unchanged for ``no_progress_timeout`` → give up;
+    past ``timeout`` → give up. Times are seconds on whatever clock the caller reads."""
+
+    def __init__(self, task_id: str, start: float, timeout: float | None,
+                 no_progress_timeout: float | None) -> None:
+        self.task_id = task_id
+        self.start = self.last_change = start
+        self.timeout = timeout
+        self.no_progress_timeout = no_progress_timeout
+        self.last_key: tuple[Any, ...] | None = None
+
+    def settled(self, task: Task, now: float) -> bool:
+        """True if ``task`` is settled; raise if waiting must stop; else keep polling."""
+        if task.status.state in SETTLED_STATES:
+            return True
+        key = _progress_key(task)
+        if key != self.last_key:
+            self.last_key, self.last_change = key, now
+        elif (self.no_progress_timeout is not None
+              and now - self.last_change >= self.no_progress_timeout):
+            raise NoProgressError(f"task {self.task_id} made no progress for "
+                                  f"{self.no_progress_timeout} s (still {task.status.state.value})")
+        if self.timeout is not None and now - self.start >= self.timeout:
+            raise A2ATimeoutError(f"task {self.task_id} not settled after {self.timeout} s")
+        return False
+
+
+def _progress_key(task: Task) -> tuple[Any, ...]:
     """What counts as progress while polling: state, status time, artifacts, history size."""
     return (task.status.state, task.status.timestamp, len(task.artifacts), len(task.history),
             sum(len(a.parts) for a in task.artifacts))
@@ -255,30 +335,31 @@ class A2AClient:
 
     @classmethod
     async def fetch_card(cls, base_url: str, *, http: httpx.AsyncClient | None = None,
-                         timeout: float = 10.0) -> AgentCard:
-        """GET the Agent Card from ``base_url``'s well-known path."""
+                         timeout: float = 10.0, cache: CardCache | None = None) -> AgentCard:
+        """GET the Agent Card from ``base_url``'s well-known path.
+
+        With ``cache`` the HTTP caching rules apply (spec §8.6): a fresh copy is returned
+        without a request, a stale one is revalidated with ``If-None-Match``.
+        """
+        request = _CardRequest(base_url, cache)
+        if request.cached is not None:
+            return request.cached
         client = http or httpx.AsyncClient(timeout=timeout)
         try:
-            response = await client.get(base_url.rstrip("/") + CARD_PATH)
+            response = await client.get(request.url, headers=request.headers)
         except httpx.HTTPError as exc:
-            raise A2AConnectionError(f"cannot reach {base_url}: {exc}") from exc
+            raise request.unreachable(exc) from exc
         finally:
             if http is None:
                 await client.aclose()
-        if response.status_code != 200:
-            raise A2AHTTPError(response.status_code,
-                               f"no Agent Card at {base_url}{CARD_PATH} "
-                               f"(HTTP {response.status_code})")
-        try:
-            return AgentCard.model_validate(response.json())
-        except (ValueError, ValidationError) as exc:
-            raise InvalidResponseError(f"invalid Agent Card at {base_url}: {exc}") from exc
+        return request.answer(response.status_code, response.headers, response.content)
 
     @classmethod
-    async def discover(cls, base_url: str, **kwargs: Any) -> A2AClient:
+    async def discover(cls, base_url: str, *, cache: CardCache | None = None,
+                       **kwargs: Any) -> A2AClient:
         """Fetch the card, pick its JSON-RPC 1.0 interface, return a client bound to it."""
         http = kwargs.get("http")
-        card = await cls.fetch_card(base_url, http=http)
+        card = await cls.fetch_card(base_url, http=http, cache=cache)
         version = kwargs.get("version", PROTOCOL_VERSION)
         url, tenant = _Protocol.choose_interface(card, version)
         kwargs.setdefault("tenant", tenant)
@@ -342,7 +423,7 @@ class A2AClient:
                 await response.aread()  # an error before the stream started
                 self._p.result(self._p.decode_http(response))
                 raise InvalidResponseError(f"{method}: expected an event stream")
-            decoder = SSEDecoder()
+            decoder = EventStreamDecoder()
             chunks = response.aiter_bytes()
             while True:
                 limit = _remaining(deadline, no_progress_timeout)
@@ -353,8 +434,8 @@ class A2AClient:
                     break
                 except TimeoutError:
                     _raise_timeout(deadline, no_progress_timeout, method)
-                for data in _feed(decoder, chunk):
-                    yield self._p.parse(StreamResponse, self._p.result(_json(data)))
+                for event in self._p.events(decoder, chunk):
+                    yield event
         except httpx.HTTPError as exc:
             raise A2AConnectionError(f"{method}: stream broke: {exc}") from exc
         finally:
@@ -413,9 +494,7 @@ class A2AClient:
             yield event
 
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
-        params: dict[str, Any] = {"id": task_id}
-        if history_length is not None:
-            params["historyLength"] = history_length
+        params = self._p.get_task_params(task_id, history_length)
         return self._p.parse(Task, await self.call("GetTask", params))
 
     async def list_tasks(
@@ -462,21 +541,11 @@ class A2AClient:
                    timeout: float | None = 60.0, no_progress_timeout: float | None = None,
                    history_length: int | None = None) -> Task:
         """Poll ``GetTask`` until the task is terminal or interrupted."""
-        start = last_change = time.monotonic()
-        last_key = None
+        progress = _Progress(task_id, time.monotonic(), timeout, no_progress_timeout)
         while True:
             task = await self.get_task(task_id, history_length=history_length)
-            if task.status.state in SETTLED_STATES:
+            if progress.settled(task, time.monotonic()):
                 return task
-            now = time.monotonic()
-            key = _progress_key(task)
-            if key != last_key:
-                last_key, last_change = key, now
-            elif no_progress_timeout is not None and now - last_change >= no_progress_timeout:
-                raise NoProgressError(f"task {task_id} made no progress for "
-                                      f"{no_progress_timeout} s (still {task.status.state.value})")
-            if timeout is not None and now - start >= timeout:
-                raise A2ATimeoutError(f"task {task_id} not settled after {timeout} s")
             await asyncio.sleep(poll_interval)
 
     async def send_and_wait(self, message: Message | str | Part | list[Part], *,
@@ -527,7 +596,7 @@ def _list_params(context_id: str, status: TaskState | None, page_size: int | Non
     return params
 
 
-def _feed(decoder: SSEDecoder, chunk: bytes) -> list[str]:
+def _feed(decoder: EventStreamDecoder, chunk: bytes) -> list[str]:
     try:
         return decoder.feed(chunk)
     except SSEDecodeError as exc:
@@ -570,23 +639,27 @@ class SyncA2AClient:
         self._own_http = http is None
 
     @classmethod
-    def discover(cls, base_url: str, **kwargs: Any) -> SyncA2AClient:
-        http: httpx.Client | None = kwargs.get("http")
-        client = http or httpx.Client(timeout=10.0)
+    def fetch_card(cls, base_url: str, *, http: httpx.Client | None = None,
+                   timeout: float = 10.0, cache: CardCache | None = None) -> AgentCard:
+        """GET the Agent Card (through ``cache`` if given), as :meth:`A2AClient.fetch_card`."""
+        request = _CardRequest(base_url, cache)
+        if request.cached is not None:
+            return request.cached
+        client = http or httpx.Client(timeout=timeout)
         try:
-            response = client.get(base_url.rstrip("/") + CARD_PATH)
+            response = client.get(request.url, headers=request.headers)
         except httpx.HTTPError as exc:
-            raise A2AConnectionError(f"cannot reach {base_url}: {exc}") from exc
+            raise request.unreachable(exc) from exc
         finally:
             if http is None:
                 client.close()
-        if response.status_code != 200:
-            raise A2AHTTPError(response.status_code, f"no Agent Card at {base_url}{CARD_PATH} "
-                                                     f"(HTTP {response.status_code})")
-        try:
-            card = AgentCard.model_validate(response.json())
-        except (ValueError, ValidationError) as exc:
-            raise InvalidResponseError(f"invalid Agent Card at {base_url}: {exc}") from exc
+        return request.answer(response.status_code, response.headers, response.content)
+
+    @classmethod
+    def discover(cls, base_url: str, *, cache: CardCache | None = None,
+                 **kwargs: Any) -> SyncA2AClient:
+        """Fetch the card, pick its JSON-RPC 1.0 interface, return a client bound to it."""
+        card = cls.fetch_card(base_url, http=kwargs.get("http"), cache=cache)
         url, tenant = _Protocol.choose_interface(card, kwargs.get("version", PROTOCOL_VERSION))
         kwargs.setdefault("tenant", tenant)
         return cls(url, card=card, **kwargs)
@@ -628,7 +701,7 @@ class SyncA2AClient:
 
     def call_stream(self, method: str, params: dict[str, Any], *,
                     timeout: float | None = None,
-                    no_progress_timeout: float | None = None) -> Iterator[StreamResponse]:
+                    no_progress_timeout: float | None = None) -> Generator[StreamResponse, None, None]:
         deadline = None if timeout is None else time.monotonic() + timeout
         read = _remaining(deadline, no_progress_timeout)
         try:
@@ -641,10 +714,10 @@ class SyncA2AClient:
                     response.read()
                     self._p.result(self._p.decode_http(response))
                     raise InvalidResponseError(f"{method}: expected an event stream")
-                decoder = SSEDecoder()
+                decoder = EventStreamDecoder()
                 last = time.monotonic()
                 for chunk in response.iter_bytes():
-                    events = _feed(decoder, chunk)
+                    events = self._p.events(decoder, chunk)
                     now = time.monotonic()
                     if events:
                         last = now
@@ -652,8 +725,7 @@ class SyncA2AClient:
                         raise NoProgressError(f"{method}: no event for {no_progress_timeout} s")
                     if deadline is not None and now >= deadline:
                         raise A2ATimeoutError(f"{method}: stream not finished in time")
-                    for data in events:
-                        yield self._p.parse(StreamResponse, self._p.result(_json(data)))
+                    yield from events
         except httpx.TimeoutException as exc:
             _raise_timeout(deadline, no_progress_timeout, method)
             raise A2ATimeoutError(str(exc)) from exc  # pragma: no cover
@@ -676,7 +748,7 @@ class SyncA2AClient:
     def stream(self, message: Message | str | Part | list[Part], *, task_id: str | None = None,
                context_id: str | None = None, history_length: int | None = None,
                timeout: float | None = None, no_progress_timeout: float | None = None
-               ) -> Iterator[StreamResponse]:
+               ) -> Generator[StreamResponse, None, None]:
         msg = self._p.message(message, task_id, context_id)
         params = self._p.send_params(msg, return_immediately=False,
                                      history_length=history_length, push=None,
@@ -685,14 +757,12 @@ class SyncA2AClient:
                                     no_progress_timeout=no_progress_timeout)
 
     def subscribe(self, task_id: str, *, timeout: float | None = None,
-                  no_progress_timeout: float | None = None) -> Iterator[StreamResponse]:
+                  no_progress_timeout: float | None = None) -> Generator[StreamResponse, None, None]:
         yield from self.call_stream("SubscribeToTask", {"id": task_id}, timeout=timeout,
                                     no_progress_timeout=no_progress_timeout)
 
     def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
-        params: dict[str, Any] = {"id": task_id}
-        if history_length is not None:
-            params["historyLength"] = history_length
+        params = self._p.get_task_params(task_id, history_length)
         return self._p.parse(Task, self.call("GetTask", params))
 
     def list_tasks(self, *, context_id: str = "", status: TaskState | None = None,
@@ -707,21 +777,13 @@ class SyncA2AClient:
         return self._p.parse(Task, self.call("CancelTask", {"id": task_id}))
 
     def wait(self, task_id: str, *, poll_interval: float = 0.25, timeout: float | None = 60.0,
-             no_progress_timeout: float | None = None) -> Task:
-        start = last_change = time.monotonic()
-        last_key = None
+             no_progress_timeout: float | None = None,
+             history_length: int | None = None) -> Task:
+        """Poll ``GetTask`` until the task is terminal or interrupted."""
+        progress = _Progress(task_id, time.monotonic(), timeout, no_progress_timeout)
         while True:
-            task = self.get_task(task_id)
-            if task.status.state in SETTLED_STATES:
+            task = self.get_task(task_id, history_length=history_length)
+            if progress.settled(task, time.monotonic()):
                 return task
-            now = time.monotonic()
-            key = _progress_key(task)
-            if key != last_key:
-                last_key, last_change = key, now
-            elif no_progress_timeout is not None and now - last_change >= no_progress_timeout:
-                raise NoProgressError(f"task {task_id} made no progress for "
-                                      f"{no_progress_timeout} s (still {task.status.state.value})")
-            if timeout is not None and now - start >= timeout:
-                raise A2ATimeoutError(f"task {task_id} not settled after {timeout} s")
             time.sleep(poll_interval)
 

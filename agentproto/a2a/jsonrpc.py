@@ -29,6 +29,12 @@ the operation itself                                    -32001 … -32007, -3260
 
 JSON-RPC errors are ordinary responses: the HTTP status stays 200 (the spec sets none; a2a-sdk
 does the same).
+
+The dispatcher knows the operations only through the :class:`A2AHandler` protocol — eleven
+``async`` methods taking validated request models — so this module imports no runtime: the
+service (:class:`agentproto.a2a.service.A2AService`, which satisfies the protocol) and the HTTP
+adapter (:mod:`agentproto.a2a.server`) depend on it, never the other way round. Any object with
+those methods can be dispatched to, e.g. a stub in a test.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -51,16 +57,19 @@ from agentproto.a2a.errors import (
     MethodNotFoundError,
     VersionNotSupportedError,
 )
-from agentproto.a2a.service import A2AService
 from agentproto.a2a.types import (
     PROTOCOL_VERSION,
+    AgentCard,
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
+    ListTasksResponse,
+    Message,
     ProtoModel,
     SendMessageRequest,
     SendMessageResponse,
@@ -71,6 +80,7 @@ from agentproto.a2a.types import (
 )
 
 __all__ = [
+    "A2AHandler",
     "JSONRPCDispatcher",
     "METHODS",
     "V03_METHODS",
@@ -162,10 +172,48 @@ def requested_version(headers: Mapping[str, str], query: Mapping[str, str] | Non
     return value.strip() or "0.3"
 
 
-class JSONRPCDispatcher:
-    """Routes JSON-RPC requests to an :class:`~agentproto.a2a.service.A2AService`."""
+class A2AHandler(Protocol):
+    """What the dispatcher needs of the side that runs the operations (spec §3.1).
 
-    def __init__(self, service: A2AService, *,
+    Each method takes the method's validated request model; errors are raised as
+    :class:`~agentproto.a2a.errors.A2AError` subclasses. The two streaming methods validate
+    when awaited (so an unknown task is a plain error response) and return the event iterator.
+    """
+
+    def required_extensions(self) -> list[str]: ...
+
+    async def send_message(self, req: SendMessageRequest) -> Task | Message: ...
+
+    async def send_streaming_message(self, req: SendMessageRequest
+                                     ) -> AsyncIterator[StreamResponse]: ...
+
+    async def get_task(self, req: GetTaskRequest) -> Task: ...
+
+    async def list_tasks(self, req: ListTasksRequest) -> ListTasksResponse: ...
+
+    async def cancel_task(self, req: CancelTaskRequest) -> Task: ...
+
+    async def subscribe(self, req: SubscribeToTaskRequest) -> AsyncIterator[StreamResponse]: ...
+
+    async def create_push_config(self, cfg: TaskPushNotificationConfig
+                                 ) -> TaskPushNotificationConfig: ...
+
+    async def get_push_config(self, req: GetTaskPushNotificationConfigRequest
+                              ) -> TaskPushNotificationConfig: ...
+
+    async def list_push_configs(self, req: ListTaskPushNotificationConfigsRequest
+                                ) -> ListTaskPushNotificationConfigsResponse: ...
+
+    async def delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest
+                                 ) -> None: ...
+
+    async def extended_card(self, base_url: str = ...) -> AgentCard: ...
+
+
+class JSONRPCDispatcher:
+    """Routes JSON-RPC requests to an :class:`A2AHandler` (in the kit: ``A2AService``)."""
+
+    def __init__(self, service: A2AHandler, *,
                  supported_versions: tuple[str, ...] = (PROTOCOL_VERSION,)) -> None:
         self.service = service
         self.supported_versions = supported_versions

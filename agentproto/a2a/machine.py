@@ -32,8 +32,11 @@ update; a self-loop on an interrupted state is the agent asking again. SUBMITTED
 entry state, and CANCELED is only reachable from an existing task (nothing to cancel before).
 
 :class:`TaskMachine` applies the table to one task, stamping every transition with the injected
-clock, so a task's life can be replayed and plotted. It does no I/O and knows nothing about
-JSON-RPC; the errors it raises already carry the A2A codes the server answers with.
+clock, so a task's life can be replayed and plotted. The clock is required: this module never
+reads the system time (the service passes its clock — :class:`~agentproto.runtime.SystemClock`
+in production, a :class:`~agentproto.clock.FakeClock` in tests and notebooks). It does no I/O
+and knows nothing about JSON-RPC; the errors it raises already carry the A2A codes the server
+answers with.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from agentproto.a2a.errors import (
+    A2AError,
     InvalidAgentResponseError,
     InvalidParamsError,
     TaskNotCancelableError,
@@ -50,7 +54,6 @@ from agentproto.a2a.errors import (
 )
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.clock import Clock
-from agentproto.runtime import SystemClock
 
 __all__ = [
     "TRANSITIONS",
@@ -96,7 +99,7 @@ class Operation(str, Enum):
 
 
 #: What each operation meets on a terminal task (rules 2–4). On any other state it is allowed.
-OPERATION_ERRORS: dict[Operation, type[Exception]] = {
+OPERATION_ERRORS: dict[Operation, type[A2AError]] = {
     Operation.SEND_MESSAGE: UnsupportedOperationError,  # spec §3.1.1
     Operation.CANCEL: TaskNotCancelableError,  # spec §3.1.5
     Operation.SUBSCRIBE: UnsupportedOperationError,  # spec §3.1.6
@@ -167,7 +170,7 @@ class TaskMachine:
     """
 
     task_id: str = ""
-    clock: Clock = field(default_factory=SystemClock)
+    clock: Clock = field(kw_only=True)  #: stamps every transition; injected, never defaulted
     history: list[Transition] = field(default_factory=list)
 
     @property
@@ -214,10 +217,10 @@ class TaskMachine:
             )
 
     @classmethod
-    def restore(cls, task_id: str, history: list[Transition], clock: Clock | None = None
-                ) -> TaskMachine:
-        """Rebuild a machine from a stored history (validated against the table)."""
-        machine = cls(task_id, clock=clock or SystemClock())
+    def restore(cls, task_id: str, history: list[Transition], clock: Clock) -> TaskMachine:
+        """Rebuild a machine from a stored history (validated against the table); ``clock``
+        stamps the moves made from now on."""
+        machine = cls(task_id, clock=clock)
         prev: TaskState | None = None
         for t in history:
             if t.source != prev or t.target not in TRANSITIONS[prev]:

@@ -29,11 +29,18 @@ import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from agentproto.a2a.errors import InvalidParamsError
 from agentproto.a2a.types import StreamResponse, TaskPushNotificationConfig
+
+if TYPE_CHECKING:  # pragma: no cover - starlette is imported when the recorder app is built
+    from starlette.applications import Starlette
+
+#: One queued delivery, or ``None`` telling the worker to stop.
+_Job = tuple[TaskPushNotificationConfig, StreamResponse] | None
 
 __all__ = ["PushNotifier", "Delivery", "check_webhook_url", "WebhookRecorder", "ReceivedPush",
            "A2A_JSON", "TOKEN_HEADER"]
@@ -72,8 +79,9 @@ def check_webhook_url(url: str, *, allow_loopback: bool = False,
         addr = ipaddress.ip_address(host)
     except ValueError:
         return  # a host name: judged by the network, not here
-    if getattr(addr, "ipv4_mapped", None) is not None:
-        addr = addr.ipv4_mapped  # type: ignore[union-attr]
+    mapped = getattr(addr, "ipv4_mapped", None)
+    if isinstance(mapped, ipaddress.IPv4Address):
+        addr = mapped
     if addr.is_loopback:
         if not allow_loopback:
             raise refuse("loopback targets are not allowed (spec §13.2)")
@@ -123,8 +131,8 @@ class PushNotifier:
         self.attempts = max(1, attempts)
         self.backoff_s = backoff_s
         self._sleep = sleep
-        self._queues: dict[tuple[str, str], asyncio.Queue] = {}
-        self._workers: dict[tuple[str, str], asyncio.Task] = {}
+        self._queues: dict[tuple[str, str], asyncio.Queue[_Job]] = {}
+        self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
         #: Every attempt, in the order made (bounded to the last 10 000).
         self.deliveries: list[Delivery] = []
 
@@ -161,7 +169,7 @@ class PushNotifier:
             await self._http.aclose()
             self._http = None
 
-    async def _work(self, key: tuple[str, str], queue: asyncio.Queue) -> None:
+    async def _work(self, key: tuple[str, str], queue: asyncio.Queue[_Job]) -> None:
         try:
             while True:
                 item = await queue.get()
@@ -221,7 +229,7 @@ class ReceivedPush:
 
     at: float  # time.monotonic() on arrival
     headers: dict[str, str]
-    body: dict
+    body: dict[str, Any]
 
     @property
     def event(self) -> StreamResponse:
@@ -245,7 +253,7 @@ class WebhookRecorder:
         self.received: list[ReceivedPush] = []
         self._lock = threading.Lock()
 
-    def app(self):  # noqa: ANN201 - starlette imported lazily
+    def app(self) -> Starlette:
         from starlette.applications import Starlette
         from starlette.requests import Request
         from starlette.responses import Response

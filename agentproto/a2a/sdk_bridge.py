@@ -27,7 +27,8 @@ def sdk_class(model: type[ProtoModel] | ProtoModel) -> type:
     from a2a.types import a2a_pb2
 
     cls = model if isinstance(model, type) else type(model)
-    return getattr(a2a_pb2, cls.__name__)
+    found: type = getattr(a2a_pb2, cls.__name__)
+    return found
 
 
 def to_sdk(model: ProtoModel) -> Any:

@@ -107,7 +107,10 @@ __all__ = ["A2AService", "trim_task", "media_type_accepted"]
 
 log = logging.getLogger(__name__)
 
-_CLOSE = object()  # sentinel closing a subscriber queue
+#: A subscriber's queue: stream events, then ``None`` when the stream must close.
+_Subscriber = asyncio.Queue[StreamResponse | None]
+#: What ``_start`` returns for a task: the live task, its snapshot, the subscription (if asked).
+_Started = tuple["_Live", Task, "_Subscriber | None"]
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 
@@ -156,10 +159,18 @@ class _Live:
 
     task: Task
     machine: TaskMachine
-    subscribers: list[asyncio.Queue] = field(default_factory=list)
-    run: asyncio.Task | None = None
+    subscribers: list[_Subscriber] = field(default_factory=list)
+    run: asyncio.Task[None] | None = None
     push_configs: list[TaskPushNotificationConfig] | None = None  # cached; None = not loaded
     starting: bool = False  # a follow-up is waiting for the agent's first update
+
+    @property
+    def state(self) -> TaskState:
+        """The task's current state (a live task always has one)."""
+        state = self.machine.state
+        if state is None:  # pragma: no cover - _Live is built right after create()
+            raise InternalError(f"task {self.task.id} has no state yet")
+        return state
 
     @property
     def running(self) -> bool:
@@ -253,13 +264,13 @@ class A2AService:
         started = await self._start(req, subscribe=not immediately)
         if isinstance(started, Message):
             return started
-        if immediately:
-            return trim_task(started[1], history_length)
-        live, _, queue = started
+        live, snapshot, queue = started
+        if immediately or queue is None:
+            return trim_task(snapshot, history_length)
         try:
             while True:
                 item = await queue.get()
-                if item is _CLOSE:
+                if item is None:
                     break
                 su = item.status_update
                 if su is not None and (su.status.state in TERMINAL_STATES
@@ -276,7 +287,9 @@ class A2AService:
         started = await self._start(req, subscribe=True)
         if isinstance(started, Message):
             return _single(StreamResponse(message=started))
-        live, snapshot, queue = started  # type: ignore[misc]
+        live, snapshot, queue = started
+        if queue is None:  # pragma: no cover - subscribe=True always subscribes
+            raise InternalError("no subscription for a streaming message")
         return self._stream(live, queue, StreamResponse(task=snapshot))
 
     async def subscribe(self, req: SubscribeToTaskRequest) -> AsyncIterator[StreamResponse]:
@@ -291,7 +304,8 @@ class A2AService:
             return _single(first)  # only the client can move it: nothing more will come
         return self._stream(live, queue, first)
 
-    async def _start(self, req: SendMessageRequest, *, subscribe: bool = False):
+    async def _start(self, req: SendMessageRequest, *,
+                     subscribe: bool = False) -> Message | _Started:
         """Validate the message, get the agent's first update, create or resume the task."""
         msg = req.message
         if msg.role is not Role.USER:
@@ -308,10 +322,10 @@ class A2AService:
         if msg.task_id:
             live = self._live_task(msg.task_id)
             context_id = resolve_follow_up(live.task.id, live.task.context_id,
-                                           live.machine.state, msg.context_id)  # type: ignore[arg-type]
+                                           live.state, msg.context_id)
             if live.running:
                 raise UnsupportedOperationError(
-                    f"Task {live.task.id} is {live.machine.state.value} and its agent is still "
+                    f"Task {live.task.id} is {live.state.value} and its agent is still "
                     "running; send the next message once it asks for input",
                     metadata={"taskId": live.task.id})
             msg = msg.model_copy(update={"context_id": context_id})
@@ -338,12 +352,12 @@ class A2AService:
             if live is not None:
                 live.starting = False
         if live is not None and live.machine.is_terminal:  # canceled while we waited
-            await gen.aclose()
+            await _aclose(gen)
             raise UnsupportedOperationError(
-                f"Task {live.task.id} became {live.machine.state.value} meanwhile",
-                metadata={"taskId": live.task.id, "state": live.machine.state.value})
+                f"Task {live.task.id} became {live.state.value} meanwhile",
+                metadata={"taskId": live.task.id, "state": live.state.value})
         if isinstance(first, Reply):
-            await gen.aclose()
+            await _aclose(gen)
             if live is not None:
                 raise InvalidAgentResponseError(
                     "the agent answered a task with a direct Message; it must update the task")
@@ -369,7 +383,7 @@ class A2AService:
         self._notify_push(live, StreamResponse(task=snapshot))
         live.run = asyncio.get_running_loop().create_task(
             self._drive(live, gen, first), name=f"a2a-run-{live.task.id}")
-        return (live, snapshot, queue) if subscribe else (live, snapshot)
+        return live, snapshot, queue
 
     def _check_content_types(self, msg: Message) -> None:
         accepted = list(self._template.default_input_modes)
@@ -403,7 +417,7 @@ class A2AService:
                 update = await anext(gen, None)
             if not (live.machine.is_terminal or live.machine.is_interrupted):
                 raise InvalidAgentResponseError(
-                    f"the agent stopped while the task was {live.machine.state.value}; "
+                    f"the agent stopped while the task was {live.state.value}; "
                     "it must end in a terminal or interrupted state")
         except asyncio.CancelledError:
             raise
@@ -479,12 +493,12 @@ class A2AService:
 
     # ------------------------------------------------------------------ fan-out
 
-    def _subscribe(self, live: _Live) -> asyncio.Queue:
-        queue: asyncio.Queue = asyncio.Queue()
+    def _subscribe(self, live: _Live) -> _Subscriber:
+        queue: _Subscriber = asyncio.Queue()
         live.subscribers.append(queue)
         return queue
 
-    def _unsubscribe(self, live: _Live, queue: asyncio.Queue) -> None:
+    def _unsubscribe(self, live: _Live, queue: _Subscriber) -> None:
         if queue in live.subscribers:
             live.subscribers.remove(queue)
 
@@ -505,16 +519,16 @@ class A2AService:
 
     def _close_streams(self, live: _Live) -> None:
         for queue in live.subscribers:
-            queue.put_nowait(_CLOSE)
+            queue.put_nowait(None)
         live.subscribers.clear()
 
-    async def _stream(self, live: _Live, queue: asyncio.Queue, first: StreamResponse
+    async def _stream(self, live: _Live, queue: _Subscriber, first: StreamResponse
                       ) -> AsyncIterator[StreamResponse]:
         try:
             yield first
             while True:
                 item = await queue.get()
-                if item is _CLOSE:
+                if item is None:
                     return
                 yield item
         finally:
@@ -599,8 +613,8 @@ class A2AService:
             await asyncio.wait([run])
         if live.machine.is_terminal:  # the agent finished first
             raise TaskNotCancelableError(
-                f"Task {req.id} is in terminal state: {live.machine.state.value}",
-                metadata={"taskId": req.id, "state": live.machine.state.value})
+                f"Task {req.id} is in terminal state: {live.state.value}",
+                metadata={"taskId": req.id, "state": live.state.value})
         self._apply(live, Status.of(TaskState.CANCELED, "Canceled at the client's request."),
                     reason="CancelTask")
         return self._current(req.id)
@@ -695,3 +709,10 @@ class A2AService:
 
 async def _single(item: StreamResponse) -> AsyncIterator[StreamResponse]:
     yield item
+
+
+async def _aclose(gen: AsyncIterator[Update]) -> None:
+    """Close an agent's generator (any async iterator with ``aclose``)."""
+    aclose = getattr(gen, "aclose", None)
+    if aclose is not None:
+        await aclose()

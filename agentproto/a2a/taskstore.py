@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -186,7 +187,8 @@ class TaskStore:
             self._insert_transition(db, task_id, n, t)
 
     @staticmethod
-    def _insert_transition(db, task_id: str, n: int, t: Transition) -> None:  # noqa: ANN001
+    def _insert_transition(db: sqlite3.Connection, task_id: str, n: int, t: Transition
+                           ) -> None:
         db.execute(
             "INSERT OR REPLACE INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
             (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as _dt
-import uuid
+from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any, ClassVar, Self
 
@@ -147,7 +147,7 @@ class _KeepsRequired(ProtoModel):
 
     @model_serializer(mode="wrap")
     def _keep_required(self, handler: Any, info: Any) -> dict[str, Any]:
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         if info.exclude_defaults:
             for name in self.KEEP:
                 key = to_camel(name) if info.by_alias else name
@@ -158,7 +158,7 @@ class _KeepsRequired(ProtoModel):
 # --------------------------------------------------------------------------- scalars
 
 
-def _enum_from_wire(enum_cls: type[Enum]):
+def _enum_from_wire(enum_cls: type[Enum]) -> Callable[[Any], Any]:
     """ProtoJSON enums arrive as names (``"ROLE_USER"``) or numbers (``1``); accept both."""
     members = list(enum_cls)
 
@@ -236,11 +236,22 @@ def _one_of(model: BaseModel, group: str, members: tuple[str, ...], *, required:
 # --------------------------------------------------------------------------- content
 
 
+def _joined_text(parts: list[Part]) -> str:
+    return "".join(p.text for p in parts if p.text is not None)
+
+
+def _data_values(parts: list[Part]) -> list[Any]:
+    return [p.data for p in parts if p.kind == "data"]
+
+
 class Part(ProtoModel):
     """The smallest unit of content (proto ``Part``, spec §4.1.6).
 
     v1.0 has no ``kind`` field: the member present — ``text``, ``raw`` (base64 bytes), ``url`` or
-    ``data`` (any JSON value) — *is* the discriminator, and exactly one must be set.
+    ``data`` (any JSON value) — *is* the discriminator, and exactly one must be set. Each member
+    is readable directly: ``part.text`` (a string), ``part.raw_bytes`` (the decoded bytes),
+    ``part.url``, and ``part.data`` — the parsed JSON value of a data part (a dict, list,
+    number, string or bool), ``None`` for every other kind of part.
     """
 
     text: str | None = None
@@ -302,8 +313,14 @@ class Message(ProtoModel):
 
     @property
     def text(self) -> str:
-        """All text parts joined — a convenience for agents and notebook displays."""
-        return "".join(p.text for p in self.parts if p.text is not None)
+        """The ``text`` parts joined, in order; raw, URL and data parts are not included
+        (read those with :attr:`data` or from :attr:`parts`)."""
+        return _joined_text(self.parts)
+
+    @property
+    def data(self) -> list[Any]:
+        """The parsed values of the ``data`` parts, in order (``[]`` if there are none)."""
+        return _data_values(self.parts)
 
 
 class Artifact(ProtoModel):
@@ -318,7 +335,18 @@ class Artifact(ProtoModel):
 
     @property
     def text(self) -> str:
-        return "".join(p.text for p in self.parts if p.text is not None)
+        """The ``text`` parts joined, in order. Data, raw and URL parts are **not** included:
+        a structured result (``data_part``) is read with :attr:`data`."""
+        return _joined_text(self.parts)
+
+    @property
+    def data(self) -> list[Any]:
+        """The parsed JSON values of the artifact's ``data`` parts, in order (``[]`` if none).
+
+        >>> Artifact(artifact_id="a", parts=[data_part({"ok": True})]).data
+        [{'ok': True}]
+        """
+        return _data_values(self.parts)
 
 
 class TaskStatus(ProtoModel):
@@ -392,7 +420,9 @@ class StreamResponse(ProtoModel):
 
     @property
     def payload(self) -> Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent:
-        return next(getattr(self, m) for m in self.PAYLOAD if getattr(self, m) is not None)
+        item: StreamEvent = next(getattr(self, m) for m in self.PAYLOAD
+                                 if getattr(self, m) is not None)
+        return item
 
     @classmethod
     def wrap(cls, item: StreamEvent) -> StreamResponse:
@@ -756,10 +786,6 @@ class AgentCard(_KeepsRequired):
 # --------------------------------------------------------------------------- helpers
 
 
-def _new_id() -> str:
-    return str(uuid.uuid4())
-
-
 def text_part(text: str, **kw: Any) -> Part:
     """``{"text": ...}``."""
     return Part(text=text, **kw)
@@ -781,24 +807,26 @@ def url_part(url: str, *, filename: str = "", media_type: str = "", **kw: Any) -
     return Part(url=url, filename=filename, media_type=media_type, **kw)
 
 
-def _message(role: Role, content: str | Part | list[Part], message_id: str | None,
+def _message(role: Role, content: str | Part | list[Part], message_id: str,
              **kw: Any) -> Message:
+    if not message_id:
+        raise ValueError("message_id is REQUIRED: the message's creator picks it (e.g. from an "
+                         "IdFactory in tests, agentproto.runtime.uuid_ids in production)")
     if isinstance(content, str):
         parts = [Part(text=content)]
     elif isinstance(content, Part):
         parts = [content]
     else:
         parts = list(content)
-    return Message(message_id=message_id or _new_id(), role=role, parts=parts, **kw)
+    return Message(message_id=message_id, role=role, parts=parts, **kw)
 
 
-def user_message(content: str | Part | list[Part], *, message_id: str | None = None,
-                 **kw: Any) -> Message:
-    """A ``ROLE_USER`` message; ``message_id`` defaults to a fresh UUID (the creator sets it)."""
+def user_message(content: str | Part | list[Part], *, message_id: str, **kw: Any) -> Message:
+    """A ``ROLE_USER`` message. ``message_id`` is required: the creator sets it (spec §4.1.4),
+    and this module mints no ids — the clients draw one from their injected id source."""
     return _message(Role.USER, content, message_id, **kw)
 
 
-def agent_message(content: str | Part | list[Part], *, message_id: str | None = None,
-                  **kw: Any) -> Message:
-    """A ``ROLE_AGENT`` message."""
+def agent_message(content: str | Part | list[Part], *, message_id: str, **kw: Any) -> Message:
+    """A ``ROLE_AGENT`` message (``message_id`` required, as for :func:`user_message`)."""
     return _message(Role.AGENT, content, message_id, **kw)

@@ -41,20 +41,25 @@ the expander papering over the break with a tidy END. The discarded items are li
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from agentproto.agui.errors import ChunkError
 from agentproto.agui.events import (
     EVENT_CLASSES,
     BaseEvent,
     EventType,
+    ReasoningMessageChunkEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
+    TextMessageChunkEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     ToolCallArgsEvent,
+    ToolCallChunkEvent,
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
@@ -103,9 +108,10 @@ _ID_FIELD = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"
 _BUILD = {cls: cls.__pydantic_validator__.validate_python for cls in EVENT_CLASSES.values()}
 
 
-def _synth(cls: type[BaseEvent], fields: dict) -> BaseEvent:
+def _synth(cls: type[BaseEvent], fields: dict[str, Any]) -> BaseEvent:
     """Build a synthesized event from already-validated values (one pydantic-core call)."""
-    return _BUILD[cls](fields)
+    event: BaseEvent = _BUILD[cls](fields)
+    return event
 
 
 @dataclass(slots=True)
@@ -157,16 +163,17 @@ class ChunkExpander:
         action = _ACTION.get(type(event), _PASS)
         try:
             if action is _CHUNK_TEXT:
-                return self._text(event, index)
+                return self._text(event, index)  # type: ignore[arg-type]
             if action is _CHUNK_TOOL:
-                return self._tool(event, index)
+                return self._tool(event, index)  # type: ignore[arg-type]
             if action is _CHUNK_REASONING:
-                return self._reasoning(event, index)
+                return self._reasoning(event, index)  # type: ignore[arg-type]
             if not self._lanes or action is _PASS:
                 return [event]
             if action is _ALL:
                 return [*self._close_all(), event]
-            return [*self._close_lane(event.subagent_run_id), event]  # own / subagent's lane
+            return [*self._close_lane(event.subagent_run_id),  # type: ignore[attr-defined]
+                    event]  # own / subagent's lane (every event routed here carries one)
         finally:
             self.idle = not self._lanes
 
@@ -228,7 +235,7 @@ class ChunkExpander:
         return None
 
     @staticmethod
-    def _carry(chunk: BaseEvent, fields: dict, with_raw: bool) -> dict:
+    def _carry(chunk: BaseEvent, fields: dict[str, Any], with_raw: bool) -> dict[str, Any]:
         """*fields* plus what the chunk carries along: ``metadata``, and on the content
         event ``rawEvent`` (see the module docs)."""
         if chunk.metadata is not None:
@@ -241,7 +248,7 @@ class ChunkExpander:
     # Each continues the lane's pending stream or opens a new one, then emits the content
     # (or arguments) event. The first test is the common case — an id-less, untagged chunk
     # continuing the parent agent's stream — which is what ``_resolve_lane`` would answer.
-    def _text(self, chunk, index: int | None) -> list[BaseEvent]:
+    def _text(self, chunk: TextMessageChunkEvent, index: int | None) -> list[BaseEvent]:
         tag, mid = chunk.subagent_run_id, chunk.message_id
         pending = self._lanes.get(None)
         if mid is None and tag is None and pending is not None and pending.kind == "text":
@@ -277,7 +284,7 @@ class ChunkExpander:
                 "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 
-    def _tool(self, chunk, index: int | None) -> list[BaseEvent]:
+    def _tool(self, chunk: ToolCallChunkEvent, index: int | None) -> list[BaseEvent]:
         tag, tid = chunk.subagent_run_id, chunk.tool_call_id
         pending = self._lanes.get(None)
         if tid is None and tag is None and pending is not None and pending.kind == "tool":
@@ -316,7 +323,7 @@ class ChunkExpander:
                 "subagent_run_id": tag if tag is not None else pending.owner}, True)))
         return out
 
-    def _reasoning(self, chunk, index: int | None) -> list[BaseEvent]:
+    def _reasoning(self, chunk: ReasoningMessageChunkEvent, index: int | None) -> list[BaseEvent]:
         tag, mid = chunk.subagent_run_id, chunk.message_id
         pending = self._lanes.get(None)
         if mid is None and tag is None and pending is not None and pending.kind == "reasoning":
@@ -345,7 +352,7 @@ class ChunkExpander:
         return out
 
 
-def expand_chunks(events) -> list[BaseEvent]:
+def expand_chunks(events: Iterable[BaseEvent]) -> list[BaseEvent]:
     """Expand a finished list of events in one go (convenience for notebooks and tests)."""
     expander = ChunkExpander()
     out: list[BaseEvent] = []

@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -60,6 +60,8 @@ from agentproto.agui.interrupts import (
 from agentproto.agui.sse import SSE_CONTENT_TYPE, SSEDecoder
 from agentproto.clock import Clock
 from agentproto.runtime import SystemClock, uuid_ids
+
+T = TypeVar("T")
 
 __all__ = [
     "AGUIClient",
@@ -202,10 +204,10 @@ class Deduplicator:
         if kind == "RUN_STARTED":
             self._active_run = data.get("runId")
         elif kind == "RUN_FINISHED":
-            self._finished_runs.add(data.get("runId"))
+            self._finished_runs.add(str(data.get("runId")))
             self._active_run = None
         elif kind == "TOOL_CALL_RESULT":
-            self._results.add(data.get("messageId"))
+            self._results.add(str(data.get("messageId")))
         elif kind in ("STATE_SNAPSHOT", "MESSAGES_SNAPSHOT"):
             self._last_snapshot[kind] = text
         elif kind in _OPEN_CLOSE:
@@ -223,15 +225,24 @@ class AGUIClient:
 
     def __init__(self, base_url: str, *, http: httpx.AsyncClient | None = None,
                  ids: Callable[[], str] | None = None, clock: Clock | None = None,
-                 prefix: str = "/ag-ui", timeout_s: float = 30.0,
+                 prefix: str = "/ag-ui", timeout_s: float | None = None,
                  recover_timeout_s: float = 10.0) -> None:
+        """``timeout_s`` (default 30 s; streams have no read timeout) configures the httpx
+        client made here; with ``http=`` given it would do nothing, so passing both raises
+        ``ValueError`` — set the timeout on that client instead."""
+        if http is not None and timeout_s is not None:
+            raise ValueError("timeout_s configures the client this object makes; with http= "
+                             "given, set the timeout on that httpx.AsyncClient instead")
+        if (timeout_s is not None and timeout_s <= 0) or recover_timeout_s <= 0:
+            raise ValueError("timeout_s and recover_timeout_s must be positive")
         self.base_url = base_url.rstrip("/")
         self.prefix = prefix
         self.ids = ids or uuid_ids
         self.clock = clock or SystemClock()
         self.recover_timeout_s = recover_timeout_s
         self._own_http = http is None
-        self.http = http or httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, read=None))
+        self.http = http or httpx.AsyncClient(
+            timeout=httpx.Timeout(30.0 if timeout_s is None else timeout_s, read=None))
         self.threads: dict[str, ThreadView] = {}
 
     async def aclose(self) -> None:
@@ -258,7 +269,8 @@ class AGUIClient:
         response = await self.http.get(f"{self.base_url}{self.prefix}/threads/{thread_id}")
         if response.status_code != 200:
             raise AGUIHTTPError(response.status_code, _json_or_text(response))
-        return response.json()
+        snapshot: dict[str, Any] = response.json()
+        return snapshot
 
     async def recover(self, thread_id: str, *, run_id: str | None = None) -> dict[str, Any]:
         """Replace the local thread with the server's snapshot; wait for ``run_id`` to end.
@@ -285,7 +297,8 @@ class AGUIClient:
                                         params=params)
         if response.status_code >= 400:
             raise AGUIHTTPError(response.status_code, _json_or_text(response))
-        return response.json()
+        answer: dict[str, Any] = response.json()
+        return answer
 
     # -- running ----------------------------------------------------------------------------
 
@@ -376,7 +389,13 @@ class AGUIClient:
     async def approve(self, thread_id: str, interrupt_id: str | None = None, *,
                       edited_args: Mapping[str, Any] | None = None,
                       comment: str | None = None, **kwargs: Any) -> RunResult:
-        """Approve the pending tool call(s), optionally with edited arguments."""
+        """Approve the pending tool call(s), optionally with edited arguments.
+
+        ``edited_args`` holds only the arguments the reviewer changed; an empty mapping would
+        change nothing and raises ``ValueError`` (approve without it instead).
+        """
+        if edited_args is not None and not edited_args:
+            raise ValueError("edited_args is empty: nothing was edited, so approve without it")
         payload: dict[str, Any] = {"approved": True}
         if edited_args:
             payload["editedArgs"] = dict(edited_args)
@@ -477,13 +496,17 @@ def _json_or_text(response: httpx.Response) -> Any:
 class SyncAGUIClient:
     """The same client without ``await``: each call runs on a private event-loop thread.
 
-    >>> # client = SyncAGUIClient(url); client.send("t-1", "refund A1024"); client.approve("t-1")
+    Every method is the :class:`AGUIClient` method of the same name, blocking until it
+    returns; keyword arguments are passed through unchanged. Use it in scripts, plain
+    functions and widget callbacks (which cannot ``await``)::
+
+        with SyncAGUIClient(url) as client:
+            result = client.send("t-1", "refund A1024")   # ends with an interrupt
+            result = client.approve("t-1")                # the resumed run
     """
 
-    _METHODS = ("send", "run", "resume", "approve", "deny", "cancel", "snapshot", "recover",
-                "cancel_run")
-
     def __init__(self, base_url: str, **kwargs: Any) -> None:
+        """Start the private event loop and an :class:`AGUIClient` on it (same arguments)."""
         from anyio.from_thread import start_blocking_portal
 
         self._portal_cm = start_blocking_portal()
@@ -494,21 +517,79 @@ class SyncAGUIClient:
 
         self._client: AGUIClient = self._portal.call(make)
 
+    def _call(self, make: Callable[[], Awaitable[T]]) -> T:
+        async def run() -> T:
+            return await make()
+
+        return self._portal.call(run)
+
+    @property
+    def client(self) -> AGUIClient:
+        """The async client underneath (its methods must be awaited on its own loop)."""
+        return self._client
+
     @property
     def threads(self) -> dict[str, ThreadView]:
+        """The local views of every thread this client has used, by id."""
         return self._client.threads
 
     def thread(self, thread_id: str | None = None) -> ThreadView:
+        """The local view of ``thread_id`` (a new thread with a fresh id when None)."""
         return self._client.thread(thread_id)
 
-    def __getattr__(self, name: str) -> Any:
-        if name in self._METHODS:
-            method = getattr(self._client, name)
-            return lambda *args, **kwargs: self._portal.call(
-                lambda: method(*args, **kwargs))
-        raise AttributeError(name)
+    # -- running ----------------------------------------------------------------------------
+
+    def send(self, thread_id: str, text: str, **kwargs: Any) -> RunResult:
+        """Add a user message to the thread and run the agent on it (:meth:`AGUIClient.send`)."""
+        return self._call(lambda: self._client.send(thread_id, text, **kwargs))
+
+    def run(self, thread_id: str, **kwargs: Any) -> RunResult:
+        """POST one run and consume its stream (:meth:`AGUIClient.run`: ``new_messages``,
+        ``resume``, ``run_id``, ``forwarded_props``, ``on_event``, ``body_override``)."""
+        return self._call(lambda: self._client.run(thread_id, **kwargs))
+
+    # -- human in the loop -------------------------------------------------------------------
+
+    def resume(self, thread_id: str, responses: Mapping[str, Any], **kwargs: Any) -> RunResult:
+        """Answer the pending interrupts (id → ``resolved(...)``/``cancelled()``) in a new run,
+        after checking them as the spec asks (:meth:`AGUIClient.resume`)."""
+        return self._call(lambda: self._client.resume(thread_id, responses, **kwargs))
+
+    def approve(self, thread_id: str, interrupt_id: str | None = None, *,
+                edited_args: Mapping[str, Any] | None = None, comment: str | None = None,
+                **kwargs: Any) -> RunResult:
+        """Approve the pending tool call(s), optionally with edited arguments
+        (:meth:`AGUIClient.approve`)."""
+        return self._call(lambda: self._client.approve(
+            thread_id, interrupt_id, edited_args=edited_args, comment=comment, **kwargs))
+
+    def deny(self, thread_id: str, interrupt_id: str | None = None, *,
+             comment: str | None = None, **kwargs: Any) -> RunResult:
+        """Deny: a resolved answer whose payload says no (:meth:`AGUIClient.deny`)."""
+        return self._call(lambda: self._client.deny(thread_id, interrupt_id, comment=comment,
+                                                    **kwargs))
+
+    def cancel(self, thread_id: str, interrupt_id: str | None = None,
+               **kwargs: Any) -> RunResult:
+        """Abandon the pending interrupt(s): ``status: "cancelled"`` (:meth:`AGUIClient.cancel`)."""
+        return self._call(lambda: self._client.cancel(thread_id, interrupt_id, **kwargs))
+
+    # -- the server's view -----------------------------------------------------------------
+
+    def snapshot(self, thread_id: str) -> dict[str, Any]:
+        """``GET /ag-ui/threads/{id}``: the thread as the server stored it."""
+        return self._call(lambda: self._client.snapshot(thread_id))
+
+    def recover(self, thread_id: str, *, run_id: str | None = None) -> dict[str, Any]:
+        """Replace the local thread with the server's snapshot, waiting for ``run_id`` to end."""
+        return self._call(lambda: self._client.recover(thread_id, run_id=run_id))
+
+    def cancel_run(self, run_id: str, thread_id: str | None = None) -> dict[str, Any]:
+        """Ask the server to stop a running run (it will finish ``cancelled``)."""
+        return self._call(lambda: self._client.cancel_run(run_id, thread_id))
 
     def close(self) -> None:
+        """Close the HTTP client (if this client made it) and stop the private loop."""
         self._portal.call(self._client.aclose)
         self._portal_cm.__exit__(None, None, None)
 

@@ -13,8 +13,11 @@ module turns that line into types.
       │   └── PatchError       … in particular a structurally broken JSON Patch
       ├── ChunkError           a *_CHUNK event cannot be expanded
       ├── VerificationError    the event sequence breaks a lifecycle rule
-      └── GuardError           an optional guard rail refused an update (off by default)
-          └── ResyncNeeded     a version gap: the consumer must ask for a snapshot
+      ├── GuardError           an optional guard rail refused an update (off by default)
+      │   └── ResyncNeeded     a version gap: the consumer must ask for a snapshot
+      └── UIIntentError        a front end refused a UI intent carried in a CUSTOM event
+          ├── IntentTooLargeError, IntentEnvelopeError, UnknownComponentError
+          └── UnsafeContentError, IntentPropsError
 
 * Recoverable problems are *data*: a :class:`PipelineWarning` names the event number and the
   JSON path it concerns. The spec asks consumers to SHOULD-warn (unknown event types, stripped
@@ -29,6 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentproto.sse import SSEDecodeError
+from typing import Any
+
 __all__ = [
     "AGUIError",
     "DecodeError",
@@ -38,6 +44,12 @@ __all__ = [
     "VerificationError",
     "GuardError",
     "ResyncNeeded",
+    "UIIntentError",
+    "IntentTooLargeError",
+    "IntentEnvelopeError",
+    "UnknownComponentError",
+    "UnsafeContentError",
+    "IntentPropsError",
     "PipelineWarning",
     "Warning_",
 ]
@@ -65,13 +77,13 @@ class AGUIError(Exception):
     def __str__(self) -> str:
         return self.message
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The ``{event, type, rule, message}`` object the lint report prints."""
         return {"event": self.index, "type": self.event_type, "rule": self.rule,
                 "message": self.message}
 
 
-class DecodeError(AGUIError):
+class DecodeError(AGUIError, SSEDecodeError):
     """The bytes could not be turned into event objects.
 
     Raised for invalid UTF-8, a frame whose ``data`` is not JSON, a JSON value that is not
@@ -160,6 +172,55 @@ class ResyncNeeded(GuardError):
         self.got = got
 
 
+class UIIntentError(AGUIError):
+    """A UI intent (a ``CUSTOM`` event asking the front end to draw a component) was refused.
+
+    The protocol does not look inside ``CUSTOM`` values, so this is the front end's own
+    boundary (:func:`agentproto.agui.ui_intent.validate_ui_intent`). ``rule`` says which check
+    refused it (stable ids ``intent.*``); ``path`` is a JSON Pointer into the intent value
+    (``/props/label``; ``""`` for the intent as a whole) and ``component`` the component the
+    intent named, when it got that far.
+    """
+
+    rule = "intent.invalid"
+
+    def __init__(self, message: str, *, path: str = "", component: str | None = None,
+                 index: int | None = None) -> None:
+        super().__init__(message, index=index, event_type="CUSTOM")
+        self.path = path
+        self.component = component
+
+
+class IntentTooLargeError(UIIntentError):
+    """The intent is larger than the front end accepts."""
+
+    rule = "intent.too-large"
+
+
+class IntentEnvelopeError(UIIntentError):
+    """The ``CUSTOM`` value is not ``{component, props[, version]}``."""
+
+    rule = "intent.envelope"
+
+
+class UnknownComponentError(UIIntentError):
+    """The intent names a component that is not on the allow-list."""
+
+    rule = "intent.unknown-component"
+
+
+class UnsafeContentError(UIIntentError):
+    """A prop (or a prop's key) carries markup, a script URL or an inline event handler."""
+
+    rule = "intent.unsafe-content"
+
+
+class IntentPropsError(UIIntentError):
+    """The props do not match the component's JSON Schema."""
+
+    rule = "intent.invalid-props"
+
+
 @dataclass(frozen=True, slots=True)
 class PipelineWarning:
     """A recoverable problem: the pipeline carried on, but you should know.
@@ -173,7 +234,7 @@ class PipelineWarning:
     path: str
     message: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"event": self.event, "path": self.path, "message": self.message}
 
 

@@ -64,7 +64,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-
 from agentproto.agui.errors import AGUIError
 
 __all__ = [
@@ -449,7 +448,7 @@ def parse_expires_at(value: Any) -> int | None:
     except ValueError:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=_dt.timezone.utc)
+        when = when.replace(tzinfo=_dt.UTC)
     return int(when.timestamp() * 1000)
 
 
@@ -489,7 +488,8 @@ class ResumeAnswer:
 
     @property
     def status(self) -> Status:
-        return self.entry["status"]
+        status: Status = self.entry["status"]
+        return status
 
     @property
     def payload(self) -> Json:

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from agentproto.agui.chunks import ChunkExpander
 from agentproto.agui.errors import AGUIError, DecodeError, PipelineWarning
-from agentproto.agui.events import EVENT_CLASSES, BaseEvent, EventParser, EventType
+from agentproto.agui.events import EVENT_CLASSES, BaseEvent, EventType
+from agentproto.agui.parse import EventParser
 from agentproto.agui.sse import JSONLinesDecoder, SSEDecoder
 from agentproto.agui.state import StateReducer
 from agentproto.agui.verify import RULES, RunState, Verifier
@@ -91,14 +93,14 @@ def fix_for(rule: str) -> str:
 class LintReport:
     """The verdict on one captured stream (the ``agentproto lint --json`` object)."""
 
-    outcome: str                       # "completed" | "failed"
-    error: dict | None                 # {event, type, rule, message} or None
-    warnings: list[dict]
+    outcome: str                         # "completed" | "failed"
+    error: dict[str, Any] | None         # {event, type, rule, message} or None
+    warnings: list[dict[str, Any]]
     state: Any
-    messages: list[dict]
-    runs: list[dict]
-    events: int = 0                    # wire events read
-    pending_interrupts: list[dict] = field(default_factory=list)
+    messages: list[dict[str, Any]]
+    runs: list[dict[str, Any]]
+    events: int = 0                      # wire events read
+    pending_interrupts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -110,7 +112,7 @@ class LintReport:
         """False when the input could not even be read as a stream (CLI exit code 2)."""
         return self.error is None or self.error["rule"] not in ("decode.utf8", "input.unreadable")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "error": self.error, "warnings": self.warnings,
                 "state": self.state, "messages": self.messages, "runs": self.runs}
 
@@ -166,13 +168,14 @@ class Pipeline:
             return self._failed(exc)
         return self._run(payloads, collect, decoded=True) if payloads else []
 
-    def feed_event(self, obj: dict | str | bytes | BaseEvent) -> list[BaseEvent]:
+    def feed_event(self, obj: dict[str, Any] | str | bytes | BaseEvent) -> list[BaseEvent]:
         """Feed one wire event; returns the events applied (chunks expand into several)."""
         if self.error is not None:
             return []
         return self._run((obj,))
 
-    def _run(self, items, collect: bool = True, decoded: bool = False) -> list[BaseEvent]:
+    def _run(self, items: Sequence[Any], collect: bool = True, decoded: bool = False
+             ) -> list[BaseEvent]:
         """The hot loop: every stage for every item, with the stages' methods bound once.
 
         Most events of a real stream are conforming JSON text (``parser.fast`` takes them in
@@ -183,9 +186,12 @@ class Pipeline:
         """
         out: list[BaseEvent] = []
         fast = self.parser.fast if decoded else self._fast_if_text
-        expander, verifier = self.expander, self.verifier
-        verify, apply, on_event = verifier.feed, self.reducer.apply, self.on_event
+        expander, verifier, reducer = self.expander, self.verifier, self.reducer
+        verify, apply, on_event = verifier.feed, reducer.apply, self.on_event
         in_run, warnings, chunky = verifier.in_run, self.warnings, _CHUNK_CLASSES
+        # The reducer's own dispatch table: calling the handler here is what apply() does
+        # for a known event, minus one call per event (chunks and unknowns go to apply()).
+        handlers = reducer._handlers
         start = index = self.events_read
         try:
             for index, obj in enumerate(items, start):
@@ -204,8 +210,14 @@ class Pipeline:
                             check(event, index)
                     else:
                         verify(event, index)
-                    if apply(event, index):
-                        warnings.extend(self.reducer.last_warnings)
+                    handler = handlers.get(cls)
+                    if handler is not None:
+                        reducer._index = index
+                        handler(event)
+                        if reducer._warnings:
+                            warnings.extend(reducer._take_warnings())
+                    elif apply(event, index):
+                        warnings.extend(reducer.last_warnings)
                     if on_event is not None:
                         on_event(event)
                     if collect:
@@ -214,7 +226,7 @@ class Pipeline:
                     for e in expander.feed(event, index=index):
                         verify(e, index)
                         if apply(e, index):
-                            warnings.extend(self.reducer.last_warnings)
+                            warnings.extend(reducer.last_warnings)
                         if on_event is not None:
                             on_event(e)
                         if collect:
@@ -316,7 +328,8 @@ def detect_format(data: bytes) -> str:
     return "jsonl"
 
 
-def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **options) -> LintReport:
+def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **options: Any
+                ) -> LintReport:
     """Run the whole pipeline over a captured stream and return the report.
 
     ``data`` is the raw capture (bytes or text), or an iterable of events (dicts, JSON text,
@@ -357,7 +370,7 @@ def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **optio
     return pipeline.finish()
 
 
-def _unreadable(exc: AGUIError, options: dict) -> LintReport:
+def _unreadable(exc: AGUIError, options: dict[str, Any]) -> LintReport:
     pipeline = Pipeline(**options)
     pipeline._failed_quietly(exc)
     return pipeline.report()

@@ -47,10 +47,10 @@ from agentproto.agui.state import StateReducer
 from agentproto.agui.verify import Verifier
 from agentproto.clock import Clock
 
-__all__ = ["Agent", "RunContext", "RunDriver", "replay_events", "OUTCOME_STATUS"]
+__all__ = ["AGUIAgent", "RunContext", "RunDriver", "replay_events", "OUTCOME_STATUS"]
 
 
-class Agent(Protocol):
+class AGUIAgent(Protocol):
     """Anything that turns a run context into a stream of AG-UI events."""
 
     def __call__(self, ctx: RunContext) -> Iterable[ev.BaseEvent]: ...
@@ -124,7 +124,7 @@ class RunDriver:
     kind (``new`` or ``resume``); the store's run row must already exist when a store is given.
     """
 
-    def __init__(self, agent: Agent, ctx: RunContext, store: Any = None, *,
+    def __init__(self, agent: AGUIAgent, ctx: RunContext, store: Any = None, *,
                  kind: str = "new") -> None:
         self.agent = agent
         self.ctx = ctx
@@ -235,7 +235,7 @@ class RunDriver:
         thread_id, run_id = self.ctx.thread_id, self.ctx.run_id
         if isinstance(event, ev.RunErrorEvent):
             self.status = "error"
-        else:
+        elif isinstance(event, ev.RunFinishedEvent):
             outcome = event.outcome.type if event.outcome is not None else "success"
             self.status = OUTCOME_STATUS[outcome]
         store = self.store
@@ -264,7 +264,7 @@ def replay_events(thread_id: str, run_id: str, original: Any, snapshot: Any, *,
                   timestamp: int | None = None) -> list[ev.BaseEvent]:
     """The run that answers a replayed resume from the record instead of acting again.
 
-    ``original`` is the :class:`~agentproto.store.RunRecord` of the run that first carried the
+    ``original`` is the :class:`~agentproto.agui.threadstore.RunRecord` of the run that first carried the
     same answers; ``snapshot`` the thread as stored. The replay restates the thread with
     snapshots (never by re-sending the original's events — restated history uses snapshots,
     spec 1.1 ``events/lifecycle``) and ends with the original's outcome and result. A

@@ -48,13 +48,14 @@ from starlette.routing import Route
 from agentproto.agui import events as ev
 from agentproto.agui.errors import DecodeError, MalformedEventError
 from agentproto.agui.interrupts import ResumeError, validate_resume
-from agentproto.agui.runner import Agent, RunContext, RunDriver, replay_events
+from agentproto.agui.runner import AGUIAgent, RunContext, RunDriver, replay_events
 from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
 from agentproto.clock import Clock
 from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.security.client_input import check_client_tool_results
 from agentproto.security.errors import ForgedToolResult
-from agentproto.store import RunIdReusedError, Store
+from agentproto.agui.parse import parse_run_agent_input
+from agentproto.agui.threadstore import RunIdReusedError, ThreadStore
 
 __all__ = ["agui_routes", "RunRegistry", "ActiveRun", "DEFAULT_MAX_BODY_BYTES",
            "SUPPORTED_MAJOR"]
@@ -79,9 +80,9 @@ class ActiveRun:
     thread_id: str
     run_id: str
     driver: RunDriver | None = None
-    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[ev.BaseEvent | None] = field(default_factory=asyncio.Queue)
     done: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task | None = None
+    task: asyncio.Task[None] | None = None
 
     def cancel(self) -> None:
         if self.driver is not None:
@@ -132,7 +133,7 @@ def _accepts_sse(accept: str | None) -> bool:
     return any(r in ("*/*", "text/*", SSE_CONTENT_TYPE) for r in ranges)
 
 
-def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
+def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = None,
                 ids: Callable[[], str] | None = None, heartbeat_s: float = 15.0,
                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, pace_s: float = 0.0,
                 replay_wait_s: float = 30.0, registry: RunRegistry | None = None,
@@ -149,6 +150,12 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
     answered) is refused with 403 before anything is stored — only frontend tools are
     answered by the client (spec 1.1 ``events/tool-calls``; see ``agentproto.security``).
     """
+    if heartbeat_s <= 0:
+        raise ValueError("heartbeat_s must be positive: it is the idle time before a keep-alive")
+    if pace_s < 0 or replay_wait_s < 0:
+        raise ValueError("pace_s and replay_wait_s are durations and cannot be negative")
+    if max_body_bytes <= 0:
+        raise ValueError("max_body_bytes must be positive (it would refuse every request)")
     own_tools = frozenset(server_tools)
     clock = clock or SystemClock()
     ids = ids or uuid_ids
@@ -159,7 +166,7 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
         while True:
             try:
                 item = await asyncio.wait_for(run.queue.get(), timeout=heartbeat_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 yield KEEP_ALIVE  # idle: tell proxies the connection is alive
                 continue
             if item is None:
@@ -171,6 +178,7 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
                                    media_type=SSE_CONTENT_TYPE)
 
     async def drive(run: ActiveRun) -> None:
+        assert run.driver is not None, "drive() needs a run with a driver"
         try:
             for event in run.driver:  # the agent runs here, whether or not anyone listens
                 run.queue.put_nowait(event)
@@ -192,12 +200,12 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
             if original is None or not original.finished:
                 message = (f"Run {original_run_id} that first carried these answers is still "
                            f"running; ask for the thread snapshot later")
-                event = ev.RunErrorEvent(message=message, code="RESUME_IN_PROGRESS",
-                                         timestamp=clock.now_ms())
-                store.append_event(run.thread_id, run.run_id, ev.dump_event(event))
+                failed = ev.RunErrorEvent(message=message, code="RESUME_IN_PROGRESS",
+                                          timestamp=clock.now_ms())
+                store.append_event(run.thread_id, run.run_id, ev.dump_event(failed))
                 store.finish_run(run.thread_id, run.run_id, status="error",
                                  error={"message": message, "code": "RESUME_IN_PROGRESS"})
-                run.queue.put_nowait(event)
+                run.queue.put_nowait(failed)
                 return
             snapshot = store.snapshot(run.thread_id)
             events = replay_events(run.thread_id, run.run_id, original, snapshot,
@@ -225,7 +233,7 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
             return _error(413, "body_too_large",
                           f"Request body is larger than {max_body_bytes} bytes")
         try:
-            run_input, warnings = ev.parse_run_agent_input(body)
+            run_input, warnings = parse_run_agent_input(body)
         except DecodeError as exc:
             return _error(400, "invalid_json", exc.message)
         except MalformedEventError as exc:
@@ -270,6 +278,7 @@ def agui_routes(store: Store, agent: Agent, *, clock: Clock | None = None,
         run = ActiveRun(thread_id, run_id)
         registry.add(run)
         if kind == "replay":
+            assert plan.replay_of is not None, "a replay plan names the run it replays"
             run.task = asyncio.create_task(replay(run, plan.replay_of))
         else:
             ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=state,

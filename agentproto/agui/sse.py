@@ -15,10 +15,10 @@ character, between the CR and LF of a CRLF) and returns the ``data`` payloads of
 that are now complete. Lines may end in CRLF, LF or CR; several ``data:`` lines in one frame
 join with ``\\n``; ``event:``, ``id:``, ``retry:`` and unknown fields are ignored (AG-UI has
 no ``Last-Event-ID`` resumption) and comment lines are skipped. Invalid UTF-8 raises
-:class:`~agentproto.agui.errors.DecodeError`. The framing itself is shared with A2A and lives in
-:mod:`agentproto.sse`; this module adds the AG-UI event encoding and error type. At the end of the stream :meth:`SSEDecoder.close`
-hands back any dangling partial frame — which the event-stream rules discard and which, for
-AG-UI, usually means the connection dropped mid-run.
+:class:`~agentproto.agui.errors.DecodeError`. The framing itself is shared with A2A and lives
+in :mod:`agentproto.sse`; this module adds the AG-UI event encoding and error type. At the end
+of the stream :meth:`SSEDecoder.close` hands back any dangling partial frame — which the
+event-stream rules discard and which, for AG-UI, usually means the connection dropped mid-run.
 
 :class:`JSONLinesDecoder` does the same job for captures stored one JSON object per line
 (``agentproto lint --format jsonl``).
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import codecs
 import json
+from typing import Any
 
 from agentproto import sse as _sse
 from agentproto.agui.errors import DecodeError
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 
-def encode_sse(event: BaseEvent | dict) -> bytes:
+def encode_sse(event: BaseEvent | dict[str, Any]) -> bytes:
     """One event as one SSE frame: ``data: <compact JSON>\\n\\n`` (UTF-8, LF)."""
     if isinstance(event, BaseEvent):
         text = event_to_json(event)
@@ -53,8 +54,8 @@ def encode_sse(event: BaseEvent | dict) -> bytes:
     return b"data: " + text.encode("utf-8") + b"\n\n"
 
 
-class SSEDecoder(_sse.SSEDecoder):
-    """The shared incremental SSE parser (:class:`agentproto.sse.SSEDecoder`), raising
+class SSEDecoder(_sse.EventStreamDecoder):
+    """The shared incremental SSE parser (:class:`agentproto.sse.EventStreamDecoder`), raising
     AG-UI's :class:`~agentproto.agui.errors.DecodeError`.
 
     >>> d = SSEDecoder()
@@ -67,6 +68,8 @@ class SSEDecoder(_sse.SSEDecoder):
     """
 
     __slots__ = ()
+    # DecodeError takes the same (message, *, rule) arguments as SSEDecodeError; the base
+    # class types the attribute narrowly (agentproto.sse), hence the ignore.
     error = DecodeError
 
 

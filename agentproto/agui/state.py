@@ -8,15 +8,17 @@ Theory of operation
 :class:`StateReducer` holds three things and changes them only through :meth:`apply`:
 
 * ``state`` — any JSON value. ``STATE_SNAPSHOT`` replaces it wholesale (``null``, ``0`` and
-  arrays included; no merge). ``STATE_DELTA`` amends it with an RFC 6902 patch, applied by
-  ``jsonpatch`` **in place and atomically**: jsonpatch journals what each operation changes
-  and rolls the journal back if a later one fails, so the prior state is restored exactly
-  without copying the whole document per delta. A well-formed patch that does not apply
-  (missing path, failed ``test``) keeps the prior state and yields a warning; the next
-  snapshot is adopted regardless (spec ``basic/patterns/snapshots``). The reducer owns its
-  state: snapshots are copied in, and inserted values are copied by jsonpatch, so events are
-  never mutated — but ``state`` itself changes in place; copy it (:func:`copy_json`) to keep
-  a before/after pair.
+  arrays included; no merge). ``STATE_DELTA`` amends it with an RFC 6902 patch, applied
+  **in place and atomically**: each change is journalled and the journal rolled back if a
+  later operation fails, so the prior state is restored exactly without copying the whole
+  document per delta. The common operations (``add``/``replace``/``remove`` along paths
+  that resolve in plain dicts and lists) take a fast engine of this module; everything
+  else, and every failure, is ``jsonpatch``'s (see :func:`_apply_in_place`). A well-formed
+  patch that does not apply (missing path, failed ``test``) keeps the prior state and
+  yields a warning quoting jsonpatch's message; the next snapshot is adopted regardless
+  (spec ``basic/patterns/snapshots``). The reducer owns its state: snapshots are copied in,
+  and inserted values are copied, so events are never mutated — but ``state`` itself
+  changes in place; copy it (:func:`copy_json`) to keep a before/after pair.
 * ``messages`` — the conversation in AG-UI wire shape (camelCase dicts). Text and reasoning
   messages are created by their START, grow by CONTENT (deltas are buffered and joined, so a
   long message costs linear, not quadratic, time) and close by END. Tool calls attach to
@@ -46,19 +48,39 @@ Optional guard rails (off by default; notebook 05 teaches them):
 
 from __future__ import annotations
 
-import fnmatch
-from typing import Any, Callable, Iterable
+import copy
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
-import jsonpatch
-import jsonpointer
-
-from agentproto.agui.errors import ChunkError, GuardError, PatchError, PipelineWarning, \
-    ResyncNeeded
+from agentproto.agui.errors import ChunkError, GuardError, PatchError, PipelineWarning, ResyncNeeded
 from agentproto.agui.events import (
     EVENT_CLASSES,
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    AddOperation,
     BaseEvent,
     EventType,
+    MessagesSnapshotEvent,
+    ReasoningEncryptedValueEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    RemoveOperation,
+    ReplaceOperation,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
     TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
     dump_model,
 )
 
@@ -66,9 +88,7 @@ __all__ = ["StateReducer", "apply_patch", "copy_json", "DEFAULT_VERSION_KEY"]
 
 E = EventType
 DEFAULT_VERSION_KEY = "agentproto.stateVersion"
-_NO_WARNINGS: list = []  # shared empty result; callers only read it
-_PATCH_ERRORS = (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError,
-                 IndexError, TypeError, ValueError)
+_NO_WARNINGS: list[PipelineWarning] = []  # shared empty result; callers only read it
 _VALID_OPS = {"add": ("path", "value"), "remove": ("path",), "replace": ("path", "value"),
               "move": ("from", "path"), "copy": ("from", "path"), "test": ("path", "value")}
 
@@ -88,31 +108,58 @@ def copy_json(value: Any) -> Any:
     return value
 
 
-class _CachedPointer(jsonpointer.JsonPointer):
-    """A JSON Pointer that parses each distinct path string once (streams repeat paths)."""
+# jsonpatch (and jsonpointer, difflib under it) is imported on first need — a patch the fast
+# engine hands over, a failure, a guarded snapshot — not at import: `agentproto lint` of a
+# stream whose patches all apply never loads it.
+_jsonpatch: Any = None
+_CachedPointer: Any = None
+_PATCH_ERRORS: tuple[type[BaseException], ...] = ()
 
-    _parsed: dict[str, list[str]] = {}
 
-    def __init__(self, pointer: str) -> None:
-        parts = self._parsed.get(pointer)
-        if parts is None:
-            super().__init__(pointer)
-            if len(self._parsed) < 4096:
-                self._parsed[pointer] = list(self.parts)
-        else:
-            self.parts = list(parts)
+def _load_jsonpatch() -> Any:
+    """Import jsonpatch once; define the pointer class and the tolerated patch errors."""
+    global _jsonpatch, _CachedPointer, _PATCH_ERRORS
+    if _jsonpatch is None:
+        import jsonpatch
+        import jsonpointer
+
+        class CachedPointer(jsonpointer.JsonPointer):
+            """A JSON Pointer that parses each distinct path string once (streams repeat)."""
+
+            _parsed: dict[str, list[str]] = {}
+
+            def __init__(self, pointer: str) -> None:
+                parts = self._parsed.get(pointer)
+                if parts is None:
+                    super().__init__(pointer)
+                    if len(self._parsed) < 4096:
+                        self._parsed[pointer] = list(self.parts)
+                else:
+                    self.parts = list(parts)
+
+        _CachedPointer = CachedPointer
+        _PATCH_ERRORS = (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException,
+                         KeyError, IndexError, TypeError, ValueError)
+        _jsonpatch = jsonpatch
+    return _jsonpatch
+
+
+def _is_patch_error(exc: BaseException) -> bool:
+    """A well-formed patch that does not apply (the reducer warns and keeps the state)."""
+    _load_jsonpatch()
+    return isinstance(exc, _PATCH_ERRORS)
 
 
 _ABSENT = object()
 
 
-def _op_dict(op: Any) -> dict:
+def _op_dict(op: Any) -> dict[str, Any]:
     """A JSON Patch operation (model or dict) as the plain dict jsonpatch expects."""
     if isinstance(op, dict):
         return op
     name = getattr(op, "op", _ABSENT)
-    if name is _ABSENT:
-        return op
+    if name is _ABSENT:  # not an operation: returned as it is, for _check_ops to report
+        return op  # type: ignore[no-any-return]
     d = {"op": name, "path": op.path}
     if name in ("add", "replace", "test"):
         d["value"] = op.value
@@ -121,12 +168,12 @@ def _op_dict(op: Any) -> dict:
     return d
 
 
-def _check_ops(ops: Any, where: str) -> tuple[list[dict], list[tuple[str, str]]]:
+def _check_ops(ops: Any, where: str) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     """Structural check for raw patches given as data (events are checked by the parser)."""
     if not isinstance(ops, list):
         raise PatchError(f"a JSON Patch must be an array, got {type(ops).__name__}",
                          path=where, reason="not an array")
-    clean: list[dict] = []
+    clean: list[dict[str, Any]] = []
     dropped: list[tuple[str, str]] = []
     for i, op in enumerate(ops):
         op = _op_dict(op)
@@ -164,26 +211,212 @@ def apply_patch(document: Any, ops: Iterable[Any]) -> Any:
     return _apply_in_place(copy_json(document), clean)
 
 
-def _apply_in_place(document: Any, ops: list[dict]) -> Any:
-    """jsonpatch, in place and atomic: on failure its journal restores *document* exactly.
+def _apply_in_place(document: Any, ops: list[Any]) -> Any:
+    """Apply *ops* (operation models or dicts) to *document* in place, atomically.
 
-    Inserted values are deep-copied by jsonpatch, so the event's patch is never aliased into
-    (or later mutated through) the document. Returns the document (a new object only when
-    the root itself was replaced).
+    Returns the document (a new object only when the root itself was replaced). Inserted
+    values are deep-copied, so the event's patch is never aliased into (or later mutated
+    through) the document. On failure the document is restored exactly and jsonpatch's
+    exception propagates.
+
+    Two engines, one behaviour. :func:`_fast_apply` handles what streams are made of —
+    ``add``/``replace``/``remove`` on plain dicts and lists along paths that resolve — with
+    its own undo journal and no per-operation objects. Anything else (``move``, ``copy``,
+    ``test``, the root, a path that does not resolve, a bad index, another container type)
+    makes it undo what it did and hand the *whole* patch, on the untouched document, to
+    jsonpatch: every failure, and every message a warning quotes, is jsonpatch's own.
     """
-    if len(ops) == 1 and ops[0]["op"] != "move":
+    result = _fast_apply(document, ops)
+    if result is not _FALLBACK:
+        return result
+    plain = [_op_dict(op) for op in ops]
+    jsonpatch = _load_jsonpatch()
+    if len(plain) == 1 and plain[0]["op"] != "move":
         # jsonpatch's atomic mode undoes the operations that preceded a failing one. A lone
         # operation that changes the document in one final step, after all its checks (all
         # but move, which removes and then adds), has nothing to undo: it is applied as
         # jsonpatch's operation object alone, without the patch and journal around it.
-        op = ops[0]
+        op = plain[0]
         return jsonpatch.JsonPatch.operations[op["op"]](op, pointer_cls=_CachedPointer) \
             .apply(document)
-    return jsonpatch.JsonPatch(ops, pointer_cls=_CachedPointer).apply(
+    return jsonpatch.JsonPatch(plain, pointer_cls=_CachedPointer).apply(
         document, in_place=True, atomic=True)
 
 
-def _merge_meta(target: dict, meta: dict | None) -> None:
+# -- the fast engine ------------------------------------------------------------------------
+
+_FALLBACK: Any = object()  # "let jsonpatch do it" (the document is untouched)
+#: One journal entry: (container, key or index, old value or _FALLBACK, list shift?).
+_Step = tuple[Any, Any, Any, bool]
+_ADD, _REPLACE, _REMOVE = 1, 2, 3
+_KIND_BY_NAME = {"add": _ADD, "replace": _REPLACE, "remove": _REMOVE}
+_KIND_BY_CLASS = {AddOperation: _ADD, ReplaceOperation: _REPLACE, RemoveOperation: _REMOVE}
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+_DIGITS = frozenset("0123456789")
+_POINTER_ESCAPE_ERROR = re.compile("(~[^01]|~$)")  # jsonpointer rejects these escapes
+#: path → its unescaped parts, or None when the fast engine leaves the path to jsonpatch
+#: (the root, a pointer jsonpointer would reject). Streams repeat a few paths endlessly.
+_PARTS: dict[str, tuple[str, ...] | None] = {}
+
+
+def _parts(path: str) -> tuple[str, ...] | None:
+    parts: tuple[str, ...] | None = _PARTS.get(path, _FALLBACK)
+    if parts is _FALLBACK:
+        if not path.startswith("/") or _POINTER_ESCAPE_ERROR.search(path):
+            parts = None
+        else:
+            parts = tuple(p.replace("~1", "/").replace("~0", "~") if "~" in p else p
+                          for p in path[1:].split("/"))
+        if len(_PARTS) < 4096:
+            _PARTS[path] = parts
+    return parts
+
+
+def _index(part: str) -> int | None:
+    """An RFC 6901 array index (``0`` or no leading zero, digits only), else ``None``."""
+    if part and (part == "0" or part[0] != "0") and _DIGITS.issuperset(part):
+        return int(part)
+    return None
+
+
+def _copy_value(value: Any) -> Any:
+    """A deep copy, like ``copy.deepcopy`` (which jsonpatch uses), fast for JSON data."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is dict:
+        return {k: _copy_value(v) for k, v in value.items()}
+    if t is list:
+        return [_copy_value(v) for v in value]
+    return copy.deepcopy(value)
+
+
+def _fast_apply(document: Any, ops: list[Any]) -> Any:
+    """Apply *ops* in place when every one is a plain, resolvable add/replace/remove.
+
+    Returns the document, or :data:`_FALLBACK` — with the document restored exactly — as
+    soon as an operation is anything else. What it does for the operations it takes is what
+    jsonpatch does (RFC 6902 with jsonpointer's index rules); the tests compare the two.
+    """
+    undo: list[_Step] | None = None  # the journal: created by the first change
+    orders: dict[int, tuple[dict[Any, Any], list[Any]]] | None = None  # dicts that lost a key: old order
+    try:
+        for op in ops:
+            kind = _KIND_BY_CLASS.get(type(op))
+            if kind is not None:
+                path = op.path
+                value = op.value if kind != _REMOVE else None
+            elif type(op) is dict:
+                kind = _KIND_BY_NAME.get(op.get("op"))  # type: ignore[arg-type]
+                path = op.get("path")
+                if kind is None or type(path) is not str or (kind != _REMOVE
+                                                             and "value" not in op):
+                    raise _Bail
+                value = op["value"] if kind != _REMOVE else None
+            else:
+                raise _Bail
+            parts = _parts(path)
+            if not parts:  # None (left to jsonpatch) or () (the root)
+                raise _Bail
+            target = document
+            for i in range(len(parts) - 1):
+                part = parts[i]
+                t = type(target)
+                if t is dict:
+                    if part not in target:
+                        raise _Bail
+                    target = target[part]
+                elif t is list:
+                    n = _index(part)
+                    if n is None or n >= len(target):
+                        raise _Bail
+                    target = target[n]
+                else:
+                    raise _Bail
+            key = parts[-1]
+            t = type(target)
+            if undo is None:
+                undo = []
+            if t is dict:
+                if kind == _ADD:
+                    if key in target:
+                        undo.append((target, key, target[key], False))
+                    else:
+                        undo.append((target, key, _FALLBACK, False))
+                    target[key] = _copy_value(value)
+                elif key not in target:
+                    raise _Bail
+                elif kind == _REPLACE:
+                    undo.append((target, key, target[key], False))
+                    target[key] = _copy_value(value)
+                else:  # remove
+                    if orders is None:
+                        orders = {}
+                    if id(target) not in orders:
+                        orders[id(target)] = (target, list(target))
+                    undo.append((target, key, target.pop(key), False))
+            elif t is list:
+                if kind == _ADD and key == "-":
+                    target.append(_copy_value(value))
+                    undo.append((target, len(target) - 1, _FALLBACK, True))
+                    continue
+                n = _index(key)
+                if n is None:
+                    raise _Bail
+                if kind == _ADD:
+                    if n > len(target):
+                        raise _Bail
+                    target.insert(n, _copy_value(value))
+                    undo.append((target, n, _FALLBACK, True))
+                elif n >= len(target):
+                    raise _Bail
+                elif kind == _REPLACE:
+                    undo.append((target, n, target[n], False))
+                    target[n] = _copy_value(value)
+                else:  # remove
+                    undo.append((target, n, target.pop(n), True))
+            else:
+                raise _Bail
+    except _Bail:
+        if undo:
+            _rollback(undo, orders)
+        return _FALLBACK
+    except BaseException:
+        if undo:
+            _rollback(undo, orders)
+        raise
+    return document
+
+
+class _Bail(Exception):
+    """Internal: the fast engine hands the patch over to jsonpatch."""
+
+
+def _rollback(undo: list[_Step], orders: dict[int, tuple[dict[Any, Any], list[Any]]] | None) -> None:
+    """Undo the journal, newest change first; restore the key order of dicts that lost keys.
+
+    An entry is ``(container, key, old, shifted)``: ``old`` is the previous value or
+    :data:`_FALLBACK` for "was absent"; ``shifted`` marks a list insertion (undone by
+    deleting) or a list removal (undone by inserting ``old`` back).
+    """
+    for container, key, old, shifted in reversed(undo):
+        if shifted:
+            if old is _FALLBACK:
+                del container[key]
+            else:
+                container.insert(key, old)
+        elif old is _FALLBACK:
+            del container[key]
+        else:
+            container[key] = old
+    for mapping, keys in (orders or {}).values():
+        if list(mapping) != keys:  # restored members went to the end: rebuild the order
+            items = [(k, mapping[k]) for k in keys if k in mapping]
+            mapping.clear()
+            mapping.update(items)
+
+
+def _merge_meta(target: dict[str, Any], meta: dict[str, Any] | None) -> None:
     """Spec basic/metadata: merge key by key, last write wins, no recursion."""
     if meta:
         existing = target.get("metadata")
@@ -194,11 +427,13 @@ def _merge_meta(target: dict, meta: dict | None) -> None:
 
 
 def _path_allowed(path: str, patterns: list[str]) -> bool:
+    from fnmatch import fnmatchcase  # guard rails are off by default
+
     segments = path.split("/")
     for pattern in patterns:
         psegs = pattern.split("/")
         if len(segments) >= len(psegs) and all(
-                fnmatch.fnmatchcase(s, p) for s, p in zip(segments, psegs)):
+                fnmatchcase(s, p) for s, p in zip(segments, psegs)):
             return True
     return False
 
@@ -214,18 +449,18 @@ class StateReducer:
                  allowed_paths: list[str] | None = None,
                  version_key: str | None = None) -> None:
         self.state: Any = {} if state is None else copy_json(state)
-        self._messages: list[dict] = [m if isinstance(m, dict) else dump_model(m)
+        self._messages: list[dict[str, Any]] = [m if isinstance(m, dict) else dump_model(m)
                                       for m in (messages or [])]
-        self._by_id: dict[str, dict] = {m["id"]: m for m in self._messages}
-        self._tool_calls: dict[str, dict] = {}
+        self._by_id: dict[str, dict[str, Any]] = {m["id"]: m for m in self._messages}
+        self._tool_calls: dict[str, dict[str, Any]] = {}
         for m in self._messages:
             for call in m.get("toolCalls") or ():
                 self._tool_calls[call["id"]] = call
         self._text_buf: dict[str, list[str]] = {}   # message id → pending content deltas
         self._args_buf: dict[str, list[str]] = {}   # tool call id → pending argument deltas
-        self.pending_interrupts: list[dict] = []
+        self.pending_interrupts: list[dict[str, Any]] = []
         #: Per run: ``{"outcome", "result", "usage", "error"}`` as the producer reported it.
-        self.results: dict[str | None, dict] = {}
+        self.results: dict[str | None, dict[str, Any]] = {}
         self._run_id: str | None = None
         self.allowed_paths = list(allowed_paths) if allowed_paths else None
         self.version_key = version_key
@@ -267,21 +502,26 @@ class StateReducer:
         self._index = index
         handler(event)
         if self._warnings:
-            self.last_warnings, self._warnings = self._warnings, []
-            return self.last_warnings
+            return self._take_warnings()
         return _NO_WARNINGS
 
+    def _take_warnings(self) -> list[PipelineWarning]:
+        """Hand over the warnings collected since the last call (they become last_warnings)."""
+        self.last_warnings, self._warnings = self._warnings, []
+        return self.last_warnings
+
     @property
-    def messages(self) -> list[dict]:
+    def messages(self) -> list[dict[str, Any]]:
         """The conversation in wire shape (live objects; copy before mutating)."""
         self._fold_all()
         return self._messages
 
-    def export_messages(self) -> list[dict]:
+    def export_messages(self) -> list[dict[str, Any]]:
         """A JSON-safe deep copy of the conversation, in wire shape."""
-        return copy_json(self.messages)
+        messages: list[dict[str, Any]] = copy_json(self.messages)
+        return messages
 
-    def messages_for_input(self) -> list[dict]:
+    def messages_for_input(self) -> list[dict[str, Any]]:
         """The messages to send in the next ``RunAgentInput``: activity stripped (spec activity)."""
         return [m for m in self.export_messages() if m.get("role") != "activity"]
 
@@ -309,13 +549,13 @@ class StateReducer:
         for tid in list(self._args_buf):
             self._fold_args(tid)
 
-    def _add_message(self, msg: dict) -> dict:
+    def _add_message(self, msg: dict[str, Any]) -> dict[str, Any]:
         self._messages.append(msg)
         self._by_id[msg["id"]] = msg
         return msg
 
     # -- runs ----------------------------------------------------------------------------
-    def _run_started(self, event) -> None:
+    def _run_started(self, event: RunStartedEvent) -> None:
         self._run_id = event.run_id
         inp = event.input
         if inp is not None:
@@ -328,28 +568,29 @@ class StateReducer:
             if inp.state is not None:
                 self.state = copy_json(inp.state)
 
-    def _run_finished(self, event) -> None:
+    def _run_finished(self, event: RunFinishedEvent) -> None:
         outcome = event.outcome
         kind = "success" if outcome is None else outcome.type
         if kind == "interrupt":
+            assert isinstance(outcome, RunFinishedInterruptOutcome)
             self.pending_interrupts = [dump_model(i) for i in outcome.interrupts]
         else:
             self.pending_interrupts = []
-        record: dict = {"outcome": kind}
+        record: dict[str, Any] = {"outcome": kind}
         if event.result is not None:
             record["result"] = event.result
         if event.usage is not None:
             record["usage"] = [dump_model(u) for u in event.usage]
         self.results[event.run_id] = record
 
-    def _run_error(self, event) -> None:
+    def _run_error(self, event: RunErrorEvent) -> None:
         record = self.results.setdefault(self._run_id, {})
         record["outcome"] = "failed"
         record["error"] = {"message": event.message, **({"code": event.code}
                                                          if event.code is not None else {})}
 
     # -- text and reasoning messages -----------------------------------------------------
-    def _text_start(self, event) -> None:
+    def _text_start(self, event: TextMessageStartEvent | ReasoningMessageStartEvent) -> None:
         mid = event.message_id
         msg = self._by_id.get(mid)
         if msg is None:
@@ -358,7 +599,7 @@ class StateReducer:
             if is_text and role is None:
                 role = "assistant"  # absent means assistant (spec text-messages)
             msg = {"id": mid, "role": role, "content": ""}
-            if is_text and event.name is not None:
+            if type(event) is TextMessageStartEvent and event.name is not None:
                 msg["name"] = event.name
             if event.subagent_run_id is not None:
                 msg["subagentRunId"] = event.subagent_run_id
@@ -367,7 +608,7 @@ class StateReducer:
             msg["content"] = ""  # an assistant message that so far only held tool calls
         _merge_meta(msg, event.metadata)
 
-    def _text_content(self, event) -> None:
+    def _text_content(self, event: TextMessageContentEvent | ReasoningMessageContentEvent) -> None:
         mid = event.message_id
         try:
             buf = self._text_buf[mid]
@@ -380,14 +621,14 @@ class StateReducer:
         if event.metadata:
             _merge_meta(self._by_id[mid], event.metadata)
 
-    def _text_end(self, event) -> None:
+    def _text_end(self, event: TextMessageEndEvent | ReasoningMessageEndEvent) -> None:
         mid = event.message_id
         self._fold(mid)
         if event.metadata and mid in self._by_id:
             _merge_meta(self._by_id[mid], event.metadata)
 
     # -- tool calls ----------------------------------------------------------------------
-    def _tool_start(self, event) -> None:
+    def _tool_start(self, event: ToolCallStartEvent) -> None:
         tid = event.tool_call_id
         call = self._tool_calls.get(tid)
         if call is not None:  # idempotent on a known call id: a reopen appends to it
@@ -413,7 +654,7 @@ class StateReducer:
         parent.setdefault("toolCalls", []).append(call)
         self._tool_calls[tid] = call
 
-    def _tool_args(self, event) -> None:
+    def _tool_args(self, event: ToolCallArgsEvent) -> None:
         tid = event.tool_call_id
         try:
             buf = self._args_buf[tid]
@@ -426,18 +667,18 @@ class StateReducer:
         if event.metadata:
             _merge_meta(self._tool_calls[tid], event.metadata)
 
-    def _tool_end(self, event) -> None:
+    def _tool_end(self, event: ToolCallEndEvent) -> None:
         tid = event.tool_call_id
         self._fold_args(tid)
         if event.metadata and tid in self._tool_calls:
             _merge_meta(self._tool_calls[tid], event.metadata)
 
-    def _tool_result(self, event) -> None:
+    def _tool_result(self, event: ToolCallResultEvent) -> None:
         content = event.content
-        msg = {"id": event.message_id, "role": "tool",
-               "content": content if isinstance(content, str)
-               else [dump_model(p) for p in content],
-               "toolCallId": event.tool_call_id}
+        msg: dict[str, Any] = {"id": event.message_id, "role": "tool",
+                               "content": content if isinstance(content, str)
+                               else [dump_model(p) for p in content],
+                               "toolCallId": event.tool_call_id}
         if event.subagent_run_id is not None:
             msg["subagentRunId"] = event.subagent_run_id
         _merge_meta(msg, event.metadata)
@@ -451,7 +692,7 @@ class StateReducer:
             self._add_message(msg)
 
     # -- state ---------------------------------------------------------------------------
-    def _guard_version(self, event, *, snapshot: bool) -> None:
+    def _guard_version(self, event: StateSnapshotEvent | StateDeltaEvent, *, snapshot: bool) -> None:
         key = self.version_key
         if key is None:
             return
@@ -476,7 +717,7 @@ class StateReducer:
                                index=self._index, event_type=event.type.value)
         self.version = value
 
-    def _guard_paths(self, event, paths: list[str]) -> None:
+    def _guard_paths(self, event: StateSnapshotEvent | StateDeltaEvent, paths: list[str]) -> None:
         if self.allowed_paths is None:
             return
         for path in paths:
@@ -487,33 +728,37 @@ class StateReducer:
                     rule="guard.path-not-allowed", index=self._index,
                     event_type=event.type.value)
 
-    def _state_snapshot(self, event) -> None:
+    def _state_snapshot(self, event: StateSnapshotEvent) -> None:
         if self.allowed_paths is not None:
-            diff = jsonpatch.make_patch(self.state, event.snapshot)
+            diff = _load_jsonpatch().make_patch(self.state, event.snapshot)
             self._guard_paths(event, [p for op in diff for p in (op["path"], op.get("from"))
                                       if p is not None])
         self._guard_version(event, snapshot=True)
         self.state = copy_json(event.snapshot)
 
-    def _state_delta(self, event) -> None:
-        ops = [_op_dict(op) for op in event.delta]
+    def _state_delta(self, event: StateDeltaEvent) -> None:
+        ops = event.delta  # operation models: the fast engine reads them as they are
         if self.allowed_paths is not None:
-            self._guard_paths(event, [p for op in ops for p in (op["path"], op.get("from"))
+            plain = [_op_dict(op) for op in ops]
+            self._guard_paths(event, [p for op in plain for p in (op["path"], op.get("from"))
                                       if p is not None])
-        self._guard_version(event, snapshot=False)
+        if self.version_key is not None:
+            self._guard_version(event, snapshot=False)
         try:
             self.state = _apply_in_place(self.state, ops)
-        except _PATCH_ERRORS as exc:
+        except Exception as exc:
+            if not _is_patch_error(exc):
+                raise
             self._warn("/delta", f"Failed to apply state patch: {type(exc).__name__}: {exc}; "
                                  f"the previous state is kept")
 
     # -- messages snapshot ---------------------------------------------------------------
-    def _messages_snapshot(self, event) -> None:
+    def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
         self._fold_all()
         incoming = [dump_model(m) for m in event.messages]
         roles_in_snapshot = {m["role"] for m in incoming}
         by_id = {m["id"]: m for m in incoming}
-        kept: list[dict] = []
+        kept: list[dict[str, Any]] = []
         for msg in self._messages:
             replacement = by_id.get(msg["id"])
             if replacement is not None:
@@ -528,7 +773,7 @@ class StateReducer:
         self._tool_calls = {c["id"]: c for m in kept for c in (m.get("toolCalls") or ())}
 
     # -- activity ------------------------------------------------------------------------
-    def _activity_snapshot(self, event) -> None:
+    def _activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
         msg = self._by_id.get(event.message_id)
         if msg is None:
             msg = {"id": event.message_id, "role": "activity",
@@ -549,15 +794,17 @@ class StateReducer:
                 msg.pop("subagentRunId", None)  # a replacing snapshot re-mints ownership
         _merge_meta(msg, event.metadata)
 
-    def _activity_delta(self, event) -> None:
+    def _activity_delta(self, event: ActivityDeltaEvent) -> None:
         msg = self._by_id.get(event.message_id)
         if msg is None or msg.get("role") != "activity":
             what = "no such message" if msg is None else f"a {msg.get('role')} message"
             self._warn("/messageId", f"ACTIVITY_DELTA for {event.message_id!r} skipped: {what}")
             return
         try:
-            content = _apply_in_place(copy_json(msg["content"]), [_op_dict(op) for op in event.patch])
-        except _PATCH_ERRORS as exc:
+            content = _apply_in_place(copy_json(msg["content"]), event.patch)
+        except Exception as exc:
+            if not _is_patch_error(exc):
+                raise
             self._warn("/patch", f"Failed to apply activity patch: {type(exc).__name__}: {exc}; "
                                  f"the previous content is kept")
             return
@@ -569,7 +816,7 @@ class StateReducer:
         _merge_meta(msg, event.metadata)
 
     # -- encrypted reasoning -------------------------------------------------------------
-    def _encrypted_value(self, event) -> None:
+    def _encrypted_value(self, event: ReasoningEncryptedValueEvent) -> None:
         eid = event.entity_id
         if event.subtype == "tool-call":
             target = self._tool_calls.get(eid)

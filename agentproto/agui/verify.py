@@ -35,8 +35,9 @@ open, or before any run began, is a *truncated* run: never success.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, NoReturn, cast
 
 from agentproto.agui.errors import VerificationError
 from agentproto.agui.events import (
@@ -50,8 +51,9 @@ from agentproto.agui.events import (
     RunFinishedEvent,
     RunStartedEvent,
 )
+from agentproto.agui.parse import EventParser
 
-__all__ = ["Rule", "RULES", "RunState", "RUN_TRANSITIONS", "RunRecord", "Verifier",
+__all__ = ["Rule", "RULES", "RunState", "RUN_TRANSITIONS", "VerifiedRun", "Verifier",
            "verify_events", "rules_table"]
 
 E = EventType
@@ -230,7 +232,7 @@ RULES: dict[str, Rule] = {
 }
 
 
-def rules_table() -> list[dict]:
+def rules_table() -> list[dict[str, Any]]:
     """The rule catalogue as rows (``rule``, ``message``, ``fix``, ``spec``) for display."""
     return [{"rule": rid, "message": r.message, "fix": r.fix, "spec": r.spec,
              "reference": r.reference} for rid, r in RULES.items()]
@@ -248,7 +250,7 @@ class RunState:
 _OTHER = "*"
 _V = "✗"  # marks a violation cell: (_V, rule_id)
 _ACTIVE = RunState.ACTIVE
-_RUN_KIND = {RunStartedEvent: "RUN_STARTED", RunFinishedEvent: "RUN_FINISHED",
+_RUN_KIND: dict[type[BaseEvent], str] = {RunStartedEvent: "RUN_STARTED", RunFinishedEvent: "RUN_FINISHED",
              RunErrorEvent: "RUN_ERROR"}
 
 #: state → event kind → next state, or ``(✗, rule id)``. Kinds: the three ``RUN_*`` types
@@ -274,7 +276,7 @@ RUN_TRANSITIONS: dict[str, dict[str, object]] = {
 
 
 @dataclass(slots=True)
-class RunRecord:
+class VerifiedRun:
     """What became of one run on the stream."""
 
     thread_id: str | None
@@ -283,7 +285,7 @@ class RunRecord:
     interrupt_ids: list[str] = field(default_factory=list)
     error: str | None = None     # RUN_ERROR.message, when failed
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"threadId": self.thread_id, "runId": self.run_id, "outcome": self.outcome}
 
 
@@ -303,7 +305,7 @@ class Verifier:
 
     def __init__(self) -> None:
         self.state = RunState.START
-        self.runs: list[RunRecord] = []
+        self.runs: list[VerifiedRun] = []
         self._count = 0
         self._reset()
         dispatch: dict[EventType, Callable[[BaseEvent, int], None]] = {
@@ -354,17 +356,22 @@ class Verifier:
         self._own_rsn: dict[str, str | None] = {}
 
     @property
-    def current(self) -> RunRecord | None:
+    def current(self) -> VerifiedRun | None:
         """The most recent run on the stream, if any."""
         return self.runs[-1] if self.runs else None
 
+    @property
+    def _run(self) -> VerifiedRun:
+        # Inside a run (or at its end) there is always a record: RUN_STARTED/RUN_ERROR made it.
+        return self.runs[-1]
+
     # -- errors --------------------------------------------------------------------------
-    def _fail(self, rule: str, index: int, event: BaseEvent | None, **values) -> None:
+    def _fail(self, rule: str, index: int, event: BaseEvent | None, **values: Any) -> NoReturn:
         type_ = event.type.value if event is not None else None
         message = RULES[rule].message.format(type=type_, **values)
         raise VerificationError(rule, index, type_, message)
 
-    def _owner_check(self, event: BaseEvent, index: int, owners: dict, entity: str,
+    def _owner_check(self, event: Any, index: int, owners: dict[str, str | None], entity: str,
                      kind: str) -> None:
         tag = event.subagent_run_id
         if tag is not None and entity in owners and owners[entity] != tag:
@@ -407,27 +414,27 @@ class Verifier:
             self._run_finished(event, index)
         else:
             self._run_error(event, index)
-        self.state = nxt
+        self.state = cast(str, nxt)
 
     def close(self) -> None:
         """End of stream: a run still open (or none at all) is truncated — never success."""
         if self.state == RunState.START:
-            self.runs.append(RunRecord(None, None, "truncated"))
+            self.runs.append(VerifiedRun(None, None, "truncated"))
             raise VerificationError("run.truncated-before-start", None, None,
                                     RULES["run.truncated-before-start"].message)
         if self.state == RunState.ACTIVE:
-            self.current.outcome = "truncated"
+            self._run.outcome = "truncated"
             raise VerificationError("run.truncated", None, None, RULES["run.truncated"].message)
 
     # -- run events ----------------------------------------------------------------------
-    def _run_started(self, event, index: int) -> None:
+    def _run_started(self, event: Any, index: int) -> None:
         self._reset()
-        self.runs.append(RunRecord(event.thread_id, event.run_id))
+        self.runs.append(VerifiedRun(event.thread_id, event.run_id))
         if event.input is not None:
             self._seed(event.input.messages, authoritative=False)
 
-    def _run_finished(self, event, index: int) -> None:
-        run = self.current
+    def _run_finished(self, event: Any, index: int) -> None:
+        run = self._run
         steps = [name if owner is None else f"{name} (subagent '{owner}')"
                  for owner, names in self._steps.items() for name in names]
         for kind, items in (("steps", steps), ("text messages", self._messages),
@@ -457,16 +464,16 @@ class Verifier:
         else:
             run.outcome = "cancelled"
 
-    def _run_error(self, event, index: int) -> None:
+    def _run_error(self, event: Any, index: int) -> None:
         if self.state == RunState.START:
             # A stream may open with RUN_ERROR: the run failed before it could start.
-            self.runs.append(RunRecord(None, None))
-        run = self.current
+            self.runs.append(VerifiedRun(None, None))
+        run = self._run
         run.outcome = "failed"  # a late RUN_ERROR after RUN_FINISHED also fails the run
         run.error = event.message
 
     # -- text ----------------------------------------------------------------------------
-    def _text_start(self, event, index: int) -> None:
+    def _text_start(self, event: Any, index: int) -> None:
         mid = event.message_id
         if mid in self._messages:
             self._fail("text.start-open", index, event, id=mid)
@@ -474,14 +481,14 @@ class Verifier:
         self._messages.add(mid)
         self._own_msg.setdefault(mid, event.subagent_run_id)
 
-    def _text_content(self, event, index: int) -> None:
+    def _text_content(self, event: Any, index: int) -> None:
         mid = event.message_id
         if mid not in self._messages:
             self._fail("text.content-unopened", index, event, id=mid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_msg, mid, "message")
 
-    def _text_end(self, event, index: int) -> None:
+    def _text_end(self, event: Any, index: int) -> None:
         mid = event.message_id
         if mid not in self._messages:
             self._fail("text.end-unopened", index, event, id=mid)
@@ -490,7 +497,7 @@ class Verifier:
         self._messages.discard(mid)
 
     # -- tools ---------------------------------------------------------------------------
-    def _tool_start(self, event, index: int) -> None:
+    def _tool_start(self, event: Any, index: int) -> None:
         tid = event.tool_call_id
         if tid in self._tools:
             self._fail("tool.start-open", index, event, id=tid)
@@ -516,14 +523,14 @@ class Verifier:
             self._own_tool[tid] = tag if tag is not None else inherited_owner
         self._tools.add(tid)
 
-    def _tool_args(self, event, index: int) -> None:
+    def _tool_args(self, event: Any, index: int) -> None:
         tid = event.tool_call_id
         if tid not in self._tools:
             self._fail("tool.args-unopened", index, event, id=tid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_tool, tid, "tool call")
 
-    def _tool_end(self, event, index: int) -> None:
+    def _tool_end(self, event: Any, index: int) -> None:
         tid = event.tool_call_id
         if tid not in self._tools:
             self._fail("tool.end-unopened", index, event, id=tid)
@@ -531,12 +538,12 @@ class Verifier:
             self._owner_check(event, index, self._own_tool, tid, "tool call")
         self._tools.discard(tid)
 
-    def _tool_result(self, event, index: int) -> None:
+    def _tool_result(self, event: Any, index: int) -> None:
         # A creation event: the tool message it mints is on record, newest mint wins.
         self._own_msg[event.message_id] = event.subagent_run_id
 
     # -- steps ---------------------------------------------------------------------------
-    def _step_start(self, event, index: int) -> None:
+    def _step_start(self, event: Any, index: int) -> None:
         owner, name = event.subagent_run_id, event.step_name
         names = self._steps.setdefault(owner, {})
         if name in names:
@@ -544,7 +551,7 @@ class Verifier:
             self._fail("step.start-open", index, event, name=name, where=where)
         names[name] = None
 
-    def _step_finish(self, event, index: int) -> None:
+    def _step_finish(self, event: Any, index: int) -> None:
         owner, name = event.subagent_run_id, event.step_name
         names = self._steps.get(owner)
         if names is None or name not in names:
@@ -556,7 +563,7 @@ class Verifier:
         del names[name]
 
     # -- reasoning -----------------------------------------------------------------------
-    def _reasoning_start(self, event, index: int) -> None:
+    def _reasoning_start(self, event: Any, index: int) -> None:
         mid = event.message_id
         span = type(event) is ReasoningStartEvent
         open_ = self._spans if span else self._reasoning
@@ -567,7 +574,7 @@ class Verifier:
         open_.add(mid)
         self._own_rsn.setdefault(mid, event.subagent_run_id)
 
-    def _reasoning_continue(self, event, index: int) -> None:
+    def _reasoning_continue(self, event: Any, index: int) -> None:
         mid = event.message_id
         span = type(event) is ReasoningEndEvent
         open_ = self._spans if span else self._reasoning
@@ -579,7 +586,7 @@ class Verifier:
         if type(event) is not ReasoningMessageContentEvent:
             open_.discard(mid)
 
-    def _encrypted_value(self, event, index: int) -> None:
+    def _encrypted_value(self, event: Any, index: int) -> None:
         if event.subagent_run_id is None:
             return
         eid = event.entity_id
@@ -591,17 +598,17 @@ class Verifier:
             self._owner_check(event, index, self._own_rsn, eid, "message")
 
     # -- activity ------------------------------------------------------------------------
-    def _activity_snapshot(self, event, index: int) -> None:
+    def _activity_snapshot(self, event: Any, index: int) -> None:
         mid = event.message_id
         if mid not in self._own_act or event.replace is not False:
             self._own_act[mid] = event.subagent_run_id
 
-    def _activity_delta(self, event, index: int) -> None:
+    def _activity_delta(self, event: Any, index: int) -> None:
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_act, event.message_id, "activity")
 
     # -- subagents -----------------------------------------------------------------------
-    def _subagent_start(self, event, index: int) -> None:
+    def _subagent_start(self, event: Any, index: int) -> None:
         sid, parent = event.subagent_run_id, event.parent_subagent_run_id
         if sid in self._subagents:
             self._fail("subagent.active", index, event, id=sid)
@@ -612,7 +619,7 @@ class Verifier:
             self._fail("subagent.parent-unknown", index, event, id=parent)
         self._subagents[sid] = None
 
-    def _subagent_end(self, event, index: int) -> None:
+    def _subagent_end(self, event: Any, index: int) -> None:
         sid = event.subagent_run_id
         if sid not in self._subagents:
             self._fail("subagent.not-active", index, event, id=sid)
@@ -620,10 +627,10 @@ class Verifier:
         self._closed_subagents.add(sid)
 
     # -- history seeding -----------------------------------------------------------------
-    def _messages_snapshot(self, event, index: int) -> None:
+    def _messages_snapshot(self, event: Any, index: int) -> None:
         self._seed(event.messages, authoritative=True)
 
-    def _seed(self, messages, *, authoritative: bool) -> None:
+    def _seed(self, messages: Iterable[Any], *, authoritative: bool) -> None:
         """Replayed history names owners too (snapshots replace, input echo only fills gaps)."""
         for msg in messages:
             bucket = (self._own_rsn if msg.role == "reasoning" else
@@ -635,10 +642,32 @@ class Verifier:
                     self._own_tool[call.id] = msg.subagent_run_id
 
 
-def verify_events(events) -> list[RunRecord]:
-    """Verify a complete event list (already expanded); returns the run records."""
+def verify_events(events: Iterable[BaseEvent | Mapping[str, Any] | str | bytes]
+                  ) -> list[VerifiedRun]:
+    """Verify a complete, already expanded event list; return the run records.
+
+    ``events`` may be models or wire events (dicts or JSON text, as a capture holds them);
+    wire events are parsed first with one :class:`~agentproto.agui.parse.EventParser`, so an
+    unknown event type is skipped (it still counts in the numbering) and a malformed one raises
+    :class:`~agentproto.agui.errors.MalformedEventError`. ``*_CHUNK`` events are not expanded
+    here — use :func:`~agentproto.agui.pipeline.lint_source` for a raw stream. Events are
+    numbered from 0 in arrival order: a :class:`VerificationError`'s ``index`` is the position
+    in ``events``. Raises ``TypeError`` for anything that is not an event.
+    """
     verifier = Verifier()
+    parser: EventParser | None = None
     for i, event in enumerate(events):
+        if not isinstance(event, BaseEvent):
+            if not isinstance(event, (Mapping, str, bytes, bytearray)):
+                raise TypeError(f"verify_events takes events (models, wire dicts or JSON text); "
+                                f"item {i} is a {type(event).__name__}")
+            if parser is None:
+                parser = EventParser()
+            data = dict(event) if isinstance(event, Mapping) else event
+            parsed = parser.parse(data, index=i).event
+            if parsed is None:  # an unknown type: dropped, as the processing model says
+                continue
+            event = parsed
         verifier.feed(event, index=i)
     verifier.close()
     return verifier.runs

@@ -1,6 +1,7 @@
 """Interview drill: the course's question bank as flash cards, a timed mock interview, quizzes.
 
-The bank (``data/question_bank.json``) holds one entry per interview question: the question,
+The bank (``agentproto/data/course/question_bank.json``, shipped with the package and read
+through :mod:`agentproto.resources`) holds one entry per interview question: the question,
 a *pass* answer (what most candidates say), a *full-marks* answer (mechanism, edge cases,
 current spec names), the key points an interviewer listens for, follow-ups, and — where one
 fits — a multiple-choice form. :data:`QUESTION_BANK_SCHEMA` is its JSON Schema;
@@ -30,14 +31,19 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 import jsonschema
 
-from agentproto.resources import read_json
 from agentproto.clock import Clock, FakeClock
 from agentproto.course.quiz import Question, Quiz
+from agentproto.course.widgets import show
+from agentproto.resources import read_json
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.figure import Figure
 
 __all__ = [
     "QUESTION_BANK_SCHEMA",
@@ -420,9 +426,7 @@ class Drill:
         ])
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
-        from IPython.display import display
-
-        display(self.widget())
+        show(self.widget())
 
 
 # --------------------------------------------------------------------------- the mock interview
@@ -594,9 +598,10 @@ def draw_choice_questions(bank: QuestionBank | None = None, *, n: int = 6, seed:
     return random.Random(seed).sample(pool, n)
 
 
-def plot_session(interview: MockInterview, *, title: str = "Mock interview"):
+def plot_session(interview: MockInterview, *, title: str = "Mock interview") -> Figure:
     """Horizontal bars: time per answered question against the budget, coloured by grade."""
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
 
     from agentproto.course.plots import PALETTE
 
@@ -615,7 +620,7 @@ def plot_session(interview: MockInterview, *, title: str = "Mock interview"):
     ax.set_xlim(0, longest * 1.25)  # room for the notes
     ax.set_xlabel("seconds spent (virtual clock)")
     ax.set_title(title)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
+    handles: list[Artist] = [Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
     ax.legend(handles + [ax.lines[0]], [*colours, "budget"], loc="lower right", fontsize=8)
     fig.tight_layout()
     return fig

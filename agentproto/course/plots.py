@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib as mpl
+from cycler import cycler
 
 __all__ = ["use_course_style", "PALETTE", "STATE_COLORS"]
 
@@ -43,7 +44,7 @@ def use_course_style() -> None:
             "axes.spines.top": False,
             "axes.spines.right": False,
             "axes.titleweight": "bold",
-            "axes.prop_cycle": mpl.cycler(color=list(PALETTE.values())),
+            "axes.prop_cycle": cycler(color=list(PALETTE.values())),
             "font.size": 10,
             "legend.frameon": False,
             "svg.hashsalt": "agentproto",  # stable SVG ids

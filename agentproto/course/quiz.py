@@ -96,8 +96,8 @@ class Quiz:
             mark = "✓" if ok else "✗"
             right = "" if ok else f" (right answer: {chr(97 + q.answer)}) {q.options[q.answer]})"
             lines.append(f"{mark} Q{n}{right}. {q.explain}".rstrip())
-        right, total = self.score
-        lines.append(f"Score: {right}/{total}")
+        got, total = self.score
+        lines.append(f"Score: {got}/{total}")
         return "\n".join(lines)
 
     # -- widget view --------------------------------------------------------------------
@@ -115,9 +115,9 @@ class Quiz:
         return widgets.VBox(items)
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
-        from IPython.display import display
+        from agentproto.course.widgets import show
 
-        display(self.widget())
+        show(self.widget())
 
     def _question(self, number: int) -> Question:
         if not 1 <= number <= len(self.questions):

@@ -103,10 +103,12 @@ def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280,
         y = min(max(y, y0 - (y1 - y0)), y1 + (y1 - y0))  # keep wild values near the frame
         return top + (1 - (y - y0) / (y1 - y0)) * ph
 
-    clip = f"clip-{zlib.crc32(f'{width}x{height}:{title}:{xlabel}:{ylabel}'.encode()):08x}"  # ids are page-global
+    key = f"{width}x{height}:{title}:{xlabel}:{ylabel}"
+    clip = f"clip-{zlib.crc32(key.encode()):08x}"  # ids are page-global
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-           f'<defs><clipPath id="{clip}"><rect x="{left}" y="{top}" width="{pw}" height="{ph}"/></clipPath></defs>']
+           f'<defs><clipPath id="{clip}"><rect x="{left}" y="{top}" width="{pw}" '
+           f'height="{ph}"/></clipPath></defs>']
     if title:
         out.append(f'<text x="{left + pw / 2:.1f}" y="18" text-anchor="middle" font-weight="bold" '
                    f'font-size="12">{html.escape(title)}</text>')
@@ -120,12 +122,14 @@ def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280,
         out.append(f'<text x="{x:.1f}" y="{top + ph + 14}" text-anchor="middle" fill="#444">{_fmt(t)}</text>')
     out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="#666"/>')
     out.append(f'<line x1="{left}" x2="{left + pw}" y1="{top + ph}" y2="{top + ph}" stroke="#666"/>')
-    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">{html.escape(xlabel)}</text>')
+    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" '
+               f'text-anchor="middle">{html.escape(xlabel)}</text>')
     out.append(f'<text transform="translate(14,{top + ph / 2:.1f}) rotate(-90)" text-anchor="middle">'
                f'{html.escape(ylabel)}</text>')
     out.append(f'<g clip-path="url(#{clip})">')
     for s in series:
-        segs, cur = [], []
+        segs: list[list[str]] = []
+        cur: list[str] = []
         for x, y in zip(s.xs, s.ys):
             if y is None or not math.isfinite(y):
                 if cur:

@@ -129,7 +129,8 @@ class Trace:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        head = f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>" if self.title else ""
+        head = (f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>"
+                if self.title else "")
         body = "".join(
             f"<tr><td style='text-align:right'>{n}</td><td><code>{html.escape(k)}</code></td>"
             f"<td style='text-align:left'><code>{html.escape(s)}</code></td></tr>"

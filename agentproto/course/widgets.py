@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-__all__ = ["Stepper", "measure_redraw"]
+__all__ = ["Stepper", "measure_redraw", "show"]
 
 
 class Stepper:
@@ -45,7 +45,7 @@ class Stepper:
 
     @property
     def index(self) -> int:
-        return self.slider.value
+        return int(self.slider.value)
 
     def go(self, index: int) -> None:
         """Jump to ``index`` (clamped to the valid range)."""
@@ -61,9 +61,15 @@ class Stepper:
         return widgets.VBox([controls, self.view])
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
-        from IPython.display import display
+        show(self.widget())
 
-        display(self.widget())
+
+def show(widget: widgets.Widget) -> None:  # pragma: no cover - needs a front end
+    """Display ``widget`` in the notebook (what a widget's ``_ipython_display_`` does)."""
+    from IPython.display import display
+
+    render: Callable[..., object] = display  # IPython ships no annotations
+    render(widget)
 
 
 def measure_redraw(action: Callable[[], Any], repeat: int = 5) -> float:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -26,15 +25,15 @@ from agentproto.a2a.service import A2AService
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.agui.server import DEFAULT_MAX_BODY_BYTES, RunRegistry, agui_routes
 from agentproto.clock import Clock
-from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.demo.refund_agent import RefundAgent
 from agentproto.demo.tools import FakeToolProvider
-from agentproto.store import Store
+from agentproto.runtime import SystemClock, uuid_ids
+from agentproto.agui.threadstore import ThreadStore
 
 __all__ = ["create_app", "a2a_service"]
 
 
-def a2a_service(*, agent: str, store: Store, clock: Clock, ids: Callable[[], str]) -> A2AService:
+def a2a_service(*, agent: str, store: ThreadStore, clock: Clock, ids: Callable[[], str]) -> A2AService:
     """The A2A side of the demo: a shipped agent (``travel``, ``conformance``, ``echo``) whose
     tasks live in this app's SQLite store (one database, one connection — which is what makes
     ``:memory:`` work for both protocols)."""
@@ -54,7 +53,7 @@ def create_app(db: str | Path = ":memory:", *, clock: Clock | None = None,
     """
     clock = clock or SystemClock()
     ids = ids or uuid_ids
-    store = Store(db, clock=clock)
+    store = ThreadStore(db, clock=clock)
     tools = tools if tools is not None else FakeToolProvider(store, clock=clock)
     agent = RefundAgent(tools, approval_ttl_ms=approval_ttl_ms)
     registry = RunRegistry()

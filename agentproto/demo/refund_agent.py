@@ -282,7 +282,7 @@ class RefundAgent:
                     message_id=ctx.ids(), tool_call_id=tool_call_id, role="tool",
                     content=json.dumps({"executed": False, "reason": "invalid_edit",
                                         "fields": not_editable}, separators=(",", ":")))
-                result = {"isError": True, "content": [{"type": "text", "text":
+                result: dict[str, Any] = {"isError": True, "content": [{"type": "text", "text":
                           f"only {', '.join(sorted(EDITABLE_ARGS))} may be edited"}]}
             else:
                 # The answer to the ORIGINAL call: no new START/ARGS/END (spec interrupt-resume).

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
-
 from agentproto.clock import Clock, IdFactory
 from agentproto.runtime import SystemClock
 from agentproto.store import Store

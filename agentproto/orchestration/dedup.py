@@ -37,7 +37,8 @@ header; the key here plays the role of ``messageId``.
 :func:`run_dedup` injects retries, double clicks and replays at chosen rates on the
 :class:`~agentproto.orchestration.engine.Simulation` engine and counts side effects;
 :func:`cache_experiment` measures hit rate and staleness of a TTL cache over a changing world,
-and :func:`cache_analytic` gives the same numbers in closed form.
+and :func:`cache_analytic` gives the same numbers in closed form. Everything returns data; the
+charts and the notebook's labs are in the course layer (``course/dedup.py``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, Literal
 
 from agentproto.a2a.states import TaskState
@@ -62,7 +63,7 @@ __all__ = [
     "Request", "Response", "Effect", "Service", "FaultRates", "ClientPolicy", "DedupReport",
     "run_dedup", "fingerprint",
     "TTLCache", "CacheLookup", "CacheReport", "cache_experiment", "cache_analytic", "ttl_sweep",
-    "MECHANISMS", "payments_through_cache", "plot_side_effects", "plot_ttl_tradeoff",
+    "MECHANISMS", "payments_through_cache",
 ]
 
 INF = math.inf
@@ -371,7 +372,7 @@ def run_dedup(
     store = IdempotencyStore(ttl=key_ttl, mode=store_mode) if idempotent else None
     service = Service(sim, store=store, processing=processing)
     keys = IdFactory("key")
-    stats = Counter()
+    stats: Counter[str] = Counter()
 
     def start_flow(intent: str, params: Mapping[str, Any], key: str,
                    copy: Literal["original", "double-click"]) -> None:
@@ -421,12 +422,13 @@ def run_dedup(
         intent = f"pay-{n}"
         params = {"amount": 10 + n % 7, "merchant": "coffee-shop", "customer": f"c{n % 13}"}
         key = keys()
-        sim.at(t, lambda i=intent, p=params, k=key: start_flow(i, p, k, "original"))
+        sim.at(t, partial(start_flow, intent, params, key, "original"))
         if rng.random() < faults.double_click:
-            sim.at(t + rng.uniform(0.05, 0.8), lambda i=intent, p=params, k=key: start_flow(i, p, k, "double-click"))
+            sim.at(t + rng.uniform(0.05, 0.8), partial(start_flow, intent, params, key, "double-click"))
     sim.run()
     per_intent = service.effects_per_intent()
-    name = label or (f"idempotent ({store_mode}, key per {client.key_scope})" if idempotent else "no idempotency")
+    name = label or (f"idempotent ({store_mode}, key per {client.key_scope})" if idempotent
+                     else "no idempotency")
     return DedupReport(
         label=name, intents=intents, copies_sent=stats["sent"], copies_delivered=stats["delivered"],
         effects=len(service.effects),
@@ -609,62 +611,3 @@ def payments_through_cache(purchases: Sequence[tuple[float, str, int]], ttl: flo
             cache.put((customer, amount), f"receipt {customer} {amount}", now=t)
         charged.append(not hit)
     return charged
-
-
-# -- plots -----------------------------------------------------------------------------------------------
-def plot_side_effects(reports: Sequence[DedupReport], ax: Any = None) -> Any:
-    """Stacked bars per scenario: payments charged (once), extra charges, never charged."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    from agentproto.course.plots import PALETTE
-
-    xs = list(range(len(reports)))
-    charged = [r.intents - r.missing for r in reports]
-    dup = [r.duplicate_effects for r in reports]
-    ax.bar(xs, charged, color=PALETTE["good"], label="payments charged")
-    ax.bar(xs, dup, bottom=charged, color=PALETTE["bad"], label="extra (duplicate) charges")
-    missing = [r.missing for r in reports]
-    if any(missing):
-        ax.bar(xs, missing, bottom=[a + b for a, b in zip(charged, dup)], color=PALETTE["muted"],
-               label="payments never charged")
-    if reports:
-        ax.axhline(reports[0].intents, color="black", linestyle="--", linewidth=1,
-                   label="payments intended")
-    ax.set_xticks(xs, [r.label.replace(" (", "\n(") for r in reports], fontsize=8)
-    ax.set_ylabel("charges (count)")
-    tops = [a + b + c for a, b, c in zip(charged, dup, missing)] or [1]
-    ax.set_ylim(0, max(tops) * 1.3)
-    ax.set_title("Side effects: what the users meant vs what happened")
-    ax.legend(fontsize=8, loc="upper right", ncols=2)
-    return ax
-
-
-def plot_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *, closed_form: bool = True,
-                      mark: float | None = None, **model: Any) -> Any:
-    """Hit rate and stale rate against TTL: simulated points and, with ``closed_form``, the
-    :func:`cache_analytic` curves on a fine grid (``model``: its keyword arguments)."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    from agentproto.course.plots import PALETTE
-
-    ttls = [r.ttl for r in reports]
-    if closed_form and ttls:
-        top = max(ttls)
-        grid = [top * i / 200 for i in range(201)]
-        curve = [cache_analytic(t, **model) for t in grid]
-        ax.plot(grid, [c[0] for c in curve], "-", color=PALETTE["primary"], alpha=0.7, label="hit rate (formula)")
-        ax.plot(grid, [c[1] for c in curve], "-", color=PALETTE["bad"], alpha=0.7, label="stale (formula)")
-    ax.plot(ttls, [r.hit_rate for r in reports], "o", color=PALETTE["primary"], label="hit rate (simulated)")
-    ax.plot(ttls, [r.stale_rate for r in reports], "s", color=PALETTE["bad"], label="stale answers (simulated)")
-    if mark is not None:
-        ax.axvline(mark, color="black", linestyle=":", linewidth=1)
-    ax.set_xlabel("cache TTL (s)")
-    ax.set_ylabel("fraction of queries")
-    ax.set_ylim(0, 1)
-    ax.set_title("Result cache: hit rate vs staleness")
-    ax.legend(fontsize=8, loc="center right")
-    return ax

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Simulation", "Scheduled"]
+__all__ = ["Simulation", "AgendaEntry"]
 
 
 @dataclass(order=True)
-class Scheduled:
+class AgendaEntry:
     """One agenda entry. Cancel it with :meth:`cancel` before it fires."""
 
     time: float
@@ -54,22 +54,22 @@ class Simulation:
         self.now: float = float(start)
         self.rng = random.Random(seed)
         # (time, seq, entry): plain tuples compare in C, several times faster than the dataclass
-        self._agenda: list[tuple[float, int, Scheduled]] = []
+        self._agenda: list[tuple[float, int, AgendaEntry]] = []
         self._seq = itertools.count()
         self.fired = 0
 
     # -- scheduling -----------------------------------------------------------------
-    def schedule(self, delay: float, action: Callable[[], Any], label: str = "") -> Scheduled:
+    def schedule(self, delay: float, action: Callable[[], Any], label: str = "") -> AgendaEntry:
         """Run ``action`` ``delay`` time units from now (``delay`` ≥ 0)."""
         if delay < 0:
             raise ValueError(f"cannot schedule in the past (delay={delay})")
         return self.at(self.now + delay, action, label)
 
-    def at(self, time: float, action: Callable[[], Any], label: str = "") -> Scheduled:
+    def at(self, time: float, action: Callable[[], Any], label: str = "") -> AgendaEntry:
         """Run ``action`` at absolute virtual ``time`` (not before ``now``)."""
         if time < self.now:
             raise ValueError(f"cannot schedule at {time} < now={self.now}")
-        entry = Scheduled(float(time), next(self._seq), action, label)
+        entry = AgendaEntry(float(time), next(self._seq), action, label)
         heapq.heappush(self._agenda, (entry.time, entry.seq, entry))
         return entry
 

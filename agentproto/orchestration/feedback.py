@@ -28,6 +28,9 @@ Three results the notebook draws from it:
   delay — the classic control-theory limit);
 * comparing against the estimate that was in force when each outcome was produced
   (``compensate=True``: estimate the world, not the residual) removes the double counting.
+
+The runs and sweeps return data; their plots and notebook 20's lab are in
+the course layer (``course/feedback.py``).
 """
 
 from __future__ import annotations
@@ -35,13 +38,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import partial
 
 from agentproto.orchestration.engine import Simulation
 
 __all__ = [
     "FeedbackError", "Drift", "Loop", "LoopTrace", "run_loop", "compare_loops", "SweepRow",
-    "loop_length_sweep", "gain_sweep", "plot_traces", "plot_loop_length", "plot_gain",
+    "loop_length_sweep", "gain_sweep",
 ]
 
 
@@ -91,7 +94,8 @@ class Loop:
         if not (self.period > 0 and math.isfinite(self.period)):
             raise FeedbackError(f"period must be a positive number of minutes, got {self.period}")
         if not (self.gain > 0 and math.isfinite(self.gain)):
-            raise FeedbackError(f"gain must be > 0 (no correction is no loop: pass loop=None), got {self.gain}")
+            raise FeedbackError(f"gain must be > 0 (no correction is no loop: pass loop=None), got "
+                                f"{self.gain}")
         if self.latency < 0 or self.deadband < 0:
             raise FeedbackError("latency and deadband must be ≥ 0")
 
@@ -169,7 +173,8 @@ class LoopTrace:
             return 0.0
         twin = self._noise_free()
         sign = 1.0 if self.drift.step > 0 else -1.0
-        worst = max((-sign * e for t, e in zip(twin.times, twin.tracking) if t >= self.drift.step_at), default=0.0)
+        worst = max((-sign * e for t, e in zip(twin.times, twin.tracking) if t >= self.drift.step_at),
+                    default=0.0)
         return max(0.0, worst) / abs(self.drift.step)
 
     @property
@@ -246,7 +251,7 @@ def run_loop(drift: Drift | None = None, loop: Loop | None = None, *, horizon: i
         trace.estimate.append(est)
         trace.error.append(outcome - est)
         if loop is not None:
-            sim.schedule(loop.latency, lambda e=outcome - est, s=est: inbox.append((e, s)))
+            sim.schedule(loop.latency, partial(inbox.append, (outcome - est, est)))
 
     if loop is not None:
         k = 1
@@ -295,72 +300,3 @@ def gain_sweep(gains: Sequence[float], *, loop: Loop | None = None, drift: Drift
     base = loop or Loop()
     return [_row(g, [run_loop(drift, replace(base, gain=g), horizon=horizon, seed=s) for s in range(seeds)])
             for g in gains]
-
-
-# -- plots -----------------------------------------------------------------------------------------
-def plot_traces(traces: Sequence[LoopTrace], ax: Any = None, *, title: str = "Error of the estimate over time",
-                show_noise: bool = False) -> Any:
-    """Tracking error (offset − estimate) over time for each trace; the step marked."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 3.8))
-    for tr in traces:
-        style = dict(color="#999999", linewidth=2.2) if tr.loop is None else dict(linewidth=1.6)
-        line, = ax.plot(tr.times, tr.tracking, label=tr.label, **style)
-        if show_noise:
-            ax.plot(tr.times, tr.error, color=line.get_color(), alpha=0.25, linewidth=0.8)
-    step_at = traces[0].drift.step_at if traces else None
-    if step_at is not None:
-        ax.axvline(step_at, color="#D55E00", linestyle=":", linewidth=1)
-        ax.annotate("road closes", (step_at, ax.get_ylim()[1]), textcoords="offset points", xytext=(4, -12),
-                    fontsize=8, color="#D55E00")
-    ax.axhline(0, color="black", linewidth=0.6)
-    ax.set(xlabel="time (simulated minutes)", ylabel="estimate error (minutes late)", title=title)
-    ax.legend(fontsize=8, loc="upper left")
-    return ax
-
-
-def plot_loop_length(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: float | None = None,
-                     fig: Any = None) -> Any:
-    """Two panels against loop length (log scale): mean error, and recovery time after the step."""
-    import matplotlib.pyplot as plt
-
-    fig = fig or plt.figure(figsize=(11, 3.8))
-    ax1, ax2 = fig.subplots(1, 2)
-    for label, rows in rows_by_label.items():
-        xs = [r.value for r in rows]
-        line, = ax1.plot(xs, [r.mean_abs_error for r in rows], marker="o", label=label)
-        ax2.plot(xs, [math.nan if r.recovery is None else r.recovery for r in rows], marker="o",
-                 color=line.get_color(), label=label)
-    if open_loop_error is not None:
-        ax1.axhline(open_loop_error, color="#999999", linestyle="--", label="no feedback")
-    ax1.set(xscale="log", xlabel="loop length (minutes between corrections)", ylabel="mean |error| (minutes)",
-            title="Error vs loop length")
-    ax2.set(xscale="log", xlabel="loop length (minutes between corrections)",
-            ylabel="minutes to recover from the step", title="Recovery time (no point: never recovers)")
-    ticks = sorted({r.value for rows in rows_by_label.values() for r in rows})
-    for ax in (ax1, ax2):
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-        ax.minorticks_off()
-    ax1.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def plot_gain(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: float | None = None,
-              ax: Any = None) -> Any:
-    """Mean error against the gain, one line per setting; where a line leaves the chart, the loop diverged."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 3.6))
-    for label, rows in rows_by_label.items():
-        ax.plot([r.value for r in rows], [r.mean_abs_error for r in rows], marker="o", label=label)
-    if open_loop_error is not None:
-        ax.axhline(open_loop_error, color="#999999", linestyle="--", label="no feedback")
-        ax.set_ylim(0, open_loop_error * 2.0)
-    ax.set(xlabel="gain (share of the observed error corrected)", ylabel="mean |error| (minutes)",
-           title="Correcting harder is not always better")
-    ax.legend(fontsize=8)
-    return ax

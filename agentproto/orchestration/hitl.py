@@ -12,9 +12,9 @@ Seed 004 §12 names four situations in which an agent must stop and ask a person
    *however confident* the agent is;
 4. **low confidence** — the agent is not sure enough for the stakes.
 
-Each trigger is a :class:`Rule` — data: a name, a test, the A2A state the task moves to and the
-AG-UI interrupt ``reason`` to use. A :class:`Policy` evaluates its rules in order and returns a
-:class:`Decision` that names the rule that fired (and any others that would have), so every
+Each trigger is a :class:`HitlRule` — data: a name, a test, the A2A state the task moves to and the
+AG-UI interrupt ``reason`` to use. A :class:`HitlPolicy` evaluates its rules in order and returns a
+:class:`HitlDecision` that names the rule that fired (and any others that would have), so every
 "ask a human" can be explained and audited.
 
 Asking is not free. :class:`CostModel` prices the two ways to lose: errors that slip through
@@ -29,12 +29,14 @@ The actual "ask a human" on the wire is an **AG-UI interrupt**: the run ends wit
 (spec 1.1 ``basic/patterns/interrupt-resume``). :func:`ask_human_event` builds that event as a
 plain wire dict from the decisions; notebook 06 shows the full round trip (the resumed run and
 :mod:`agentproto.agui.interrupts`).
+
+Everything here returns data; the cost and queue charts and notebook 19's lab are in
+the course layer (``course/hitl.py``).
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -43,15 +45,18 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from agentproto.resources import load_json_source
 from agentproto.a2a.states import TaskState
+from agentproto.orchestration.deadlock import DeadlockRun
 from agentproto.orchestration.engine import Simulation
+from agentproto.orchestration.waitgraph import format_cycle
+from agentproto.resources import load_json_source
 
 __all__ = [
-    "HitlError", "PolicyError", "EmptyInterruptError", "Verdict", "Action", "Decision", "Rule", "RULES",
-    "Policy", "decide", "decision_table", "load_actions", "actions_from_deadlock",
+    "HitlError", "PolicyError", "EmptyInterruptError", "HitlVerdict", "Action", "HitlDecision", "HitlRule",
+    "RULES",
+    "HitlPolicy", "decide", "decision_table", "load_actions", "actions_from_deadlock",
     "interrupt_for", "ask_human_event", "CostModel", "calibrated_accuracy", "sample_confidences",
-    "CostCurve", "cost_curve", "plot_cost_curve", "QueueStats", "review_queue", "plot_review_load",
+    "CostCurve", "cost_curve", "QueueStats", "review_queue",
 ]
 
 
@@ -75,7 +80,7 @@ class EmptyInterruptError(HitlError, ValueError):
 
 
 # -- actions and decisions ----------------------------------------------------------------------------
-class Verdict(str, Enum):
+class HitlVerdict(str, Enum):
     PROCEED = "proceed"
     ASK = "ask a human"
 
@@ -120,10 +125,10 @@ class Action:
 
 
 @dataclass(frozen=True)
-class Decision:
+class HitlDecision:
     """The policy's answer for one action: proceed, or ask — and which rule said so."""
 
-    verdict: Verdict
+    verdict: HitlVerdict
     rule: str | None
     reason: str
     state: TaskState
@@ -131,21 +136,21 @@ class Decision:
 
     @property
     def asks(self) -> bool:
-        return self.verdict is Verdict.ASK
+        return self.verdict is HitlVerdict.ASK
 
 
 @dataclass(frozen=True)
-class Rule:
+class HitlRule:
     """One trigger: ``test(action, policy)`` returns the reason it fires, or ``None``."""
 
     name: str
     trigger: str
-    test: Callable[[Action, Policy], str | None]
+    test: Callable[[Action, HitlPolicy], str | None]
     state: TaskState
     interrupt_reason: str
 
 
-def _permission(action: Action, policy: Policy) -> str | None:
+def _permission(action: Action, policy: HitlPolicy) -> str | None:
     if action.needs is not None and action.needs not in policy.granted:
         return f"needs the '{action.needs}' permission, which this agent was not granted"
     if action.off_goal:
@@ -153,23 +158,21 @@ def _permission(action: Action, policy: Policy) -> str | None:
     return None
 
 
-def _deadlock(action: Action, policy: Policy) -> str | None:
+def _deadlock(action: Action, policy: HitlPolicy) -> str | None:
     if action.deadlock:
-        from agentproto.orchestration.deadlock import format_cycle
-
         what = f" a default for {action.need}" if action.need else " outside information"
         return f"stuck on the cycle {format_cycle(action.deadlock)}; needs{what}"
     return None
 
 
-def _irreversible(action: Action, policy: Policy) -> str | None:
+def _irreversible(action: Action, policy: HitlPolicy) -> str | None:
     if action.irreversible and action.stakes >= policy.stakes_limit:
         return (f"irreversible and high-stakes ({action.stakes:,.0f} ≥ {policy.stakes_limit:,.0f}): "
                 "confirm whatever the confidence")
     return None
 
 
-def _low_confidence(action: Action, policy: Policy) -> str | None:
+def _low_confidence(action: Action, policy: HitlPolicy) -> str | None:
     threshold = policy.threshold_for(action)
     if action.confidence < threshold:
         return f"confidence {action.confidence:.0%} is below the {threshold:.0%} threshold"
@@ -179,18 +182,20 @@ def _low_confidence(action: Action, policy: Policy) -> str | None:
 #: The four triggers of seed 004 §12, in the order a policy checks them. Permission first (asking
 #: to *confirm* something the agent may not do is moot), then deadlock (it cannot go on at all),
 #: then irreversible stakes (asked however confident), then low confidence.
-RULES: tuple[Rule, ...] = (
-    Rule("permission_boundary", "permission or capability boundary", _permission,
+RULES: tuple[HitlRule, ...] = (
+    HitlRule("permission_boundary", "permission or capability boundary", _permission,
          TaskState.AUTH_REQUIRED, "permission"),
-    Rule("deadlock", "deadlock the agents cannot break", _deadlock, TaskState.INPUT_REQUIRED, "input_required"),
-    Rule("irreversible_high_risk", "irreversible, high-stakes action", _irreversible,
+    HitlRule("deadlock", "deadlock the agents cannot break", _deadlock, TaskState.INPUT_REQUIRED,
+             "input_required"),
+    HitlRule("irreversible_high_risk", "irreversible, high-stakes action", _irreversible,
          TaskState.INPUT_REQUIRED, "confirmation"),
-    Rule("low_confidence", "confidence below the threshold", _low_confidence, TaskState.INPUT_REQUIRED, "review"),
+    HitlRule("low_confidence", "confidence below the threshold", _low_confidence, TaskState.INPUT_REQUIRED,
+             "review"),
 )
 
 
 @dataclass(frozen=True)
-class Policy:
+class HitlPolicy:
     """When to ask: a confidence threshold (optionally per domain), a stakes limit for
     irreversible actions, the permissions granted, and the rules in order."""
 
@@ -198,7 +203,7 @@ class Policy:
     stakes_limit: float = 1000.0
     granted: frozenset[str] = frozenset()
     thresholds: Mapping[str, float] = field(default_factory=dict)
-    rules: tuple[Rule, ...] = RULES
+    rules: tuple[HitlRule, ...] = RULES
 
     def __post_init__(self) -> None:
         for name, t in {"confidence_threshold": self.confidence_threshold, **self.thresholds}.items():
@@ -214,34 +219,35 @@ class Policy:
         """The domain's own threshold if it has one, else the default."""
         return self.thresholds.get(action.domain, self.confidence_threshold)
 
-    def decide(self, action: Action) -> Decision:
+    def decide(self, action: Action) -> HitlDecision:
         fired = [(rule, why) for rule in self.rules if (why := rule.test(action, self)) is not None]
         if not fired:
-            return Decision(Verdict.PROCEED, None, "no trigger fired: the agent proceeds on its own",
+            return HitlDecision(HitlVerdict.PROCEED, None, "no trigger fired: the agent proceeds on its own",
                             TaskState.WORKING)
         (rule, why), rest = fired[0], fired[1:]
-        return Decision(Verdict.ASK, rule.name, why, rule.state, tuple(r.name for r, _ in rest))
+        return HitlDecision(HitlVerdict.ASK, rule.name, why, rule.state, tuple(r.name for r, _ in rest))
 
-    def rule(self, name: str) -> Rule:
+    def rule(self, name: str) -> HitlRule:
         for r in self.rules:
             if r.name == name:
                 return r
         raise PolicyError(f"no rule named {name!r}")
 
 
-def decide(action: Action, policy: Policy | None = None) -> Decision:
-    """Shorthand for ``policy.decide(action)`` with the default :class:`Policy`."""
-    return (policy or Policy()).decide(action)
+def decide(action: Action, policy: HitlPolicy | None = None) -> HitlDecision:
+    """Shorthand for ``policy.decide(action)`` with the default :class:`HitlPolicy`."""
+    return (policy or HitlPolicy()).decide(action)
 
 
-def decision_table(actions: Iterable[Action], policy: Policy | None = None, width: int = 110) -> str:
+def decision_table(actions: Iterable[Action], policy: HitlPolicy | None = None, width: int = 110) -> str:
     """One line per action: verdict, the rule that fired, the A2A state, the reason."""
-    policy = policy or Policy()
+    policy = policy or HitlPolicy()
     rows = [(a, policy.decide(a)) for a in actions]
     name_w = max([len(a.name) for a, _ in rows] + [6])
     lines = [f"{'action':<{name_w}}  {'verdict':<11}  {'rule':<22}  {'A2A state':<15}  reason"]
     for a, d in rows:
-        line = (f"{a.name:<{name_w}}  {d.verdict.value:<11}  {d.rule or '—':<22}  {d.state.short:<15}  {d.reason}"
+        line = (f"{a.name:<{name_w}}  {d.verdict.value:<11}  {d.rule or '—':<22}  {d.state.short:<15}  "
+                f"{d.reason}"
                 + (f" (also: {', '.join(d.also)})" if d.also else ""))
         lines.append(line if len(line) <= width else line[: width - 1] + "…")
     return "\n".join(lines)
@@ -253,8 +259,8 @@ def load_actions(source: str | Path = "hitl_actions") -> list[Action]:
     return [Action.from_dict(item) for item in data["actions"]]
 
 
-def actions_from_deadlock(run: Any) -> list[Action]:
-    """The escalations of a deadlock run (:class:`~agentproto.orchestration.deadlock.RunResult`)
+def actions_from_deadlock(run: DeadlockRun) -> list[Action]:
+    """The escalations of a deadlock run (:class:`~agentproto.orchestration.deadlock.DeadlockRun`)
     as actions for the policy — each one trips the ``deadlock`` rule."""
     return [Action(name=f"{e.task}: wait for {e.waits_for}", deadlock=tuple(e.cycle), need=e.need)
             for e in run.escalations]
@@ -267,9 +273,9 @@ def _schema(rule: str, action: Action) -> dict[str, Any]:
 
         return dict(APPROVAL_RESPONSE_SCHEMA)
     if rule == "deadlock":
+        what = f"a default {action.need or 'value'} to go on with"
         return {"type": "object", "additionalProperties": False, "required": ["default"],
-                "properties": {"default": {"type": "string",
-                                           "description": f"a default {action.need or 'value'} to go on with"}}}
+                "properties": {"default": {"type": "string", "description": what}}}
     if rule == "permission_boundary":
         return {"type": "object", "additionalProperties": False, "required": ["granted"],
                 "properties": {"granted": {"type": "boolean"}, "comment": {"type": "string"}}}
@@ -277,7 +283,8 @@ def _schema(rule: str, action: Action) -> dict[str, Any]:
             "properties": {"approved": {"type": "boolean"}, "correction": {"type": "string"}}}
 
 
-def interrupt_for(action: Action, decision: Decision, interrupt_id: str, *, policy: Policy | None = None,
+def interrupt_for(action: Action, decision: HitlDecision, interrupt_id: str, *,
+                  policy: HitlPolicy | None = None,
                   expires_at: str | None = None) -> dict[str, Any]:
     """One AG-UI ``Interrupt`` (wire dict) asking a person about ``action``.
 
@@ -288,7 +295,7 @@ def interrupt_for(action: Action, decision: Decision, interrupt_id: str, *, poli
     """
     if not decision.asks or decision.rule is None:
         raise PolicyError(f"{action.name!r} needs no human: the policy said {decision.verdict.value}")
-    rule = (policy or Policy()).rule(decision.rule)
+    rule = (policy or HitlPolicy()).rule(decision.rule)
     item: dict[str, Any] = {
         "id": interrupt_id,
         "reason": rule.interrupt_reason,
@@ -303,8 +310,8 @@ def interrupt_for(action: Action, decision: Decision, interrupt_id: str, *, poli
     return item
 
 
-def ask_human_event(asks: Sequence[tuple[Action, Decision]], *, thread_id: str, run_id: str,
-                    ids: Callable[[], str], policy: Policy | None = None,
+def ask_human_event(asks: Sequence[tuple[Action, HitlDecision]], *, thread_id: str, run_id: str,
+                    ids: Callable[[], str], policy: HitlPolicy | None = None,
                     expires_at: str | None = None) -> dict[str, Any]:
     """The AG-UI event that asks a human: ``RUN_FINISHED`` with an interrupt outcome.
 
@@ -407,7 +414,8 @@ class CostCurve:
         """The row for the threshold nearest to ``threshold``."""
         i = min(range(len(self.thresholds)), key=lambda k: abs(self.thresholds[k] - threshold))
         return {"threshold": self.thresholds[i], "escalated": self.escalated[i], "errors": self.errors[i],
-                "minutes": self.minutes[i], "error_cost": self.error_cost[i], "human_cost": self.human_cost[i],
+                "minutes": self.minutes[i], "error_cost": self.error_cost[i],
+                "human_cost": self.human_cost[i],
                 "total": self.total[i]}
 
 
@@ -429,7 +437,8 @@ def cost_curve(confidences: Sequence[float], model: CostModel | None = None, *,
         prefix.append(prefix[-1] + p)
     total_err = prefix[-1]
     scale = 1000.0 / len(conf)
-    rows: dict[str, list[float]] = {k: [] for k in ("escalated", "errors", "minutes", "error_cost", "human_cost", "total")}
+    rows: dict[str, list[float]] = {k: [] for k in ("escalated", "errors", "minutes", "error_cost",
+                                                    "human_cost", "total")}
     for t in grid:
         k = bisect.bisect_left(conf, t)  # actions with confidence < t are escalated
         errors = ((total_err - prefix[k]) + prefix[k] * (1 - model.catch_rate)) * scale
@@ -440,32 +449,6 @@ def cost_curve(confidences: Sequence[float], model: CostModel | None = None, *,
             rows[key].append(v)
     return CostCurve(grid, *(tuple(rows[k]) for k in ("escalated", "errors", "minutes", "error_cost",
                                                         "human_cost", "total")))
-
-
-def plot_cost_curve(curve: CostCurve, ax: Any = None, *, threshold: float | None = None,
-                    title: str = "The cost of asking, per 1,000 actions") -> Any:
-    """Error cost, human cost and their total against the threshold; the sweet spot marked."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots(figsize=(8, 4))
-    from agentproto.course.plots import PALETTE
-
-    x = curve.thresholds
-    ax.plot(x, curve.error_cost, color=PALETTE["bad"], label="errors slipping through")
-    ax.plot(x, curve.human_cost, color=PALETTE["primary"], label="human minutes")
-    ax.plot(x, curve.total, color="black", linewidth=2.2, label="total")
-    best_t, best = curve.sweet_spot()
-    ax.scatter([best_t], [best], color=PALETTE["good"], zorder=5, s=60,
-               label=f"sweet spot: ask below {best_t:.2f}")
-    if threshold is not None:
-        row = curve.at(threshold)
-        ax.axvline(row["threshold"], color=PALETTE["secondary"], linestyle="--",
-                   label=f"your threshold {row['threshold']:.2f}")
-    ax.set(xlabel="confidence threshold (ask a human below it)", ylabel="cost per 1,000 actions ($)",
-           title=title, xlim=(0, 1))
-    ax.legend(fontsize=8, loc="best")
-    return ax
 
 
 # -- the human is a queue ----------------------------------------------------------------------------
@@ -513,27 +496,3 @@ def review_queue(threshold: float, *, rate: float = 1.0, minutes: float = 240.0,
                       sum(waits) / escalated if escalated else 0.0,
                       waits[min(escalated - 1, int(0.95 * escalated))] if escalated else 0.0,
                       waits[-1] if escalated else 0.0)
-
-
-def plot_review_load(stats: Sequence[QueueStats], ax: Any = None) -> Any:
-    """Mean and 95th-percentile wait for a reviewer against the threshold, with utilisation."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots(figsize=(8, 3.6))
-    from agentproto.course.plots import PALETTE
-
-    x = [s.threshold for s in stats]
-    ax.plot(x, [s.mean_wait for s in stats], marker="o", color=PALETTE["primary"], label="mean wait")
-    ax.plot(x, [s.p95_wait for s in stats], marker="s", color=PALETTE["bad"], label="95th percentile wait")
-    ax.set(xlabel="confidence threshold (ask a human below it)", ylabel="minutes waiting for a human",
-           title="One reviewer is a queue")
-    twin = ax.twinx()
-    twin.plot(x, [100 * s.utilisation for s in stats], color=PALETTE["muted"], linestyle=":",
-              label="reviewer utilisation (%)")
-    twin.axhline(100, color=PALETTE["muted"], linewidth=0.6, label="100 % busy")
-    twin.set_ylabel("reviewer utilisation (%)")
-    twin.grid(False)
-    lines = ax.get_lines() + twin.get_lines()
-    ax.legend(lines, [ln.get_label() for ln in lines], loc="upper left", fontsize=8)
-    return ax

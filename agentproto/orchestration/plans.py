@@ -32,27 +32,30 @@ drives uses A2A :class:`~agentproto.a2a.states.TaskState` (``WORKING`` → ``COM
 ``FAILED`` / ``INPUT_REQUIRED``). :class:`TripWorld` is the seed's travel example with random
 disruptions; :func:`success_rate` compares the plan book with its static version (plan A alone)
 by Monte Carlo and :func:`analytic_success` gives the exact answer for the same model.
+:func:`plan_edges` is the book as a graph (plain data); the drawings and notebook 15's lab are
+in the course layer (``course/plans.py``).
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from random import Random
 from typing import Any, Protocol
 
-from agentproto.resources import load_json_source
 from agentproto.a2a.states import TaskState
 from agentproto.orchestration.engine import Simulation
+from agentproto.resources import load_json_source
 
 __all__ = [
     "PlanError", "UnknownPlanError", "UnknownActionError", "UnknownStepError", "PlanBookError",
-    "Handler", "Plan", "PlanBook", "ACTIONS", "World", "TripWorld", "PlanRun", "Transition",
+    "Handler", "Plan", "PlanBook", "ACTIONS", "World", "TripWorld", "PlanRun", "PlanTransition",
     "TRIP_PLANS", "run_plan", "success_rate", "analytic_success", "disruption_sweep",
-    "plan_graph", "draw_plan_graph", "plot_success_rates",
+    "PLAN_ENDS", "PlanEdge", "plan_edges", "load_trip_plans", "STEP_SECONDS",
 ]
 
 ACTIONS = ("switch_plan", "retry", "escalate", "fail")
@@ -175,7 +178,8 @@ class PlanBook:
                 raise PlanBookError(f"plan {name!r} has no steps")
             plans[name] = Plan(name, raw.get("title", name), steps,
                                handlers(raw.get("on_event"), f"plan {name!r}"))
-        return cls(start, plans, handlers(data.get("on_event"), "book"), budget, data.get("goal", ""))
+        return cls(str(start), plans, handlers(data.get("on_event"), "book"), budget,
+                   str(data.get("goal", "")))
 
     @classmethod
     def from_json(cls, source: str | Path) -> PlanBook:
@@ -241,7 +245,8 @@ TRIP_PLANS: dict[str, Any] = {
               "on_event": {"all_dates_full": {"action": "switch_plan", "target": "C",
                                               "params": {"adjust": "departure_city"},
                                               "confirm": True}}},
-        "C": {"title": "depart from another city", "steps": ["search_flights", "book_hotel", "arrange_transfer"],
+        "C": {"title": "depart from another city", "steps": ["search_flights", "book_hotel",
+                                                             "arrange_transfer"],
               "on_event": {"no_route": {"action": "escalate"}}},
     },
     "on_event": {
@@ -258,7 +263,8 @@ class World(Protocol):
 
     steps: frozenset[str]
 
-    def perform(self, step: str, params: Mapping[str, Any], rng: random.Random) -> tuple[str | None, dict[str, Any]]:
+    def perform(self, step: str, params: Mapping[str, Any],
+                rng: Random) -> tuple[str | None, dict[str, Any]]:
         """Do ``step``; return ``(None, details)`` on success or ``(event, details)``."""
         ...
 
@@ -278,7 +284,7 @@ class TripWorld:
     steps: frozenset[str] = frozenset({"search_flights", "book_hotel", "arrange_transfer"})
 
     @classmethod
-    def random(cls, rng: random.Random, *, sold_out: float, hotel_full: float = 0.0,
+    def random(cls, rng: Random, *, sold_out: float, hotel_full: float = 0.0,
                peak: float = 0.0, range_days: int = 3) -> TripWorld:
         """Each (city, day) sells out with probability ``sold_out``, independently — except that
         with probability ``peak`` the whole week from the home city is sold out (a holiday)."""
@@ -289,7 +295,8 @@ class TripWorld:
                 if (holiday and c == "Beijing") or rng.random() < sold_out}
         return cls(sold_out=frozenset(gone), hotel_full=hotel_full)
 
-    def perform(self, step: str, params: Mapping[str, Any], rng: random.Random) -> tuple[str | None, dict[str, Any]]:
+    def perform(self, step: str, params: Mapping[str, Any],
+                rng: Random) -> tuple[str | None, dict[str, Any]]:
         if step == "search_flights":
             adjust = params.get("adjust")
             if adjust == "date":
@@ -315,7 +322,7 @@ class TripWorld:
 
 # -- the runner --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Transition:
+class PlanTransition:
     """The run moved because ``event`` arrived in ``source``: to plan ``target`` or to an end."""
 
     time: float
@@ -331,7 +338,7 @@ class PlanRun:
 
     state: TaskState
     path: list[str]
-    transitions: list[Transition]
+    transitions: list[PlanTransition]
     log: list[dict[str, Any]]
     reason: str
     finished_at: float
@@ -376,7 +383,7 @@ def run_plan(
             st["pending"].cancel()
         run.state, run.reason, run.finished_at = state, reason, sim.now
         if event:
-            run.transitions.append(Transition(sim.now, st["plan"], event, action, state.short))
+            run.transitions.append(PlanTransition(sim.now, st["plan"], event, action, state.short))
         note("TASK_STATE", state=state.value, reason=reason)
 
     def start_plan(name: str, params: Mapping[str, Any]) -> None:
@@ -436,7 +443,7 @@ def run_plan(
                     end(TaskState.FAILED, f"the user declined plan {target}", event, "declined")
                 return
             st["switches"] += 1
-            run.transitions.append(Transition(sim.now, plan, event, "switch_plan", target))
+            run.transitions.append(PlanTransition(sim.now, plan, event, "switch_plan", target))
             run.path.append(target)
             note("PLAN_SWITCHED", source=plan, event=event, target=target)
             start_plan(target, h.params)
@@ -453,7 +460,7 @@ def run_plan(
     note("TASK_STATE", state=TaskState.WORKING.value, goal=book.goal)
     sim.at(0.0, lambda: start_plan(book.start, {}))
     for when, event in inject:
-        sim.at(when, lambda e=event: injected(e))
+        sim.at(when, partial(injected, event))
     sim.run()
     return run
 
@@ -510,148 +517,51 @@ def disruption_sweep(book: PlanBook, rates: Sequence[float], *, trials: int = 40
     }
 
 
-# -- pictures ------------------------------------------------------------------------------------------------
-_ENDS = {"completed": "COMPLETED", "failed": "FAILED", "input-required": "ASK HUMAN"}
+# -- the book as a graph ------------------------------------------------------------------------------
+#: The run's final state (``TaskState.short``) → the end node it is drawn as.
+PLAN_ENDS = {"completed": "COMPLETED", "failed": "FAILED", "input-required": "ASK HUMAN"}
 
 
-def plan_graph(book: PlanBook) -> Any:
-    """A ``networkx.MultiDiGraph``: plans and end states as nodes, handlers as labelled edges.
+@dataclass(frozen=True)
+class PlanEdge:
+    """One arrow of the plan book seen as a graph: in plan ``source``, ``event`` leads to
+    ``target`` — another plan, or an end node of :data:`PLAN_ENDS` — by ``action`` (a handler's
+    action, ``complete`` when all steps worked, ``unhandled`` for events nobody planned for)."""
 
-    Every plan gets an edge to ``COMPLETED`` (its steps all worked) and, for events nobody
-    handles, an implicit edge to ``FAILED`` labelled ``other event``.
+    source: str
+    target: str
+    event: str
+    action: str
+
+
+def plan_edges(book: PlanBook) -> list[PlanEdge]:
+    """The plan book as a directed multigraph: plans and end states are the nodes.
+
+    Every plan gets an edge to ``COMPLETED`` (its steps all worked), one edge per handler (a
+    switch that asks for confirmation is labelled ``(ask)``, a retry points back at its own
+    plan), and, for events nobody handles, an implicit edge to ``FAILED`` labelled
+    ``other event``. Plain data: the course's ``plan_graph`` (``course/plans.py``) turns it into
+    a graph object for drawing.
     """
-    import networkx as nx
-
-    g = nx.MultiDiGraph()
+    edges = []
     for name, plan in book.plans.items():
-        g.add_node(name, kind="plan", title=plan.title)
-    for end in _ENDS.values():
-        g.add_node(end, kind="end")
-    for name, plan in book.plans.items():
-        g.add_edge(name, "COMPLETED", event="all steps done", action="complete")
+        edges.append(PlanEdge(name, PLAN_ENDS["completed"], "all steps done", "complete"))
         handled = {**book.on_event, **plan.on_event}
         for event, h in handled.items():
             if h.action == "switch_plan":
-                g.add_edge(name, h.target, event=event + (" (ask)" if h.confirm else ""), action="switch_plan")
+                assert h.target is not None  # checked when the book was loaded
+                edges.append(PlanEdge(name, h.target, event + (" (ask)" if h.confirm else ""), "switch_plan"))
             elif h.action == "escalate":
-                g.add_edge(name, "ASK HUMAN", event=event, action="escalate")
+                edges.append(PlanEdge(name, PLAN_ENDS["input-required"], event, "escalate"))
             elif h.action == "fail":
-                g.add_edge(name, "FAILED", event=event, action="fail")
+                edges.append(PlanEdge(name, PLAN_ENDS["failed"], event, "fail"))
             else:
-                g.add_edge(name, name, event=f"{event} (retry ≤{h.max})", action="retry")
-        g.add_edge(name, "FAILED", event="other event", action="unhandled")
-    return g
-
-
-def _layout(book: PlanBook) -> dict[str, tuple[float, float]]:
-    """Plans left to right (start first) on top; end states underneath."""
-    order = [book.start] + [p for p in book.plans if p != book.start]
-    pos = {name: (2.0 * i, 1.0) for i, name in enumerate(order)}
-    right = 2.0 * max(1, len(order) - 1)
-    pos.update({"FAILED": (0.0, -0.5), "COMPLETED": (right / 2, -0.5), "ASK HUMAN": (right, -0.5)})
-    return pos
-
-
-def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, *,
-                    title: str | None = None) -> Any:
-    """Draw :func:`plan_graph`; with ``run``, the path it took is thick and coloured.
-
-    Retries and switches to the same plan are listed above their plan instead of drawn as
-    loops; the implicit "other event → FAILED" edges are drawn only when a run took one.
-    """
-    import networkx as nx
-
-    from agentproto.course.plots import PALETTE
-
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots(figsize=(9, 4.4))
-    g = plan_graph(book)
-    pos = _layout(book)
-    taken: set[tuple[str, str, str]] = set()  # (source, target node, event)
-    visited = {book.start}
-    if run is not None:
-        for tr in run.transitions:
-            dst = tr.target if tr.target in book.plans else _ENDS.get(tr.target, tr.target)
-            taken.add((tr.source, dst, tr.event if tr.action != "unhandled" else "other event"))
-            visited.add(dst)
-        if run.state is TaskState.COMPLETED:
-            taken.add((run.path[-1], "COMPLETED", "all steps done"))
-            visited.add("COMPLETED")
-    end_colors = {"COMPLETED": PALETTE["good"], "FAILED": PALETTE["bad"], "ASK HUMAN": PALETTE["secondary"]}
-    colors = [(end_colors.get(n, PALETTE["sky"])) if (run is None or n in visited) else "#e3e3e3"
-              for n in g.nodes]
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_size=1300, node_color=colors, edgecolors="black")
-    nx.draw_networkx_labels(g, pos, {n: n.replace(" ", "\n") for n in g.nodes}, ax=ax, font_size=7,
-                            font_weight="bold")
-    notes: dict[str, list[str]] = {}
-    edge_labels: dict[tuple[str, str], list[str]] = {}
-    groups: dict[tuple[bool, bool], list[tuple[str, str]]] = {}  # (on path, unhandled) → edges
-    for u, v, data in g.edges(data=True):
-        event = data["event"].removesuffix(" (ask)")
-        on_path = (u, v, event) in taken
-        if u == v:
-            notes.setdefault(u, []).append(data["event"] if data["action"] == "retry"
-                                           else f"{data['event']} (restart)")
-            continue
-        unhandled = data["action"] == "unhandled"
-        if unhandled and not on_path:
-            continue
-        groups.setdefault((on_path, unhandled), []).append((u, v))
-        edge_labels.setdefault((u, v), []).append(data["event"])
-    for (on_path, unhandled), edges in sorted(groups.items()):
-        nx.draw_networkx_edges(
-            g, pos, edgelist=edges, ax=ax, node_size=1300, arrowsize=14,
-            width=3.0 if on_path else 1.0, edge_color=PALETTE["primary"] if on_path else "#9a9a9a",
-            connectionstyle="arc3,rad=0.12", style="dotted" if unhandled else "solid",
-        )
-    nx.draw_networkx_edge_labels(g, pos, edge_labels={k: "\n".join(v) for k, v in edge_labels.items()},
-                                 ax=ax, font_size=7, connectionstyle="arc3,rad=0.12",
-                                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
-    for name, plan in book.plans.items():
-        x, y = pos[name]
-        ax.text(x, y + 0.28, plan.title, ha="center", fontsize=8)
-        for i, note in enumerate(notes.get(name, [])):
-            ax.text(x, y + 0.44 + 0.14 * i, "↻ " + note, ha="center", fontsize=7, color="#555555")
-    ax.set_xlim(-0.9, max(x for x, _ in pos.values()) + 0.9)
-    ax.set_ylim(-0.85, 1.55 + 0.14 * max((len(v) for v in notes.values()), default=0))
-    ax.axis("off")
-    if title is None:
-        title = "Plan book" if run is None else f"Path taken: {' → '.join(run.path)} → {run.state.short}"
-    ax.set_title(title)
-    return ax
-
-
-def plot_success_rates(rates: Sequence[float], sweep: Mapping[str, Sequence[float]], ax: Any = None, *,
-                       model: Mapping[str, float] | None = None) -> Any:
-    """Success rate vs disruption rate: simulated points, and with ``model`` (keyword arguments
-    of :func:`analytic_success`, e.g. ``{"hotel_full": 0.1}``) the exact curves."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    from agentproto.course.plots import PALETTE
-
-    colors = {"static plan": PALETTE["bad"], "event-driven plans": PALETTE["good"]}
-    if model is not None:
-        grid = [i / 100 for i in range(101)]
-        for name, static in (("static plan", True), ("event-driven plans", False)):
-            ax.plot(grid, [analytic_success(q, static=static, **model) for q in grid], "-",
-                    color=colors[name], alpha=0.6, label=f"{name} (exact)")
-    for name, values in sweep.items():
-        ax.plot(rates, values, "o", color=colors.get(name), label=f"{name} (simulated)")
-    ax.set_xlabel("probability that a given flight is sold out")
-    ax.set_ylabel("trips successfully arranged (fraction)")
-    ax.set_ylim(0, 1.02)
-    ax.set_title("Static plan vs event-driven plans under random disruptions")
-    ax.legend(fontsize=8)
-    return ax
+                edges.append(PlanEdge(name, name, f"{event} (retry ≤{h.max})", "retry"))
+        edges.append(PlanEdge(name, PLAN_ENDS["failed"], "other event", "unhandled"))
+    return edges
 
 
 def load_trip_plans() -> PlanBook:
     """:data:`TRIP_PLANS` as a validated :class:`PlanBook` (a fresh copy each call)."""
     return PlanBook.from_dict(copy.deepcopy(TRIP_PLANS))
 
-
-__all__ += ["load_trip_plans", "STEP_SECONDS"]

@@ -30,8 +30,9 @@ update). Internally the scheduler tracks a finer :class:`Phase` (queued, running
 
 Everything runs on :class:`~agentproto.orchestration.engine.Simulation`: virtual seconds,
 seeded randomness, no threads. :class:`ScheduleResult` holds the decision log (a trace of
-dicts for :func:`agentproto.course.show_trace`), the Gantt segments, the snapshots and the
-waiting-time statistics that the policies are compared on.
+dicts for the course's ``show_trace``), the Gantt segments, the snapshots and the
+waiting-time statistics that the policies are compared on. The Gantt charts, the comparison
+plots and notebook 13's lab are in the course layer (``course/scheduling.py``).
 """
 
 from __future__ import annotations
@@ -44,16 +45,15 @@ from enum import Enum
 from typing import Any, Literal
 
 from agentproto.a2a.states import TaskState
-from agentproto.orchestration.engine import Scheduled, Simulation
+from agentproto.orchestration.engine import AgendaEntry, Simulation
 
 __all__ = [
     "Step", "TaskSpec", "Snapshot", "Segment", "Preemption", "Phase", "TaskRecord",
     "Policy", "FIFO", "PRIORITY", "PRIORITY_AGING", "POLICIES",
     "Scheduler", "ScheduleResult", "ClassStats",
     "RequestClass", "TRAVEL_DESK", "decompose", "poisson_workload", "seed_example",
-    "simulate", "compare_policies", "SweepPoint", "sweep_arrival_rates", "plot_starvation",
-    "SchedulingError", "DuplicateTaskError", "UnknownAgentError", "plot_gantt",
-    "plot_policy_comparison", "priority_colors",
+    "simulate", "compare_policies", "ArrivalRatePoint", "sweep_arrival_rates",
+    "SchedulingError", "DuplicateTaskError", "UnknownAgentError",
 ]
 
 
@@ -360,7 +360,7 @@ class _AgentSlot:
     running: TaskRecord | None = None
     segment_start: float = 0.0
     step_start: float = 0.0
-    pending: Scheduled | None = None
+    pending: AgendaEntry | None = None
 
 
 class Scheduler:
@@ -648,7 +648,7 @@ def compare_policies(
 
 
 @dataclass(frozen=True)
-class SweepPoint:
+class ArrivalRatePoint:
     """One policy at one arrival rate: the numbers the starvation plot shows."""
 
     policy: str
@@ -667,7 +667,7 @@ def sweep_arrival_rates(
     seed: int = 0,
     classes: Sequence[RequestClass] = TRAVEL_DESK,
     priorities: Mapping[str, int] | None = None,
-) -> list[SweepPoint]:
+) -> list[ArrivalRatePoint]:
     """Run every policy at every arrival rate on the same seeded workloads (horizon = duration)."""
     out = []
     for rate in rates:
@@ -675,114 +675,7 @@ def sweep_arrival_rates(
         for policy in policies:
             res = simulate(specs, policy, until=duration)
             stats = res.by_priority()
-            out.append(SweepPoint(policy.name, rate, {s.priority: s.mean_wait for s in stats},
+            out.append(ArrivalRatePoint(policy.name, rate, {s.priority: s.mean_wait for s in stats},
                                   {s.priority: s.max_wait for s in stats}, len(res.unfinished()),
                                   len(res.preemptions)))
     return out
-
-
-# -- plots --------------------------------------------------------------------------------------
-def priority_colors() -> dict[int, str]:
-    """Bar colour per priority level (1 = muted grey … 3 = urgent red), shared by every chart."""
-    from agentproto.course.plots import PALETTE
-
-    return {1: PALETTE["muted"], 2: PALETTE["primary"], 3: PALETTE["bad"], 4: PALETTE["accent"],
-            5: PALETTE["secondary"]}
-
-
-def plot_gantt(result: ScheduleResult, ax: Any = None, *, title: str | None = None,
-               label_tasks: bool | None = None) -> Any:
-    """Who ran when: one row per agent, bars coloured by priority, preemptions marked ✕.
-
-    Bars are grouped per (agent, priority) into one ``broken_barh`` call each, so a Gantt of
-    hundreds of bars still draws quickly. Returns the axes.
-    """
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots(figsize=(9, 0.9 + 0.6 * len(result.agents)))
-    colors = priority_colors()
-    rows = {name: i for i, name in enumerate(result.agents)}
-    groups: dict[tuple[str, int], list[tuple[float, float]]] = {}
-    for seg in result.segments:
-        groups.setdefault((seg.agent, seg.priority), []).append((seg.start, seg.end - seg.start))
-    seen: set[int] = set()
-    for (agent, prio), bars in sorted(groups.items()):
-        ax.broken_barh(bars, (rows[agent] - 0.35, 0.7), facecolors=colors.get(prio, "#333333"),
-                       edgecolor="white", linewidth=0.5,
-                       label=None if prio in seen else f"priority {prio}")
-        seen.add(prio)
-    if label_tasks is None:
-        label_tasks = len(result.segments) <= 12
-    if label_tasks:
-        for seg in result.segments:
-            ax.text((seg.start + seg.end) / 2, rows[seg.agent], seg.task_id, ha="center",
-                    va="center", fontsize=8, color="white", clip_on=True)
-    if result.preemptions:
-        ax.scatter([p.time for p in result.preemptions], [rows[p.agent] + 0.42 for p in result.preemptions],
-                   marker="x", color="black", s=30, zorder=3, label="preemption")
-    ax.set_yticks(range(len(result.agents)), list(result.agents))
-    ax.set_ylim(-0.6, len(result.agents) - 0.3)
-    ax.invert_yaxis()
-    ax.set_xlabel("virtual time (s)")
-    ax.set_title(title if title is not None else f"Who ran when — {result.policy.name}", loc="left")
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncols=len(seen) + 1,
-              borderaxespad=0.2, handlelength=1.2, columnspacing=1.0)
-    return ax
-
-
-def plot_policy_comparison(results: Mapping[str, ScheduleResult], ax: Any = None,
-                           *, show_max: bool = True) -> Any:
-    """Grouped bars of mean waiting time per priority level, one group per policy.
-
-    With ``show_max`` a black tick above each bar marks the worst wait of that level — the
-    number that reveals starvation, which a mean hides.
-    """
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    colors = priority_colors()
-    names = list(results)
-    prios = sorted({s.priority for r in results.values() for s in r.by_priority()}, reverse=True)
-    width = 0.8 / max(1, len(prios))
-    tick_x: list[float] = []
-    tick_y: list[float] = []
-    for j, prio in enumerate(prios):
-        means = []
-        xs = [i + (j - (len(prios) - 1) / 2) * width for i in range(len(names))]
-        for x, name in zip(xs, names):
-            s = {st.priority: st for st in results[name].by_priority()}.get(prio)
-            means.append(0.0 if s is None else s.mean_wait)
-            if s is not None:
-                tick_x.append(x)
-                tick_y.append(s.max_wait)
-        ax.bar(xs, means, width, color=colors.get(prio, "#333333"), label=f"priority {prio}")
-    if show_max and tick_x:
-        ax.scatter(tick_x, tick_y, marker="_", s=120, color="black", linewidths=2, label="worst wait")
-    ax.set_xticks(range(len(names)), names)
-    ax.set_ylabel("waiting time (s)")
-    ax.set_title("Mean wait per priority" + (" (tick = worst)" if show_max else ""))
-    ax.legend(fontsize=8)
-    return ax
-
-
-def plot_starvation(points: Sequence[SweepPoint], ax: Any = None, *, priority: int = 1) -> Any:
-    """Worst waiting time of one priority level against arrival rate, one line per policy."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    from agentproto.course.plots import PALETTE
-
-    styles = [PALETTE["muted"], PALETTE["bad"], PALETTE["good"], PALETTE["primary"], PALETTE["accent"]]
-    names = list(dict.fromkeys(p.policy for p in points))
-    for color, name in zip(styles * 2, names):
-        mine = [p for p in points if p.policy == name]
-        ax.plot([p.rate for p in mine], [p.max_wait.get(priority, 0.0) for p in mine], marker="o",
-                color=color, label=name)
-    ax.set_xlabel("arrival rate (requests/s)")
-    ax.set_ylabel(f"worst wait of priority {priority} (s)")
-    ax.set_title(f"Starvation: how long priority-{priority} work can wait")
-    ax.legend(fontsize=8)
-    return ax

@@ -20,9 +20,10 @@ intent, the current interpretation, the assumptions made, and a confidence. Two 
 The threshold only helps if confidence *means* something. :class:`ChainConfig.calibration` is
 the chance that a misunderstanding shows up as low confidence; at 0 a wrong hop is as sure of
 itself as a right one and escalations are spent at random. :func:`simulate_chain` is a
-vectorised Monte-Carlo of all of it (seeded NumPy generator); :func:`threshold_sweep` gives the
-end-to-end accuracy and the human load per request as the threshold moves.
-:func:`drift_walk` shows one concrete chain, word by word, for the notebook.
+Monte-Carlo of all of it (one seeded :class:`random.Random`, plain Python); :func:`threshold_sweep`
+gives the end-to-end accuracy and the human load per request as the threshold moves.
+:func:`drift_walk` shows one concrete chain, word by word, for the notebook. Everything returns
+data; the plots and notebook 16's lab are in the course layer (``course/semantic.py``).
 """
 
 from __future__ import annotations
@@ -33,13 +34,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
-
 __all__ = [
     "SemanticError", "EnvelopeError", "chain_accuracy", "accuracy_table", "hops_within",
     "required_hop_accuracy", "envelope_accuracy", "IntentEnvelope", "SEED_ENVELOPE", "ChainConfig",
-    "ChainOutcome", "simulate_chain", "threshold_sweep", "COMFORTABLE_TRIP", "drift_walk", "walk_table",
-    "plot_accuracy_vs_hops", "plot_threshold_tradeoff",
+    "ChainOutcome", "ENVELOPE_DEFAULTS", "simulate_chain", "threshold_sweep", "COMFORTABLE_TRIP",
+    "drift_walk", "walk_table",
 ]
 
 
@@ -110,7 +109,7 @@ def required_hop_accuracy(n: int, target: float) -> float:
     """
     if n < 1:
         raise SemanticError("a chain has at least one hop")
-    return _prob("target", target) ** (1 / n)
+    return float(_prob("target", target) ** (1 / n))
 
 
 def envelope_accuracy(p: float, n: int, realign: float) -> float:
@@ -191,26 +190,67 @@ SEED_ENVELOPE = IntentEnvelope(
 
 
 # -- the Monte Carlo -----------------------------------------------------------------------------
+#: The options that only mean something when hops carry an :class:`IntentEnvelope`, and their
+#: defaults when they do.
+ENVELOPE_DEFAULTS: dict[str, float] = {
+    "realign": 0.5, "threshold": 0.0, "calibration": 0.8, "human_accuracy": 0.98, "human_minutes": 3.0,
+}
+
+
 @dataclass(frozen=True)
 class ChainConfig:
-    """One chain of agents and how it copes with misunderstandings."""
+    """One chain of agents and how it copes with misunderstandings.
 
-    p: float = 0.9               # chance a hop passes the intent on correctly
-    n: int = 4                   # number of hops (agents)
-    envelope: bool = False       # do hops see the original intent and a confidence?
-    realign: float = 0.5         # chance a hop repairs an inherited misunderstanding (envelope)
-    threshold: float = 0.0       # escalate when confidence < threshold (envelope)
-    calibration: float = 0.8     # chance a misunderstanding shows up as low confidence
-    human_accuracy: float = 0.98
-    human_minutes: float = 3.0   # per escalation
+    ``p`` and ``n`` describe every chain. The other options describe what hops do with an
+    intent envelope, so they need ``envelope=True``: set on a bare chain they would change
+    nothing, and :class:`SemanticError` (a ``ValueError``) says so instead of ignoring them.
+    With an envelope, options left at ``None`` take :data:`ENVELOPE_DEFAULTS`; on a bare chain
+    they stay ``None``.
+
+    >>> ChainConfig(envelope=True).realign
+    0.5
+    >>> ChainConfig().realign is None
+    True
+    """
+
+    p: float = 0.9                        # chance a hop passes the intent on correctly
+    n: int = 4                            # number of hops (agents)
+    envelope: bool = False                # do hops see the original intent and a confidence?
+    realign: float | None = None          # chance a hop repairs an inherited misunderstanding
+    threshold: float | None = None        # escalate when confidence < threshold
+    calibration: float | None = None      # chance a misunderstanding shows up as low confidence
+    human_accuracy: float | None = None   # chance the human fixes the interpretation
+    human_minutes: float | None = None    # per escalation
 
     def __post_init__(self) -> None:
-        for name in ("p", "realign", "calibration", "human_accuracy"):
-            _prob(name, getattr(self, name))
+        _prob("p", self.p)
         if self.n < 1:
             raise SemanticError("a chain has at least one hop")
-        if self.threshold < 0:
+        if not self.envelope:
+            given = [name for name in ENVELOPE_DEFAULTS if getattr(self, name) is not None]
+            if given:
+                names = ", ".join(given)
+                raise SemanticError(f"{names} only appl{'ies' if len(given) == 1 else 'y'} to a chain with "
+                                    f"an "
+                                    f"intent envelope: pass envelope=True, or leave {names} out")
+            return
+        for name, default in ENVELOPE_DEFAULTS.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)
+        for name in ("realign", "calibration", "human_accuracy"):
+            _prob(name, getattr(self, name))
+        if self.option("threshold") < 0:
             raise SemanticError("threshold must be ≥ 0")
+        if self.option("human_minutes") < 0:
+            raise SemanticError("human_minutes must be ≥ 0")
+
+    def option(self, name: str) -> float:
+        """An envelope option as a number: its value with an envelope, 0 on a bare chain (where
+        nobody re-aligns or asks)."""
+        if name not in ENVELOPE_DEFAULTS:
+            raise SemanticError(f"{name!r} is not an envelope option ({', '.join(ENVELOPE_DEFAULTS)})")
+        value = getattr(self, name)
+        return 0.0 if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -229,91 +269,125 @@ class ChainOutcome:
 
 # Confidence distributions: a hop that understood is usually sure (Beta(8, 2), mean 0.8); a
 # hop whose misunderstanding "shows" is usually unsure (Beta(2, 5), mean 0.29).
-_SURE = (8.0, 2.0)
-_UNSURE = (2.0, 5.0)
+_SURE = (8, 2)
+_UNSURE = (2, 5)
+
+
+def _beta_cdf(x: float, a: int, b: int) -> float:
+    """P(X ≤ x) for X ~ Beta(a, b) with whole-number ``a`` and ``b``: the chance that at least
+    ``a`` of ``a + b − 1`` uniform draws fall below ``x`` (a binomial tail)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    n = a + b - 1
+    return sum(math.comb(n, j) * x ** j * (1 - x) ** (n - j) for j in range(a, n + 1))
 
 
 def _simulate(config: ChainConfig, thresholds: Sequence[float], trials: int, seed: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              ) -> tuple[list[float], list[float], list[list[float]]]:
     """Run the chain once per threshold on *common random numbers* (the same draws for every
     threshold), so curves are smooth and a point equals its single-threshold run.
+
+    Each hop draws five uniform numbers per request from one seeded :class:`random.Random`:
+    does it repair an inherited misunderstanding, does it interpret correctly, its confidence,
+    does a misunderstanding show, does the human fix it. A confidence is drawn by inversion,
+    ``c = F⁻¹(u)`` for the Beta CDF ``F``, so "ask when c < t" is exactly "ask when u < F(t)":
+    the inverse is never needed, only ``F`` at each threshold.
 
     Returns accuracy per threshold, mean escalations per threshold, accuracy after each hop
     (thresholds × hops).
     """
-    rng = np.random.default_rng(seed)
-    ts = np.asarray(thresholds, dtype=float)[:, None]
+    rng = random.Random(seed)
+    draw = rng.random
     use_envelope = config.envelope
-    ok = np.ones((len(ts), trials), dtype=bool)
-    escalations = np.zeros((len(ts), trials), dtype=np.int64)
-    after = np.empty((len(ts), config.n))
-    for hop in range(config.n):
-        repair = rng.random(trials) < config.realign
-        right = rng.random(trials) < config.p
-        sure = rng.beta(*_SURE, trials)
-        unsure = rng.beta(*_UNSURE, trials)
-        shows = rng.random(trials) < config.calibration
-        fixed = rng.random(trials) < config.human_accuracy
-        if use_envelope:
-            ok |= repair                                   # re-read the original intent, repair
-        ok &= right                                        # this hop's own interpretation
-        if use_envelope:
-            confidence = np.where(ok | ~shows, sure, unsure)
-            ask = confidence < ts                          # thresholds × trials
-            escalations += ask
-            ok = np.where(ask, fixed, ok)
-        after[:, hop] = ok.mean(axis=1)
-    return ok.mean(axis=1), escalations.mean(axis=1), after
+    realign, calibration, human = (config.option(k) for k in ("realign", "calibration", "human_accuracy"))
+    cuts = [(_beta_cdf(t, *_SURE), _beta_cdf(t, *_UNSURE)) for t in thresholds]
+    ok = [[True] * trials for _ in cuts]
+    asked = [0] * len(cuts)
+    after: list[list[float]] = [[] for _ in cuts]
+    for _hop in range(config.n):
+        repair = [draw() < realign for _ in range(trials)]
+        right = [draw() < config.p for _ in range(trials)]
+        u = [draw() for _ in range(trials)]
+        shows = [draw() < calibration for _ in range(trials)]
+        fixed = [draw() < human for _ in range(trials)]
+        for i, (cut_sure, cut_unsure) in enumerate(cuts):
+            if use_envelope:
+                # re-read the original intent and repair, then this hop's own interpretation
+                row = [(o or rp) and rt for o, rp, rt in zip(ok[i], repair, right)]
+                # a wrong hop whose misunderstanding shows is unsure; everyone else is sure
+                ask = [x < (cut_sure if (o or not sh) else cut_unsure) for o, sh, x in zip(row, shows, u)]
+                asked[i] += sum(ask)
+                row = [fx if a else o for o, a, fx in zip(row, ask, fixed)]
+            else:  # no envelope: an inherited misunderstanding is permanent, and nobody asks
+                row = [o and rt for o, rt in zip(ok[i], right)]
+            ok[i] = row
+            after[i].append(sum(row) / trials)
+    return [sum(row) / trials for row in ok], [a / trials for a in asked], after
 
 
 def simulate_chain(config: ChainConfig, *, trials: int = 4000, seed: int = 0) -> ChainOutcome:
     """Push ``trials`` requests through the chain; count right answers and human escalations.
 
-    Without an envelope no confidence travels, so the threshold is ignored (nobody can ask).
+    A bare chain (no envelope) carries no confidence, so nobody is ever asked.
     """
-    acc, esc, after = _simulate(config, [config.threshold if config.envelope else 0.0], trials, seed)
-    e = float(esc[0])
-    return ChainOutcome(config, trials, float(acc[0]), e, e * config.human_minutes,
-                        tuple(float(a) for a in after[0]))
+    if trials < 1:
+        raise SemanticError("simulate at least one request")
+    acc, esc, after = _simulate(config, [config.option("threshold")], trials, seed)
+    e = esc[0]
+    return ChainOutcome(config, trials, acc[0], e, e * config.option("human_minutes"), tuple(after[0]))
 
 
 def threshold_sweep(config: ChainConfig, thresholds: Sequence[float], *, trials: int = 4000,
                     seed: int = 0) -> list[ChainOutcome]:
-    """:func:`simulate_chain` at each threshold (envelope on), on the same random draws."""
+    """:func:`simulate_chain` at each threshold, on the same random draws.
+
+    Asking needs a confidence, so the sweep turns the envelope on (with the defaults of
+    :data:`ENVELOPE_DEFAULTS` for options ``config`` leaves unset)."""
+    if trials < 1:
+        raise SemanticError("simulate at least one request")
     cfg = replace(config, envelope=True)
     acc, esc, after = _simulate(cfg, thresholds, trials, seed)
-    return [ChainOutcome(replace(cfg, threshold=float(t)), trials, float(a), float(e),
-                         float(e) * cfg.human_minutes, tuple(float(x) for x in row))
+    minutes = cfg.option("human_minutes")
+    return [ChainOutcome(replace(cfg, threshold=float(t)), trials, a, e, e * minutes, tuple(row))
             for t, a, e, row in zip(thresholds, acc, esc, after)]
 
 
 # -- one concrete chain ----------------------------------------------------------------------------
 #: "Arrange a comfortable trip": each word, what the user meant (first) and plausible misreadings.
 COMFORTABLE_TRIP: dict[str, tuple[str, ...]] = {
-    "comfortable": ("quiet hotel, window seat", "business class", "five-star resort", "cheapest direct flight"),
+    "comfortable": ("quiet hotel, window seat", "business class", "five-star resort",
+                    "cheapest direct flight"),
     "trip": ("3 days in Sanya", "a week abroad", "a weekend nearby", "a business trip"),
     "arrange": ("propose options", "book everything now", "just look up prices", "book and pay"),
 }
 
 
 def drift_walk(aspects: Mapping[str, Sequence[str]] = COMFORTABLE_TRIP, *, p_word: float = 0.9,
-               n: int = 4, envelope: bool = False, realign: float = 0.5, seed: int = 0
+               n: int = 4, envelope: bool = False, realign: float | None = None, seed: int = 0
                ) -> list[dict[str, Any]]:
     """One chain, word by word: at each hop every word keeps its reading with ``p_word`` or
-    drifts to a misreading; with ``envelope`` a drifted word may be repaired from the original.
+    drifts to a misreading; with ``envelope`` a drifted word is repaired from the original with
+    probability ``realign`` (default 0.5; without an envelope there is nothing to repair from,
+    and giving ``realign`` raises :class:`SemanticError`).
 
     Returns one row per hop: ``{"hop", **readings, "right": bool}``. With k ambiguous words a
     hop is right only if all k readings are, so its accuracy is ``p_word ** k`` — the seed's
     "every word carries uncertainty".
     """
     _prob("p_word", p_word)
+    if not envelope and realign is not None:
+        raise SemanticError("realign only applies with an intent envelope: pass envelope=True, or leave "
+                            "realign out")
+    repair = _prob("realign", ENVELOPE_DEFAULTS["realign"] if realign is None else realign)
     rng = random.Random(seed)
     meant = {w: options[0] for w, options in aspects.items()}
     current = dict(meant)
     rows = []
     for hop in range(1, n + 1):
         for word, options in aspects.items():
-            if envelope and current[word] != meant[word] and rng.random() < realign:
+            if envelope and current[word] != meant[word] and rng.random() < repair:
                 current[word] = meant[word]
             if rng.random() >= p_word:
                 current[word] = rng.choice([o for o in options if o != current[word]])
@@ -333,58 +407,3 @@ def walk_table(rows: Sequence[Mapping[str, Any]]) -> str:
         lines.append(f"{r['hop']:>3}  " + "  ".join(f"{str(r[w]):<{widths[w]}}" for w in words)
                      + f"  {'✓' if r['right'] else '✗'}")
     return "\n".join(lines)
-
-
-# -- plots ---------------------------------------------------------------------------------------------
-def plot_accuracy_vs_hops(p: float = 0.9, n_max: int = 10, ax: Any = None, *, realign: float | None = None,
-                          simulated: Sequence[float] | None = None) -> Any:
-    """``p ** n`` against n, the seed's four points marked; optionally the envelope curve."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    from agentproto.course.plots import PALETTE
-
-    ns = list(range(1, n_max + 1))
-    ax.plot(ns, [chain_accuracy(p, n) for n in ns], "-o", color=PALETTE["bad"], label=f"no envelope: {p:g}ⁿ")
-    if realign is not None:
-        ax.plot(ns, [envelope_accuracy(p, n, realign) for n in ns], "-s", color=PALETTE["good"],
-                label=f"envelope, re-align {realign:.0%}")
-    if simulated is not None:
-        ax.plot(ns[: len(simulated)], simulated, "x", color="black", label="Monte Carlo")
-    if p == 0.9:
-        for n in range(1, 5):
-            ax.annotate(f"{chain_accuracy(p, n):.1%}", (n, chain_accuracy(p, n)), textcoords="offset points",
-                        xytext=(6, 6), fontsize=8)
-    ax.set_xlabel("agents in the chain (n)")
-    ax.set_ylabel("end-to-end accuracy")
-    ax.set_ylim(0, 1.02)
-    ax.set_xticks(ns)
-    ax.set_title("Misunderstandings compound along the chain")
-    ax.legend(fontsize=8)
-    return ax
-
-
-def plot_threshold_tradeoff(outcomes: Sequence[ChainOutcome], ax: Any = None) -> Any:
-    """End-to-end accuracy (left axis) and escalations per request (right axis) vs threshold."""
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    from agentproto.course.plots import PALETTE
-
-    ts = [o.config.threshold for o in outcomes]
-    ax.plot(ts, [o.accuracy for o in outcomes], "-", color=PALETTE["good"], label="end-to-end accuracy")
-    ax.set_xlabel("confidence threshold for asking a human")
-    ax.set_ylabel("end-to-end accuracy", color=PALETTE["good"])
-    ax.set_ylim(0, 1.02)
-    right = ax.twinx()
-    right.plot(ts, [o.escalations_per_request for o in outcomes], "--", color=PALETTE["secondary"],
-               label="escalations per request")
-    right.set_ylabel("human escalations per request", color=PALETTE["secondary"])
-    right.set_ylim(0, max(0.5, max(o.escalations_per_request for o in outcomes) * 1.1))
-    right.grid(False)
-    lines = ax.get_lines() + right.get_lines()
-    ax.legend(lines, [ln.get_label() for ln in lines], fontsize=8, loc="center right")
-    ax.set_title("Asking a human: accuracy bought with human time")
-    return ax

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from agentproto.orchestration.engine import Simulation
@@ -69,7 +70,8 @@ class Happening:
     """Something that happens inside the agent at virtual time ``t`` (seconds)."""
 
     t: float
-    kind: str  # token | tool_start | tool_args | tool_end | tool_result | state | approval | model_call | done
+    #: token | tool_start | tool_args | tool_end | tool_result | state | approval | model_call | done
+    kind: str
     data: dict[str, Any] = field(default_factory=dict)
 
 
@@ -91,7 +93,8 @@ class TransportResult:
     def row(self) -> dict[str, Any]:
         return {
             "transport": self.transport,
-            "first visible progress (s)": None if self.first_progress is None else round(self.first_progress, 2),
+            "first visible progress (s)": None if self.first_progress is None else round(self.first_progress,
+                                                                                         2),
             "HTTP requests": self.requests,
             "can show": f"{sum(v is not None for v in self.shown_at.values())}/{len(CAPABILITIES)}",
         }
@@ -153,7 +156,7 @@ def simulate(transport: str, script: list[Happening], poll_interval: float = 2.0
     shown: dict[str, float | None] = dict.fromkeys(CAPABILITIES)
     deliveries: list[tuple[float, str]] = []
     produced: list[Happening] = []  # what the server has buffered (polling)
-    state = {"requests": 0, "done_at": None, "finished": None}
+    state: dict[str, Any] = {"requests": 0, "done_at": None, "finished": None}
 
     def deliver(h: Happening) -> None:
         if h.kind not in spec["delivers"]:
@@ -175,7 +178,7 @@ def simulate(transport: str, script: list[Happening], poll_interval: float = 2.0
                 state["finished"] = sim.now
 
     for h in script:
-        sim.at(h.t, (lambda h=h: happen(h)), label=h.kind)
+        sim.at(h.t, partial(happen, h), label=h.kind)
 
     if transport in ("websocket", "ag-ui"):
         state["requests"] = 1  # one upgrade / one POST, then a long-lived stream
@@ -196,13 +199,15 @@ def simulate(transport: str, script: list[Happening], poll_interval: float = 2.0
                            state["finished"] if state["finished"] is not None else sim.now, deliveries)
 
 
-def compare(poll_interval: float = 2.0, model_latency: float = 1.5, **script_kw: Any) -> list[TransportResult]:
+def compare(poll_interval: float = 2.0, model_latency: float = 1.5,
+            **script_kw: Any) -> list[TransportResult]:
     """All four transports over the same script, in a stable order."""
     script = refund_run_script(model_latency=model_latency, **script_kw)
     return [simulate(name, script, poll_interval) for name in TRANSPORTS]
 
 
-def agui_events(script: list[Happening], thread_id: str = "thread-1", run_id: str = "run-1") -> list[dict[str, Any]]:
+def agui_events(script: list[Happening], thread_id: str = "thread-1",
+                run_id: str = "run-1") -> list[dict[str, Any]]:
     """The script as AG-UI 1.0 wire events (dicts): what the ``ag-ui`` transport sends.
 
     The run ends with an interrupt outcome carrying the approval request, after the state

@@ -45,6 +45,7 @@ and each verifies the other's signatures (tested).
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
@@ -72,6 +73,7 @@ from agentproto.security.keys import (
 
 __all__ = [
     "canonical_card_payload",
+    "card_fingerprint",
     "sign_card",
     "verify_card",
     "signature_header",
@@ -86,7 +88,7 @@ DEFAULT_ALGORITHMS = CARD_ALGORITHMS  # the first release's name, kept for exist
 #: A trust store, ``{kid: public_key}``, or a function ``(kid, jku) -> key`` raising ``KeyError``.
 KeyLookup = KeySet | Mapping[str, Any] | Callable[[str | None, str | None], Any]
 
-CardT = TypeVar("CardT", AgentCard, dict)
+CardT = TypeVar("CardT", AgentCard, dict[str, Any])
 
 
 def _b64url(data: bytes) -> str:
@@ -108,6 +110,15 @@ def canonical_card_payload(card: AgentCard | Mapping[str, Any]) -> bytes:
     return canonical_bytes(wire)
 
 
+def card_fingerprint(card: AgentCard | Mapping[str, Any], digits: int = 16) -> str:
+    """The first ``digits`` hex digits of SHA-256 over :func:`canonical_card_payload`.
+
+    Two cards have the same fingerprint exactly when a signature over one covers the other:
+    signatures themselves are not part of it.
+    """
+    return hashlib.sha256(canonical_card_payload(card)).hexdigest()[:digits]
+
+
 def signature_header(signature: AgentCardSignature | Mapping[str, Any]) -> dict[str, Any]:
     """The decoded protected header of one signature (``{}`` if it is not base64url JSON)."""
     protected = (signature.protected if isinstance(signature, AgentCardSignature)
@@ -126,7 +137,7 @@ def sign_card(card: CardT, key: Any, *, kid: str, alg: str | None = None,
     ``alg`` defaults to the key's natural algorithm (ES256 for a P-256 key, RS256 for RSA …).
     Returns the same kind of object it was given (model or wire dict).
     """
-    model = _model(card)
+    model: AgentCard = _model(card)
     algorithm = alg or algorithm_for(key)
     protected: dict[str, Any] = {"alg": algorithm, "kid": kid, "typ": "JOSE"}
     if jku:

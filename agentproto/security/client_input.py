@@ -66,7 +66,7 @@ def check_client_tool_results(history: Sequence[Any], new_messages: Sequence[Any
         if message.get("role") != "tool" or message.get("id") in seen_ids:
             continue
         call_id = message.get("toolCallId")
-        call = calls.get(call_id)
+        call = calls.get(call_id) if isinstance(call_id, str) else None
         if call is None:
             raise ForgedToolResult(
                 f"Tool message {message.get('id')} answers call {call_id!r}, which the agent "

@@ -111,6 +111,7 @@ def _number(x: float) -> str:
         return "0"  # -0 too
     sign = "-" if x < 0 else ""
     _, digit_tuple, exp = Decimal(repr(abs(x))).as_tuple()
+    assert isinstance(exp, int)  # a finite number: NaN and Infinity were refused above
     digits = "".join(map(str, digit_tuple)).rstrip("0")
     exp += len(digit_tuple) - len(digits)  # value = digits × 10**exp
     k = len(digits)

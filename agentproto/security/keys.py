@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import jwt
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, ed448, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
 __all__ = [

@@ -26,11 +26,11 @@ from agentproto.security.errors import CardSignatureError, SecurityError, TokenE
 from agentproto.security.keys import KeySet
 from agentproto.security.tokens import authorize
 
-__all__ = ["Verdict", "MutualResult", "mutual_check"]
+__all__ = ["SideVerdict", "MutualResult", "mutual_check"]
 
 
 @dataclass(frozen=True)
-class Verdict:
+class SideVerdict:
     """One side's check of the other."""
 
     side: str
@@ -48,8 +48,8 @@ class Verdict:
 class MutualResult:
     """Both verdicts; the call may proceed only if both are ``ok``."""
 
-    caller_checks_callee: Verdict
-    callee_checks_caller: Verdict
+    caller_checks_callee: SideVerdict
+    callee_checks_caller: SideVerdict
 
     @property
     def ok(self) -> bool:
@@ -69,16 +69,16 @@ def mutual_check(*, callee_card: AgentCard | Mapping[str, Any], card_keys: KeyLo
     try:
         sig = verify_card(callee_card, card_keys, clock=clock)
         name = callee_card.name if isinstance(callee_card, AgentCard) else callee_card.get("name")
-        card = Verdict("caller checks callee", "signed card", True,
+        card = SideVerdict("caller checks callee", "signed card", True,
                        f"{name!r} signed by {signature_header(sig).get('kid')}")
     except CardSignatureError as exc:
-        card = Verdict("caller checks callee", "signed card", False,
+        card = SideVerdict("caller checks callee", "signed card", False,
                        f"{type(exc).__name__} [{exc.rule}]", exc)
     try:
         claims = authorize(caller_headers, audience=audience, keys=token_keys, clock=clock,
                            required_scopes=required_scopes, issuer=issuer)
-        token = Verdict("callee checks caller", "bearer token", True, claims.summary())
+        token = SideVerdict("callee checks caller", "bearer token", True, claims.summary())
     except TokenError as exc:
-        token = Verdict("callee checks caller", "bearer token", False,
+        token = SideVerdict("callee checks caller", "bearer token", False,
                         f"{type(exc).__name__} [{exc.rule}] → HTTP {exc.http_status}", exc)
     return MutualResult(card, token)

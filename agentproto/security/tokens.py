@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jwt
+from jwt.types import Options
 
 from agentproto.clock import Clock, iso_utc
 from agentproto.security.errors import (
@@ -277,7 +278,7 @@ def _key_algorithm(v: _Verification) -> str:
 
 def _signature(v: _Verification) -> str:
     assert v.entry is not None
-    off = {"verify_exp": False, "verify_nbf": False, "verify_iat": False, "verify_aud": False,
+    off: Options = {"verify_exp": False, "verify_nbf": False, "verify_iat": False, "verify_aud": False,
            "verify_iss": False, "verify_sub": False, "verify_jti": False}
     try:
         jwt.PyJWT(off).decode_complete(v.token, v.entry.key, algorithms=[v.entry.alg])

@@ -13,18 +13,18 @@ import pytest
 
 pytest.importorskip("a2a.types", reason="needs the official SDK: pip install -e .[interop]")
 
-from a2a.client import ClientConfig, create_client  # noqa: E402
-from a2a.types import a2a_pb2 as pb  # noqa: E402
-from a2a.utils import errors as sdk_errors  # noqa: E402
-from google.protobuf.json_format import MessageToDict  # noqa: E402
+from a2a.client import ClientConfig, create_client
+from a2a.types import a2a_pb2 as pb
+from a2a.utils import errors as sdk_errors
+from google.protobuf.json_format import MessageToDict
 
-from agentproto.a2a import types as T  # noqa: E402
-from agentproto.a2a.agents import ConformanceAgent, TravelDeskAgent  # noqa: E402
-from agentproto.a2a.client import A2AClient  # noqa: E402
-from agentproto.a2a.errors import TaskNotFoundError  # noqa: E402
-from agentproto.a2a.sdk_bridge import from_sdk, sdk_echo_app, to_sdk  # noqa: E402
-from agentproto.a2a.states import TaskState  # noqa: E402
-from agentproto.testing import running_server  # noqa: E402
+from agentproto.a2a import types as T
+from agentproto.a2a.agents import ConformanceAgent, TravelDeskAgent
+from agentproto.a2a.client import A2AClient
+from agentproto.a2a.errors import TaskNotFoundError
+from agentproto.a2a.sdk_bridge import from_sdk, sdk_echo_app, to_sdk
+from agentproto.a2a.states import TaskState
+from agentproto.testing import running_server
 
 pytestmark = [pytest.mark.interop]
 

@@ -9,10 +9,10 @@ import pytest
 from pydantic import ValidationError
 
 from agentproto.a2a.cards import check_card
+from agentproto.a2a.cli_samples import sample_files
 from agentproto.a2a.errors import ERRORS_BY_CODE
-from agentproto.a2a.samples import sample_files
 from agentproto.a2a.types import AgentCard, StreamResponse
-from agentproto.sse import SSEDecoder
+from agentproto.sse import EventStreamDecoder
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data" / "a2a"
 
@@ -25,7 +25,7 @@ def generated() -> dict[str, str]:
 def test_the_files_on_disk_are_what_the_code_generates(generated):
     for rel, content in generated.items():
         assert (DATA / rel).read_text(encoding="utf-8") == content, (
-            f"data/a2a/{rel} is stale: run `python -m agentproto.a2a.samples`")
+            f"data/a2a/{rel} is stale: run `python -m agentproto.a2a.cli_samples`")
 
 
 @pytest.mark.parametrize("name", ["travel-desk", "conformance"])
@@ -87,7 +87,7 @@ def test_check_card_finds_what_the_parser_lets_through(change, path, says):
 
 
 def test_the_stream_capture_is_a_task_then_updates_ending_completed():
-    decoder = SSEDecoder()
+    decoder = EventStreamDecoder()
     frames = [json.loads(d) for d in decoder.feed((DATA / "streams" / "travel-desk.sse")
                                                   .read_bytes())]
     events = [StreamResponse.from_wire(f["result"]) for f in frames]

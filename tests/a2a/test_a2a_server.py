@@ -6,6 +6,7 @@ import json
 
 import httpx
 import pytest
+from a2a_helpers import V1, msg, rpc
 
 from agentproto.a2a.client import (
     A2AClient,
@@ -25,9 +26,7 @@ from agentproto.a2a.errors import (
 from agentproto.a2a.server import build_a2a_routes
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import AgentCard, Message
-from agentproto.sse import SSEDecoder
-
-from a2a_helpers import V1, msg, rpc
+from agentproto.sse import EventStreamDecoder
 
 S = TaskState
 
@@ -92,7 +91,7 @@ def test_streaming_answers_with_sse_whose_data_lines_are_jsonrpc_responses(confo
     body = rpc("SendStreamingMessage", {"message": msg(message_id="tck-stream-basic-http")}, id=9)
     with httpx.stream("POST", conformance + "/a2a", json=body, headers=V1) as r:
         assert r.headers["content-type"].startswith("text/event-stream")
-        decoder = SSEDecoder()
+        decoder = EventStreamDecoder()
         frames = [json.loads(d) for chunk in r.iter_bytes() for d in decoder.feed(chunk)]
     assert all(f["id"] == 9 and f["jsonrpc"] == "2.0" for f in frames)
     assert [next(iter(f["result"])) for f in frames] == ["task", "statusUpdate",

@@ -329,3 +329,34 @@ def test_the_events_the_client_collected_parse_with_the_official_models(server, 
     adapter = pydantic.TypeAdapter(core.Event)
     events = run(scenario())
     assert [adapter.validate_python(e).type.value for e in events] == [e["type"] for e in events]
+
+
+# --- options that would do nothing are refused -------------------------------------------------
+
+def test_a_timeout_for_a_client_it_does_not_make_is_refused():
+    http = httpx.AsyncClient()
+    try:
+        with pytest.raises(ValueError, match="timeout_s"):
+            AGUIClient("http://127.0.0.1:1", http=http, timeout_s=5)
+    finally:
+        asyncio.run(http.aclose())
+    with pytest.raises(ValueError):
+        AGUIClient("http://127.0.0.1:1", recover_timeout_s=0)
+
+
+def test_an_empty_edit_is_refused_before_anything_is_sent():
+    client = AGUIClient("http://127.0.0.1:1")  # nothing listens: a request would fail loudly
+    client.thread("t").pending_interrupts = [{"id": "i1", "reason": "tool_call"}]
+    with pytest.raises(ValueError, match="edited_args is empty"):
+        asyncio.run(client.approve("t", edited_args={}))
+
+
+def test_routes_refuse_settings_that_would_do_nothing():
+    from agentproto.agui.server import agui_routes
+    from agentproto.agui.threadstore import ThreadStore as Store
+
+    store = Store(":memory:")
+    for bad in ({"heartbeat_s": 0}, {"pace_s": -1}, {"replay_wait_s": -1},
+                {"max_body_bytes": 0}):
+        with pytest.raises(ValueError):
+            agui_routes(store, lambda ctx: iter(()), **bad)

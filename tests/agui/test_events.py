@@ -293,7 +293,7 @@ def test_encrypted_value_type_from_spec_1_1_is_understood():
 
 def test_a_run_input_in_snake_case_is_refused_with_the_wire_spelling_named():
     from agentproto.agui.errors import MalformedEventError
-    from agentproto.agui.events import parse_run_agent_input
+    from agentproto.agui.parse import parse_run_agent_input
 
     with pytest.raises(MalformedEventError) as info:
         parse_run_agent_input({"thread_id": "t-1", "runId": "r-1", "messages": []})

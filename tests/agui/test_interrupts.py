@@ -244,7 +244,7 @@ def test_every_refusal_has_a_stable_code_and_a_json_body():
 
 
 def test_validation_accepts_the_core_pydantic_input_model():
-    from agentproto.agui.events import parse_run_agent_input
+    from agentproto.agui.parse import parse_run_agent_input
 
     model, _ = parse_run_agent_input(run_input([entry(payload=APPROVE)]))
     assert validate_resume(thread_with(approval()), model, NOW).kind == "resume"

@@ -36,7 +36,7 @@ def lint(capsys, monkeypatch, *args, stdin: bytes | None = None):
 def test_a_violation_in_a_file_exits_1_and_names_event_type_rule_message_and_fix():
     code, out, _ = subprocess_lint(str(STREAMS / "invalid" / "finish-with-open-tool-call.jsonl"))
     assert code == 1
-    assert "NOT CONFORMANT at event 2 (RUN_FINISHED)" in out
+    assert "NOT CONFORMANT at event #2 (RUN_FINISHED)" in out
     assert "rule:    run.open-at-finish" in out
     assert "message: Cannot send 'RUN_FINISHED' while tool calls are still active: c1" in out
     assert "fix:     Close every message" in out
@@ -105,4 +105,70 @@ def test_a_run_error_is_conformant_and_says_the_run_failed(capsys, monkeypatch):
 def test_warnings_are_listed_with_event_and_path(capsys, monkeypatch):
     code, out, _ = lint(capsys, monkeypatch,
                         str(STREAMS / "valid" / "unknown-field-stripped.jsonl"))
-    assert code == 0 and "event 4 /priority: unknown field 'priority' stripped" in out
+    assert code == 0 and "event #4 /priority: unknown field 'priority' stripped" in out
+
+
+# -- event numbering: one convention, from 0 in arrival order --------------------------------
+
+def test_the_human_report_and_json_number_the_failing_event_alike(capsys, monkeypatch):
+    path = str(STREAMS / "invalid" / "finish-with-open-tool-call.jsonl")
+    _, out, _ = lint(capsys, monkeypatch, path)
+    _, js, _ = lint(capsys, monkeypatch, "--json", path)
+    index = json.loads(js)["error"]["event"]
+    lines = pathlib.Path(path).read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[index])["type"] == "RUN_FINISHED"  # index 0 = the first line
+    assert f"at event #{index} (RUN_FINISHED)" in out
+
+
+def test_help_states_the_numbering_convention_and_the_exit_codes(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["lint", "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "numbered from 0 in arrival order" in text and '"event #5" is the event at index 5' in text
+    assert "0 conformant" in text and "1 not conformant" in text and "2 unreadable" in text
+
+
+# -- large captures: the human report summarises the runs, --json keeps them all -------------
+
+def many_runs(tmp_path, n, interrupted=()):
+    events = []
+    for i in range(n):
+        events.append({"type": "RUN_STARTED", "threadId": "t", "runId": f"r-{i}"})
+        finished = {"type": "RUN_FINISHED", "threadId": "t", "runId": f"r-{i}"}
+        if i in interrupted:
+            finished["outcome"] = {"type": "interrupt",
+                                   "interrupts": [{"id": f"i-{i}", "reason": "confirmation"}]}
+        events.append(finished)
+    path = tmp_path / "capture.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_600_runs_are_summarised_by_outcome_in_the_human_report(capsys, monkeypatch, tmp_path):
+    path = many_runs(tmp_path, 600, interrupted=(17, 233))
+    code, out, _ = lint(capsys, monkeypatch, path)
+    assert code == 0
+    assert "1200 events, 600 runs: 598 success, 2 interrupt (r-17, r-233), 0 warning(s)" in out
+    assert "r-599" not in out and len(out) < 300
+
+
+def test_600_runs_all_stay_in_the_json_report(capsys, monkeypatch, tmp_path):
+    path = many_runs(tmp_path, 600, interrupted=(17, 233))
+    code, out, _ = lint(capsys, monkeypatch, "--json", path)
+    runs = json.loads(out)["runs"]
+    assert code == 0 and len(runs) == 600
+    assert [r["runId"] for r in runs if r["outcome"] == "interrupt"] == ["r-17", "r-233"]
+
+
+def test_a_few_runs_are_still_named_one_by_one(capsys, monkeypatch, tmp_path):
+    code, out, _ = lint(capsys, monkeypatch, many_runs(tmp_path, 2, interrupted=(1,)))
+    assert code == 0 and "runs: r-0: success, r-1: interrupt" in out
+
+
+def test_the_summary_names_only_the_first_runs_of_an_outcome():
+    from agentproto.agui.lint import summarize_runs
+
+    runs = [{"runId": f"r-{i}", "outcome": "failed" if i % 2 else "success"} for i in range(10)]
+    assert summarize_runs(runs) == "10 runs: 5 failed (r-1, r-3, r-5, … 2 more), 5 success"
+    assert summarize_runs([]) == "runs: none"

@@ -13,12 +13,13 @@ from agentproto.agui.verify import verify_events
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.refund_agent import RefundAgent, format_cents, refund_idempotency_key
 from agentproto.demo.tools import FakeToolProvider, handle_jsonrpc, mcp_tool_to_agui
-from agentproto.store import Store
+from agentproto.agui.parse import parse_run_agent_input
+from agentproto.agui.threadstore import ThreadStore as Store
 
 
 def context(thread_id="t", run_id="r", *, text="check order A1024 and refund it if shipped",
             plan=None, messages=None, state=None, clock=None):
-    run_input, _ = ev.parse_run_agent_input({
+    run_input, _ = parse_run_agent_input({
         "threadId": thread_id, "runId": run_id,
         "messages": messages if messages is not None else
         [{"id": "u-1", "role": "user", "content": text}]})

@@ -1,5 +1,10 @@
 """Application: state snapshots/deltas, messages, activity, interrupts, guard rails."""
 
+import copy
+import json
+import random
+
+import jsonpatch
 import pytest
 
 from agentproto.agui import (
@@ -13,6 +18,7 @@ from agentproto.agui import (
     apply_patch,
     parse_event,
 )
+from agentproto.agui import state as state_module
 
 
 def apply(reducer, *objs):
@@ -96,7 +102,8 @@ def test_apply_patch_rejects_a_malformed_patch_and_drops_unknown_ops():
         apply_patch({}, [{"op": "add", "path": "/a"}])
     with pytest.raises(PatchError):
         apply_patch({}, "not a list")
-    assert apply_patch({}, [{"op": "merge", "path": "/x"}, {"op": "add", "path": "/a", "value": 1}]) == {"a": 1}
+    ops = [{"op": "merge", "path": "/x"}, {"op": "add", "path": "/a", "value": 1}]
+    assert apply_patch({}, ops) == {"a": 1}
 
 
 def test_text_messages_are_built_from_start_content_end():
@@ -258,3 +265,127 @@ def test_version_guard_is_off_by_default():
     r = StateReducer()
     apply(r, delta({"op": "add", "path": "/x", "value": 1}, metadata={DEFAULT_VERSION_KEY: 99}))
     assert r.state == {"x": 1}
+
+
+# -- the fast patch engine behaves exactly like jsonpatch ------------------------------------
+
+def _reference(doc, ops):
+    """jsonpatch itself, in place and atomic, on a deep copy: (result or None, error or None)."""
+    doc = copy.deepcopy(doc)
+    try:
+        return jsonpatch.JsonPatch(copy.deepcopy(ops)).apply(doc, in_place=True, atomic=True), None
+    except Exception as exc:
+        return doc, exc
+
+
+def _random_doc(rng, depth=0):
+    if depth > 2 or (depth and rng.random() < 0.3):
+        return rng.choice([0, 1, True, None, "s", 1.5, [], {}])
+    if rng.random() < (0.7 if depth == 0 else 0.5):
+        keys = rng.sample(["a", "b", "c", "-", "0", "x/y", "t~"], rng.randint(0, 4))
+        return {k: _random_doc(rng, depth + 1) for k in keys}
+    return [_random_doc(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+
+
+def _random_path(rng):
+    parts = [rng.choice(["a", "b", "c", "-", "0", "1", "2", "01", "x~1y", "t~0", "~2", "", "z"])
+             for _ in range(rng.randint(0, 3))]
+    return "".join("/" + p for p in parts) if rng.random() > 0.05 else "a"
+
+
+def _escape(key):
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _path_into(rng, doc):
+    """Mostly a path that resolves in *doc* (so the fast engine gets work), sometimes not."""
+    if rng.random() < 0.1:
+        return _random_path(rng)
+    parts, cur = [], doc
+    while True:
+        stop = rng.random() < 0.4
+        if type(cur) is dict and cur and not stop:
+            key = rng.choice(list(cur))
+        elif type(cur) is list and cur and not stop:
+            key = rng.randrange(len(cur))
+        else:
+            last = ["z", "a", "-", "0", str(len(cur)) if type(cur) is list else "new"]
+            parts.append(_escape(rng.choice(last)))
+            return "".join("/" + p for p in parts)
+        parts.append(_escape(str(key)))
+        cur = cur[key]
+        if type(cur) not in (dict, list) or rng.random() < 0.3:
+            return "".join("/" + p for p in parts)
+
+
+def _random_op(rng, doc):
+    name = rng.choice(["add"] * 4 + ["replace"] * 4 + ["remove"] * 3 + ["test", "move", "copy"])
+    op = {"op": name, "path": _path_into(rng, doc)}
+    if name in ("add", "replace", "test"):
+        op["value"] = _random_doc(rng, 1)
+    if name in ("move", "copy"):
+        op["from"] = _path_into(rng, doc)
+    return op
+
+
+def test_the_fast_engine_matches_jsonpatch_on_thousands_of_random_patches():
+    rng = random.Random(20260101)
+    fast_hits = failures = 0
+    for _ in range(4000):
+        doc = _random_doc(rng)
+        ops = [_random_op(rng, doc) for _ in range(rng.randint(1, 3))]
+        expected, error = _reference(doc, ops)
+        mine = copy.deepcopy(doc)
+        before = json.dumps(mine)  # key order included
+        probe = copy.deepcopy(doc)
+        if state_module._fast_apply(probe, copy.deepcopy(ops)) is not state_module._FALLBACK:
+            fast_hits += 1
+        else:
+            assert json.dumps(probe) == before  # a hand-over leaves the document untouched
+        try:
+            result = state_module._apply_in_place(mine, ops)
+        except Exception as exc:
+            failures += 1
+            assert error is not None, (doc, ops, exc)
+            assert (type(exc), str(exc)) == (type(error), str(error))
+            assert json.dumps(mine) == before, (doc, ops)  # atomic, order included
+        else:
+            assert error is None, (doc, ops, error)
+            assert json.dumps(result) == json.dumps(expected), (doc, ops)
+    # Both engines, and both outcomes, were exercised.
+    assert fast_hits > 500 and failures > 500, (fast_hits, failures)
+
+
+def test_the_fast_engine_takes_the_common_operations_and_copies_inserted_values():
+    value = {"k": [1]}
+    doc = {"todos": [{"id": 1}], "progress": 0, "ui": {"busy": True}}
+    ops = [{"op": "replace", "path": "/progress", "value": 5},
+           {"op": "add", "path": "/todos/-", "value": value},
+           {"op": "add", "path": "/todos/0", "value": 0},
+           {"op": "remove", "path": "/ui/busy"}]
+    assert state_module._fast_apply(doc, ops) is doc
+    assert doc == {"todos": [0, {"id": 1}, {"k": [1]}], "progress": 5, "ui": {}}
+    assert doc["todos"][2] is not value and doc["todos"][2]["k"] is not value["k"]
+
+
+@pytest.mark.parametrize("op", [
+    {"op": "move", "from": "/a", "path": "/b"}, {"op": "test", "path": "/a", "value": 1},
+    {"op": "add", "path": "", "value": 1}, {"op": "replace", "path": "/nope", "value": 1},
+    {"op": "add", "path": "/l/7", "value": 1}, {"op": "remove", "path": "/l/01"},
+])
+def test_anything_else_is_handed_to_jsonpatch_with_the_document_untouched(op):
+    doc = {"a": 1, "b": 2, "l": [1, 2]}
+    ops = [{"op": "remove", "path": "/a"}, {"op": "add", "path": "/z", "value": 1}, op]
+    assert state_module._fast_apply(doc, ops) is state_module._FALLBACK
+    assert list(doc) == ["a", "b", "l"] and doc == {"a": 1, "b": 2, "l": [1, 2]}
+
+
+def test_a_failed_delta_restores_key_order_and_list_positions():
+    r = StateReducer(state={"a": 1, "b": [1, 2, 3], "c": 3})
+    [warning] = apply(r, delta({"op": "remove", "path": "/a"}, {"op": "remove", "path": "/b/0"},
+                               {"op": "add", "path": "/b/1", "value": 9},
+                               {"op": "add", "path": "/a", "value": 0},
+                               {"op": "replace", "path": "/missing", "value": 1}))
+    assert json.dumps(r.state) == json.dumps({"a": 1, "b": [1, 2, 3], "c": 3})
+    assert warning.message == ("Failed to apply state patch: JsonPatchPathNotFound: can't replace "
+                               "a non-existent object 'missing'; the previous state is kept")

@@ -1,5 +1,7 @@
 """The lifecycle verifier (spec 1.1 events/lifecycle; reference verify/verify.ts)."""
 
+import json
+
 import pytest
 
 from agentproto.agui import (
@@ -200,3 +202,26 @@ def test_verifier_accepts_models_built_in_python():
         v.feed(event)
     v.close()
     assert v.runs[0].outcome == "failed"
+
+
+# --- wire dicts ----------------------------------------------------------------------------------
+
+def test_verify_events_takes_wire_dicts_and_numbers_them_from_zero():
+    from agentproto.agui import VerificationError, verify_events
+
+    start = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+    finish = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
+    assert [r.outcome for r in verify_events([start, finish])] == ["success"]
+    assert [r.outcome for r in verify_events([start, {"type": "UNKNOWN"}, finish])] == ["success"]
+    with pytest.raises(VerificationError) as info:
+        verify_events([start, {"type": "TEXT_MESSAGE_END", "messageId": "m"}, finish])
+    assert info.value.index == 1 and info.value.rule == "text.end-unopened"
+    assert [r.outcome for r in verify_events([json.dumps(start), json.dumps(finish)])] == \
+        ["success"]
+
+
+def test_verify_events_refuses_what_is_not_an_event_by_name():
+    from agentproto.agui import verify_events
+
+    with pytest.raises(TypeError, match="item 0 is a int"):
+        verify_events([42])

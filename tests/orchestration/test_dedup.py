@@ -9,11 +9,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentproto.a2a.states import TaskState
-from agentproto.orchestration.engine import Simulation
 from agentproto.orchestration.dedup import (
-    ClientPolicy, Decision, FaultRates, IdempotencyStore, KeyReuseError, Request, Service, TTLCache,
-    cache_analytic, cache_experiment, fingerprint, payments_through_cache, run_dedup, ttl_sweep,
+    ClientPolicy,
+    Decision,
+    FaultRates,
+    IdempotencyStore,
+    KeyReuseError,
+    Request,
+    Service,
+    TTLCache,
+    cache_analytic,
+    cache_experiment,
+    fingerprint,
+    payments_through_cache,
+    run_dedup,
+    ttl_sweep,
 )
+from agentproto.orchestration.engine import Simulation
 
 NOISY = FaultRates(lost_response=0.25, lost_request=0.05, double_click=0.15, replay=0.1)
 
@@ -28,7 +40,8 @@ def test_first_copy_executes_a_running_duplicate_attaches_and_a_late_one_replays
     store.complete("k", "receipt", now=0.5)
     after = store.admit("k", "fp", now=3.0, task_id="task-3")
     assert after.decision is Decision.REPLAY
-    assert (after.entry.task_id, after.entry.state, after.entry.result) == ("task-1", TaskState.COMPLETED, "receipt")
+    assert (after.entry.task_id, after.entry.state, after.entry.result) == ("task-1", TaskState.COMPLETED,
+                                                                            "receipt")
 
 
 def test_a_key_reused_with_different_parameters_is_refused_and_the_original_is_kept():
@@ -83,7 +96,8 @@ def deliver_all(store: IdempotencyStore | None, copies: list[tuple[float, int]],
     answers: list[tuple[int, str]] = []
     for t, intent in copies:
         req = Request("charge", {"amount": 10, "intent": intent}, f"key-{intent}", f"pay-{intent}")
-        sim.at(t, lambda r=req, i=intent: service.receive(r, lambda resp, i=i: answers.append((i, resp.task_id))))
+        sim.at(t, lambda r=req, i=intent: service.receive(r, lambda resp, i=i: answers.append((i,
+                                                                                               resp.task_id))))
     sim.run()
     return service, answers
 

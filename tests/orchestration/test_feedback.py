@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from agentproto.orchestration.feedback import (
-    Drift, FeedbackError, Loop, compare_loops, gain_sweep, loop_length_sweep, plot_gain, plot_loop_length,
-    plot_traces, run_loop,
+    Drift,
+    FeedbackError,
+    Loop,
+    compare_loops,
+    gain_sweep,
+    loop_length_sweep,
+    run_loop,
 )
 
 STEP_NOW = Drift(ramp=0.0, step=6.0, step_at=0.0, noise=0.0)  # the world jumps by 6 at once, no noise
@@ -55,7 +60,8 @@ def test_without_a_loop_the_error_is_the_drift_itself():
 def test_the_same_seed_gives_every_loop_the_same_world_and_noise():
     a, b = compare_loops([None, Loop()], Drift(walk=0.1))
     assert a.offset == b.offset
-    assert [x - y for x, y in zip(a.error, a.tracking)] == pytest.approx([x - y for x, y in zip(b.error, b.tracking)])
+    assert [x - y for x, y in zip(a.error, a.tracking)] == pytest.approx([x - y for x, y in zip(b.error,
+                                                                                                b.tracking)])
     assert run_loop(seed=3).error == run_loop(seed=3).error
 
 
@@ -99,13 +105,3 @@ def test_shorter_is_better_only_while_the_loop_stays_stable():
 def test_too_much_gain_for_the_delay_diverges():
     rows = {r.value: r for r in gain_sweep([0.5, 1.9], loop=Loop(period=5, latency=5), seeds=3)}
     assert rows[0.5].diverged == 0.0 and rows[1.9].diverged == 1.0
-
-
-def test_the_plots_are_labelled():
-    traces = compare_loops([None, Loop()])
-    ax = plot_traces(traces)
-    assert ax.get_xlabel() == "time (simulated minutes)" and ax.get_legend() is not None
-    fig = plot_loop_length({"naive": loop_length_sweep([2, 10], seeds=2)}, open_loop_error=5.0)
-    assert all(a.get_ylabel() for a in fig.axes)
-    ax = plot_gain({"latency 5": gain_sweep([0.5, 1.0], seeds=2)}, open_loop_error=5.0)
-    assert "gain" in ax.get_xlabel()

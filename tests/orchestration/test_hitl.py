@@ -10,12 +10,27 @@ from hypothesis import strategies as st
 
 from agentproto.a2a.states import TaskState
 from agentproto.clock import IdFactory
-from agentproto.orchestration.deadlock import load_plan, simulate
+from agentproto.orchestration.deadlock import simulate
 from agentproto.orchestration.hitl import (
-    RULES, Action, CostModel, EmptyInterruptError, Policy, PolicyError, Verdict, actions_from_deadlock,
-    ask_human_event, calibrated_accuracy, cost_curve, decide, decision_table, interrupt_for, load_actions,
-    review_queue, sample_confidences,
+    RULES,
+    Action,
+    CostModel,
+    EmptyInterruptError,
+    HitlPolicy,
+    HitlVerdict,
+    PolicyError,
+    actions_from_deadlock,
+    ask_human_event,
+    calibrated_accuracy,
+    cost_curve,
+    decide,
+    decision_table,
+    interrupt_for,
+    load_actions,
+    review_queue,
+    sample_confidences,
 )
+from agentproto.orchestration.waitgraph import load_plan
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "agentproto" / "data" / "scenarios"
 ACTIONS = {a.name: a for a in load_actions(SCENARIOS / "hitl_actions.json")}
@@ -39,7 +54,7 @@ ACTIONS = {a.name: a for a in load_actions(SCENARIOS / "hitl_actions.json")}
 def test_each_seed_example_fires_the_rule_the_seed_names(name, rule, state):
     d = decide(ACTIONS[name])
     assert (d.rule, d.state) == (rule, state)
-    assert d.verdict is (Verdict.PROCEED if rule is None else Verdict.ASK)
+    assert d.verdict is (HitlVerdict.PROCEED if rule is None else HitlVerdict.ASK)
 
 
 def test_an_irreversible_high_stakes_action_is_asked_however_confident_the_agent_is():
@@ -56,13 +71,13 @@ def test_the_decision_names_every_other_rule_that_would_have_fired():
 
 def test_granting_the_permission_moves_the_decision_to_the_next_rule():
     a = ACTIONS["read a restricted document"]
-    assert decide(a, Policy(granted=frozenset({"docs:confidential"}))).verdict is Verdict.PROCEED
+    assert decide(a, HitlPolicy(granted=frozenset({"docs:confidential"}))).verdict is HitlVerdict.PROCEED
 
 
 def test_a_domain_can_have_its_own_threshold():
-    policy = Policy(confidence_threshold=0.8, thresholds={"translation": 0.97})
+    policy = HitlPolicy(confidence_threshold=0.8, thresholds={"translation": 0.97})
     assert decide(ACTIONS["translate a document"], policy).rule == "low_confidence"
-    assert decide(ACTIONS["search flights"], policy).verdict is Verdict.PROCEED
+    assert decide(ACTIONS["search flights"], policy).verdict is HitlVerdict.PROCEED
 
 
 def test_rules_are_checked_in_the_documented_order():
@@ -74,7 +89,7 @@ def test_rules_are_checked_in_the_documented_order():
                                  dict(stakes_limit=-1), dict(rules=())])
 def test_a_policy_out_of_range_is_a_typed_error(bad):
     with pytest.raises(PolicyError):
-        Policy(**bad)
+        HitlPolicy(**bad)
 
 
 def test_an_action_with_an_impossible_confidence_is_a_typed_error():
@@ -99,7 +114,7 @@ def test_a_deadlock_escalation_becomes_an_action_that_trips_the_deadlock_rule():
 
 # -- the AG-UI interrupt ------------------------------------------------------------------------------
 def asks():
-    policy = Policy()
+    policy = HitlPolicy()
     return [(a, policy.decide(a)) for a in ACTIONS.values()]
 
 
@@ -118,9 +133,11 @@ def test_asking_a_human_is_a_run_finished_with_an_interrupt_outcome():
 
 
 def test_the_interrupt_parses_as_an_agui_event():
-    from agentproto.agui.events import RunFinishedEvent, parse_event
+    from agentproto.agui.events import RunFinishedEvent
+    from agentproto.agui.parse import parse_event
 
-    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"), expires_at="2026-01-01T00:05:00Z")
+    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"),
+                         expires_at="2026-01-01T00:05:00Z")
     parsed = parse_event(ev)
     assert isinstance(parsed.event, RunFinishedEvent) and parsed.warnings == []
 
@@ -130,7 +147,8 @@ def test_the_official_sdk_accepts_the_interrupt():
     core = pytest.importorskip("ag_ui.core")
     ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"))
     model = core.RunFinishedEvent.model_validate(ev)
-    assert model.outcome.type == "interrupt" and len(model.outcome.interrupts) == len(ev["outcome"]["interrupts"])
+    assert model.outcome.type == "interrupt"
+    assert len(model.outcome.interrupts) == len(ev["outcome"]["interrupts"])
 
 
 def test_nothing_to_ask_is_not_an_interrupt():

@@ -7,13 +7,22 @@ import json
 import random
 from pathlib import Path
 
-import networkx as nx
 import pytest
 
 from agentproto.a2a.states import TaskState
 from agentproto.orchestration.plans import (
-    TRIP_PLANS, PlanBook, PlanBookError, TripWorld, UnknownActionError, UnknownPlanError,
-    UnknownStepError, analytic_success, disruption_sweep, load_trip_plans, plan_graph, run_plan,
+    TRIP_PLANS,
+    PlanBook,
+    PlanBookError,
+    TripWorld,
+    UnknownActionError,
+    UnknownPlanError,
+    UnknownStepError,
+    analytic_success,
+    disruption_sweep,
+    load_trip_plans,
+    plan_edges,
+    run_plan,
     success_rate,
 )
 
@@ -78,7 +87,8 @@ def test_an_injected_cancellation_aborts_the_step_in_progress_and_switches_plans
     run = run_plan(load_trip_plans(), world(), inject=[(2.5, "flight_cancelled")])
     assert run.path == ["A", "B"] and run.state is TaskState.COMPLETED
     injected = [e for e in run.log if e.get("injected")]
-    assert injected == [{"type": "EVENT", "t": 2.5, "plan": "A", "event": "flight_cancelled", "injected": True}]
+    assert injected == [{"type": "EVENT", "t": 2.5, "plan": "A", "event": "flight_cancelled",
+                         "injected": True}]
     assert run.finished_at == pytest.approx(2.5 + 3.5)  # plan B from scratch after the event
 
 
@@ -95,8 +105,10 @@ def test_events_after_the_end_are_ignored():
 def test_the_switch_budget_stops_ping_pong_between_plans():
     book = PlanBook.from_dict({
         "start": "A", "max_switches": 3,
-        "plans": {"A": {"steps": ["search_flights"], "on_event": {"flight_not_found": {"action": "switch_plan", "target": "B"}}},
-                  "B": {"steps": ["search_flights"], "on_event": {"flight_not_found": {"action": "switch_plan", "target": "A"}}}},
+        "plans": {"A": {"steps": ["search_flights"],
+                        "on_event": {"flight_not_found": {"action": "switch_plan", "target": "B"}}},
+                  "B": {"steps": ["search_flights"],
+                        "on_event": {"flight_not_found": {"action": "switch_plan", "target": "A"}}}},
     })
     run = run_plan(book, world(("Beijing", 0)))
     assert run.path == ["A", "B", "A", "B"] and run.state is TaskState.FAILED
@@ -127,8 +139,10 @@ def broken(mutate) -> dict:
 
 
 @pytest.mark.parametrize("data, error, words", [
-    (broken(lambda d: d["plans"]["B"]["on_event"]["all_dates_full"].update(target="D")), UnknownPlanError, "'D'"),
-    (broken(lambda d: d["plans"]["A"]["on_event"]["flight_not_found"].update(action="panic")), UnknownActionError, "panic"),
+    (broken(lambda d: d["plans"]["B"]["on_event"]["all_dates_full"].update(target="D")), UnknownPlanError,
+     "'D'"),
+    (broken(lambda d: d["plans"]["A"]["on_event"]["flight_not_found"].update(action="panic")),
+     UnknownActionError, "panic"),
     (broken(lambda d: d.update(start="Z")), PlanBookError, "start plan"),
     (broken(lambda d: d["plans"]["C"].update(steps=[])), PlanBookError, "no steps"),
     (broken(lambda d: d.update(max_switches=-1)), PlanBookError, "max_switches"),
@@ -160,13 +174,17 @@ def test_the_static_version_keeps_plan_a_and_drops_every_handler():
 
 # -- the graph -----------------------------------------------------------------------------------
 def test_the_plan_graph_has_one_edge_per_handler_plus_completion_and_failure():
-    g = plan_graph(load_trip_plans())
-    assert {"A", "B", "C", "COMPLETED", "FAILED", "ASK HUMAN"} <= set(g.nodes)
-    events = {(u, v, d["event"]) for u, v, d in g.edges(data=True)}
-    assert ("A", "B", "flight_not_found") in events
-    assert ("B", "C", "all_dates_full (ask)") in events
-    assert ("C", "ASK HUMAN", "no_route") in events
-    assert nx.has_path(g, "A", "C")
+    book = load_trip_plans()
+    edges = {(e.source, e.target, e.event, e.action) for e in plan_edges(book)}
+    assert ("A", "B", "flight_not_found", "switch_plan") in edges
+    assert ("B", "C", "all_dates_full (ask)", "switch_plan") in edges
+    assert ("C", "ASK HUMAN", "no_route", "escalate") in edges
+    assert ("A", "A", "hotel_full (retry ≤2)", "retry") in edges  # a global handler, in every plan
+    for name in book.plans:  # every plan can complete, and fails on an event nobody planned for
+        assert (name, "COMPLETED", "all steps done", "complete") in edges
+        assert (name, "FAILED", "other event", "unhandled") in edges
+    handlers = sum(len({**book.on_event, **p.on_event}) for p in book.plans.values())
+    assert len(plan_edges(book)) == handlers + 2 * len(book.plans)
 
 
 # -- the odds --------------------------------------------------------------------------------------

@@ -8,8 +8,20 @@ from hypothesis import strategies as st
 
 from agentproto.a2a.states import TaskState
 from agentproto.orchestration.scheduler import (
-    FIFO, POLICIES, PRIORITY, PRIORITY_AGING, DuplicateTaskError, Phase, Policy, SchedulingError,
-    Step, TaskSpec, UnknownAgentError, poisson_workload, seed_example, simulate,
+    FIFO,
+    POLICIES,
+    PRIORITY,
+    PRIORITY_AGING,
+    DuplicateTaskError,
+    Phase,
+    Policy,
+    SchedulingError,
+    Step,
+    TaskSpec,
+    UnknownAgentError,
+    poisson_workload,
+    seed_example,
+    simulate,
     sweep_arrival_rates,
 )
 
@@ -203,7 +215,8 @@ specs_strategy = st.lists(
     st.tuples(st.sampled_from(["x", "y"]), st.integers(1, 4), st.integers(0, 20),
               st.lists(st.integers(1, 4), min_size=1, max_size=3)),
     min_size=1, max_size=14,
-).map(lambda rows: [TaskSpec(f"t{i}", agent, prio, float(arr), tuple(Step(f"s{j}", float(d)) for j, d in enumerate(ds)))
+).map(lambda rows: [TaskSpec(f"t{i}", agent, prio, float(arr), tuple(Step(f"s{j}", float(d)) for j,
+                                                                     d in enumerate(ds)))
                     for i, (agent, prio, arr, ds) in enumerate(rows)])
 policy_strategy = st.sampled_from(list(POLICIES) + [Policy("np", "priority"),
                                                     Policy("fast aging", "priority", True, 1.0)])

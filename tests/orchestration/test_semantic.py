@@ -7,9 +7,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentproto.orchestration.semantic import (
-    SEED_ENVELOPE, ChainConfig, EnvelopeError, IntentEnvelope, SemanticError, accuracy_table,
-    chain_accuracy, drift_walk, envelope_accuracy, hops_within, required_hop_accuracy,
-    simulate_chain, threshold_sweep, walk_table,
+    ENVELOPE_DEFAULTS,
+    SEED_ENVELOPE,
+    ChainConfig,
+    EnvelopeError,
+    IntentEnvelope,
+    SemanticError,
+    accuracy_table,
+    chain_accuracy,
+    drift_walk,
+    envelope_accuracy,
+    hops_within,
+    required_hop_accuracy,
+    simulate_chain,
+    threshold_sweep,
+    walk_table,
 )
 
 
@@ -42,7 +54,8 @@ def test_how_many_hops_a_target_allows_and_what_each_hop_must_reach():
     lambda: chain_accuracy(1.2, 2), lambda: chain_accuracy(0.9, -1), lambda: chain_accuracy(0.9),
     lambda: chain_accuracy([0.9], 3), lambda: required_hop_accuracy(0, 0.9),
     lambda: envelope_accuracy(0.9, 3, realign=2.0), lambda: ChainConfig(p=-0.1),
-    lambda: ChainConfig(n=0), lambda: ChainConfig(threshold=-1.0),
+    lambda: ChainConfig(n=0), lambda: ChainConfig(envelope=True, threshold=-1.0),
+    lambda: ChainConfig(envelope=True, realign=1.5), lambda: ChainConfig(envelope=True, human_minutes=-1.0),
 ])
 def test_meaningless_parameters_are_refused(call):
     with pytest.raises(SemanticError):
@@ -86,8 +99,34 @@ def test_the_envelope_simulates_to_its_exact_formula():
 
 
 def test_without_an_envelope_there_is_no_confidence_so_nobody_is_asked():
-    out = simulate_chain(ChainConfig(envelope=False, threshold=0.9), trials=2000)
-    assert out.escalations_per_request == 0.0
+    out = simulate_chain(ChainConfig(n=4), trials=2000)
+    assert out.escalations_per_request == 0.0 and out.human_minutes_per_request == 0.0
+
+
+@pytest.mark.parametrize("option", ["realign", "threshold", "calibration", "human_accuracy", "human_minutes"])
+def test_an_envelope_option_on_a_bare_chain_is_refused_instead_of_ignored(option):
+    with pytest.raises(ValueError, match=f"{option} only applies to a chain with an intent envelope"):
+        ChainConfig(**{option: 0.5})
+    assert getattr(ChainConfig(envelope=True, **{option: 0.5}), option) == 0.5
+
+
+def test_the_refusal_names_every_option_that_would_be_ignored():
+    with pytest.raises(SemanticError,
+                       match="realign, threshold only apply to a chain with an intent envelope"):
+        ChainConfig(envelope=False, realign=0.5, threshold=0.9)
+
+
+def test_with_an_envelope_unset_options_take_their_defaults_and_a_bare_chain_leaves_them_unset():
+    assert ChainConfig(envelope=True) == ChainConfig(envelope=True, **ENVELOPE_DEFAULTS)
+    bare = ChainConfig()
+    assert all(getattr(bare, name) is None for name in ENVELOPE_DEFAULTS)
+    assert bare.option("realign") == 0.0 and ChainConfig(envelope=True).option("realign") == 0.5
+
+
+def test_realign_without_an_envelope_is_refused_by_the_word_walk_too():
+    with pytest.raises(SemanticError, match="realign only applies with an intent envelope"):
+        drift_walk(realign=0.5)
+    assert drift_walk(envelope=True, realign=0.5, seed=8) == drift_walk(envelope=True, seed=8)
 
 
 def test_a_threshold_above_every_confidence_sends_every_hop_to_a_human():
@@ -111,8 +150,8 @@ def test_a_sweep_point_equals_the_single_run_at_that_threshold():
 
 
 def test_uncalibrated_confidence_spends_human_time_for_little_accuracy():
-    good = threshold_sweep(ChainConfig(calibration=0.9), [0.5], trials=6000)[0]
-    blind = threshold_sweep(ChainConfig(calibration=0.0), [0.5], trials=6000)[0]
+    good = threshold_sweep(ChainConfig(envelope=True, calibration=0.9), [0.5], trials=6000)[0]
+    blind = threshold_sweep(ChainConfig(envelope=True, calibration=0.0), [0.5], trials=6000)[0]
     assert good.accuracy > blind.accuracy + 0.05
     assert blind.accuracy < envelope_accuracy(0.9, 4, 0.5) + 0.05  # barely better than no threshold
 

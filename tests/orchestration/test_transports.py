@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from agentproto.orchestration.transports import (
-    CAPABILITIES, agui_events, compare, refund_run_script, simulate,
+    CAPABILITIES,
+    agui_events,
+    compare,
+    refund_run_script,
+    simulate,
 )
 
 
@@ -74,15 +78,3 @@ def test_agui_events_form_one_run_that_ends_interrupted():
     starts = [e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_START"]
     ends = [e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_END"]
     assert starts == ends == ["msg-1", "msg-2"]
-
-
-def test_explorer_sliders_recompute_the_comparison():
-    from agentproto.orchestration.transports_view import TransportExplorer
-
-    explorer = TransportExplorer(poll_interval=2.0, model_latency=1.5)
-    before = explorer.result("polling").requests
-    explorer.poll.value = 0.5
-    assert explorer.result("polling").requests > before
-    explorer.latency.value = 3.0
-    assert explorer.result("ag-ui").first_progress == pytest.approx(3.0)
-    assert "polling" in explorer.summary.value and "3.00 s" in explorer.summary.value

@@ -1,0 +1,262 @@
+"""The AG-UI event parser: compatibility boundary → enforcement → strict validation.
+
+Reading one event follows the processing model (spec ``basic/processing``), run by
+:class:`EventParser`:
+
+1. **Compatibility boundary** (:mod:`agentproto.agui.compat`, spec ``basic/versioning``):
+   retired ``THINKING_*`` events and tolerated ``null`` fields are translated, with warnings,
+   *before* enforcement would treat them as unknown.
+2. **Enforcement** (:mod:`agentproto.agui.enforce`): an unknown event type is *dropped* with a
+   warning; an unknown property or an unrecognised union member is *stripped* with a warning
+   naming its JSON path.
+3. **Validation** in pydantic's *strict* mode: a known field with a wrong type, a bad enum
+   value, a missing required field, or a whole optional field sent as ``null`` is fatal,
+   raising :class:`~agentproto.agui.errors.MalformedEventError` (``PatchError`` for JSON
+   Patch structure) with a JSON Pointer and the reason. Nothing is coerced: ``"15"`` is not
+   a timestamp.
+
+A fast path validates conforming JSON in one call to pydantic-core; only input that fails it
+(or contains a ``null`` token that might be an optional field sent as null) takes the slower
+walk above, so well-behaved streams pay almost nothing for the diagnostics.
+
+Indexes are the zero-based arrival numbers of the events (``index=0`` is the first event).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from agentproto.agui.compat import CompatibilityBoundary, version_warning
+from agentproto.agui.enforce import REMOVE, Enforcer, escape_pointer, model_shape
+from agentproto.agui.errors import DecodeError, MalformedEventError, PatchError, PipelineWarning
+from agentproto.agui.events import (
+    _CLASS_BY_NAME,
+    BaseEvent,
+    RunAgentInput,
+    RunStartedEvent,
+    _validate_json,
+)
+
+__all__ = ["ParsedEvent", "EventParser", "parse_event", "parse_run_agent_input"]
+
+
+@dataclass(slots=True)
+class ParsedEvent:
+    """What parsing one wire object produced: the event (``None`` if dropped) and warnings."""
+
+    event: BaseEvent | None
+    warnings: list[PipelineWarning] = field(default_factory=list)
+
+    @property
+    def dropped(self) -> bool:
+        return self.event is None
+
+
+def _pointer_from_loc(data: Any, loc: tuple[int | str, ...]) -> str:
+    """Turn a pydantic error location into a JSON Pointer into *data*.
+
+    Locations also name union branches (``'interrupt'``, ``'str'``); those are not part of
+    the document and are skipped. The last element may name a field that is missing.
+    """
+    parts: list[str] = []
+    cur = data
+    last = len(loc) - 1
+    for i, item in enumerate(loc):
+        if isinstance(cur, dict) and isinstance(item, str) and item in cur:
+            parts.append(escape_pointer(item))
+            cur = cur[item]
+        elif isinstance(cur, list) and isinstance(item, int) and 0 <= item < len(cur):
+            parts.append(str(item))
+            cur = cur[item]
+        elif i == last and isinstance(cur, dict) and isinstance(item, str):
+            parts.append(escape_pointer(item))  # a missing field: name it
+    return "".join("/" + p for p in parts)
+
+
+def _describe(err: ErrorDetails) -> str:
+    kind = err.get("type", "")
+    if kind == "missing":
+        return "required field is missing"
+    value = err.get("input")
+    shown = json.dumps(value)[:60] if _jsonable(value) else repr(value)[:60]
+    return f"{err.get('msg', 'invalid value')} (got {shown})"
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _malformed(exc: ValidationError, data: Any, index: int | None,
+               type_name: str) -> MalformedEventError:
+    errors = exc.errors(include_url=False)
+    # Prefer the most specific error: the one with the longest location.
+    err = max(errors, key=lambda e: len(e.get("loc", ())))
+    path = _pointer_from_loc(data, tuple(err.get("loc", ())))
+    reason = _describe(err)
+    rule = "schema.missing-field" if err.get("type") == "missing" else "schema.invalid-value"
+    patchy = (type_name == "STATE_DELTA" and (path == "/delta" or path.startswith("/delta/"))) \
+        or (type_name == "ACTIVITY_DELTA" and (path == "/patch" or path.startswith("/patch/")))
+    if patchy:
+        return PatchError(f"malformed JSON Patch in {type_name} at {path}: {reason}",
+                          path=path, reason=reason, index=index, event_type=type_name)
+    return MalformedEventError(f"malformed {type_name} at {path or '/'}: {reason}",
+                               path=path, reason=reason, rule=rule, index=index,
+                               event_type=type_name)
+
+
+class EventParser:
+    """Parses a stream's events one at a time (compatibility → enforcement → strict validation).
+
+    Stateful only because the compatibility boundary is: retired ``THINKING_*`` events name
+    no ids, so the parser remembers the span and message it minted. Use one parser per stream.
+    """
+
+    def __init__(self, *, ids: Callable[[], str] | None = None) -> None:
+        self.boundary = CompatibilityBoundary(ids)
+
+    def fast(self, obj: str | bytes | bytearray) -> BaseEvent | None:
+        """The fast path: one pydantic-core call for conforming JSON text, else ``None``.
+
+        Succeeds only when the text validates strictly as it stands — no unknown field, no
+        unknown type, nothing to translate — so there is nothing to warn about. Text with a
+        ``null`` token takes the slow path, because a null in an optional ``Any`` field
+        (``result``, ``rawEvent``) validates but must not pass silently.
+        """
+        if ("null" if type(obj) is str else b"null") in obj:  # type: ignore[operator]
+            return None
+        try:
+            # Aliases only: the models also accept Python names, but JSON must use the wire
+            # spelling (by_alias is already on in the models' config).
+            event: BaseEvent = _validate_json(obj, strict=True, by_name=False)
+        except ValidationError:
+            return None
+        if type(event) is RunStartedEvent:  # class checks: Enum member access is slow
+            self.boundary.new_run()
+            if event.protocol_version is not None:
+                return None  # let the slow path judge the version declaration
+        return event
+
+    def parse(self, obj: dict[str, Any] | str | bytes | bytearray, *, index: int | None = None
+              ) -> ParsedEvent:
+        """Parse one event given as JSON text/bytes or as an already-decoded dict."""
+        if isinstance(obj, (bytes, bytearray, str)):
+            event = self.fast(obj)
+            if event is not None:
+                return ParsedEvent(event, [])
+            try:
+                data = json.loads(obj)
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise DecodeError(f"event is not valid JSON: {exc}", rule="decode.json",
+                                  index=index) from None
+        else:
+            data = obj
+        return self.parse_data(data, index=index)
+
+    def parse_data(self, data: Any, *, index: int | None = None) -> ParsedEvent:
+        """The slow path: decoded JSON data through compatibility, enforcement, validation."""
+        if not isinstance(data, dict):
+            raise MalformedEventError(
+                f"an event must be a JSON object, got {type(data).__name__}", path="",
+                reason="not an object", rule="schema.not-an-object", index=index)
+        warnings: list[PipelineWarning] = []
+        data = self.boundary.translate(data, index, warnings)
+        kind = data.get("type")
+        if "type" not in data:
+            raise MalformedEventError("event has no 'type'", path="/type",
+                                      reason="required field is missing",
+                                      rule="schema.missing-field", index=index)
+        if not isinstance(kind, str):
+            raise MalformedEventError(f"event 'type' must be a string, got {kind!r}",
+                                      path="/type", reason="not a string",
+                                      rule="schema.invalid-value", index=index)
+        cls = _CLASS_BY_NAME.get(kind)
+        if cls is None:
+            warnings.append(PipelineWarning(
+                index, "/type",
+                f"unknown event type {kind!r} dropped (spec basic/processing: an unrecognised "
+                f"event MUST NOT abort the run)"))
+            return ParsedEvent(None, warnings)
+        enforcer = Enforcer(index, kind)
+        try:
+            stripped = enforcer.model(data, model_shape(cls), "")
+        except MalformedEventError as refused:
+            refused.warnings = warnings + enforcer.warnings
+            raise
+        warnings.extend(enforcer.warnings)
+        if stripped is REMOVE:
+            warnings.append(PipelineWarning(
+                index, "", f"{kind} dropped: a required field held an unrecognised member"))
+            return ParsedEvent(None, warnings)
+        try:
+            event = cls.model_validate(stripped, strict=True, by_alias=True, by_name=False)
+        except ValidationError as exc:
+            malformed = _malformed(exc, stripped, index, kind)
+            malformed.warnings = warnings  # what was stripped on the way still deserves a mention
+            raise malformed from None
+        parsed = self._checked(event, index)
+        parsed.warnings[:0] = warnings
+        return parsed
+
+    @staticmethod
+    def _checked(event: BaseEvent, index: int | None) -> ParsedEvent:
+        warnings: list[PipelineWarning] = []
+        if type(event) is RunStartedEvent and event.protocol_version is not None:
+            w = version_warning(event.protocol_version, index)
+            if w is not None:
+                warnings.append(w)
+        return ParsedEvent(event, warnings)
+
+
+def parse_event(obj: dict[str, Any] | str | bytes | bytearray, *,
+                index: int | None = None) -> ParsedEvent:
+    """Parse one event (spec ``basic/processing``). For a whole stream use :class:`EventParser`.
+
+    Returns a :class:`ParsedEvent` whose ``event`` is ``None`` when the event was dropped
+    (unknown type). Raises :class:`MalformedEventError` (or :class:`PatchError`) for a
+    malformed known value, :class:`DecodeError` for text that is not JSON.
+    """
+    return EventParser().parse(obj, index=index)
+
+
+def parse_run_agent_input(obj: dict[str, Any] | str | bytes | bytearray
+                          ) -> tuple[RunAgentInput, list[PipelineWarning]]:
+    """Parse a ``RunAgentInput`` under the same processing model as events.
+
+    Spec ``basic/processing`` ("Outgoing material"): unrecognised material is stripped with a
+    warning, a malformed known field is fatal (:class:`MalformedEventError`).
+    """
+    if isinstance(obj, (bytes, bytearray, str)):
+        try:
+            obj = json.loads(obj)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise DecodeError(f"run input is not valid JSON: {exc}", rule="decode.json") from None
+    if not isinstance(obj, dict):
+        raise MalformedEventError("RunAgentInput must be a JSON object", path="",
+                                  reason="not an object", rule="schema.not-an-object")
+    warnings: list[PipelineWarning] = []
+    obj = CompatibilityBoundary().translate_input(obj, "", None, warnings)
+    enforcer = Enforcer(None, "RunAgentInput")
+    stripped = enforcer.model(obj, model_shape(RunAgentInput), "")
+    warnings.extend(enforcer.warnings)
+    try:
+        value = RunAgentInput.model_validate(stripped, strict=True, by_alias=True, by_name=False)
+    except ValidationError as exc:
+        error = _malformed(exc, stripped, None, "RunAgentInput")
+        error.warnings = warnings
+        if warnings:  # e.g. `thread_id` stripped, then `threadId` missing: say why
+            notes = "; ".join(f"{w.path}: {w.message}" for w in warnings[:3])
+            error = type(error)(f"{error.message} (also: {notes})", path=error.path,
+                                reason=error.reason, rule=error.rule)
+            error.warnings = warnings
+        raise error from None
+    return value, warnings

@@ -1,0 +1,31 @@
+# The classroom targets (included by the Makefile; VENV, BIN, PIP, TEST_STAMP, PORT come from it).
+#   make classroom STUDENTS=N   a real JupyterHub on 127.0.0.1, N simulated students -> build/classroom.json
+#   make site                   the course as a static website -> build/site/index.html
+#   make present NB=notebooks/10_a2a_task_lifecycle.ipynb [PORT=8866]   one notebook via Voilà, no code
+# docs/workshop.md is the instructor's guide to all three.
+
+STUDENTS ?= 3
+NB ?= notebooks/10_a2a_task_lifecycle.ipynb
+# `make present` listens on 8866 unless PORT= is given (the Makefile's PORT default, 8888, is `make lab`'s).
+PRESENT_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8866)
+
+# The classroom tools (hub, Voilà, site generator), pinned. Installed on top of the test
+# environment until pyproject.toml has them as an extra; with the same lock constraints.
+CLASSROOM_PKGS := jupyterhub==6.1.1 voila==0.5.13 mkdocs==1.6.1 mkdocs-material==9.8.1 \
+  mkdocs-jupyter==0.26.3 mkdocstrings==1.0.8 mkdocstrings-python==2.0.11
+CLASSROOM_STAMP := $(VENV)/.installed-classroom
+
+.PHONY: classroom site present
+
+$(CLASSROOM_STAMP): $(TEST_STAMP) mk/classroom.mk
+	$(PIP) $(CLASSROOM_PKGS)
+	@touch $@
+
+classroom: $(CLASSROOM_STAMP)
+	$(BIN)/python tools/classroom.py --students $(STUDENTS)
+
+site: $(CLASSROOM_STAMP)
+	$(BIN)/python tools/build_site.py
+
+present: $(CLASSROOM_STAMP)
+	$(BIN)/python tools/present.py "$(NB)" --port $(PRESENT_PORT)

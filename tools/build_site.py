@@ -1,0 +1,340 @@
+#!/usr/bin/env python
+"""``make site``: the course as a static website, offline, in ``build/site/index.html``.
+
+Usage: ``python tools/build_site.py [--prepare-only]``
+
+The pages are generated into ``build/site-src`` (nothing is written into ``docs/`` or
+``notebooks/``), then MkDocs (Material theme, mkdocs-jupyter, mkdocstrings) builds them with
+``site/mkdocs.yml`` into ``build/site``:
+
+* ``index.md`` — the curriculum map, from :data:`agentproto.course.curriculum.LESSONS`;
+* ``notebooks/NN_*.ipynb`` — every notebook with its stored outputs (nothing is re-executed):
+  prose, code, outputs and plots. A widget whose state the notebook stores
+  (``metadata.widgets``) is embedded by mkdocs-jupyter; a widget without stored state (the
+  course's notebooks store none today) becomes a note saying to run the notebook in
+  JupyterLab. Links between notebooks (``06_x.ipynb``) point at the pages (``06_x.html``);
+* ``glossary.md`` — :func:`agentproto.course.curriculum.glossary`;
+* ``study-sheet.md`` — the question bank (``agentproto/data/course/question_bank.json``) as a
+  printable study sheet, one topic per printed page;
+* ``api/*.md`` — the library's API reference, from the docstrings (mkdocstrings reads the
+  source statically: nothing is imported, so a module that does not import still gets a page).
+
+``build/site-build.json`` records the page count and the build time. ``--prepare-only`` writes
+the pages and ``build/mkdocs.yml`` and stops before MkDocs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+BUILD = ROOT / "build"
+SRC = BUILD / "site-src"
+SITE = BUILD / "site"
+CONFIG = BUILD / "mkdocs.yml"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+NOTEBOOK_LINK = re.compile(r"(?<![\w/.-])(\d\d_[A-Za-z0-9_]+)\.ipynb(?=[#)\"'\s]|$)")
+#: The API reference: one page per sub-package, plus the top-level modules.
+API_PACKAGES = ["agui", "a2a", "security", "orchestration", "demo", "course"]
+
+RUN_IT = ("To run this notebook yourself: <code>pip install \"agentproto[course]\"</code> then "
+          "<code>agentproto lab</code> (or <code>make lab</code> in a clone of the repository).")
+WIDGET_NOTE = ('<div class="widget-note"><strong>Interactive widget.</strong> This output is live in '
+               "JupyterLab: run this notebook there to use it (<code>agentproto lab</code>).</div>")
+
+
+def curriculum() -> ModuleType:
+    """:mod:`agentproto.course.curriculum`, read from this checkout.
+
+    Imported as usual when the course package imports; loaded from its file otherwise, so a
+    half-finished change elsewhere in ``agentproto.course`` does not stop the site.
+    """
+    try:
+        import agentproto.course.curriculum as module
+
+        return module
+    except Exception:  # noqa: BLE001 - fall back to the file itself
+        path = ROOT / "agentproto" / "course" / "curriculum.py"
+        spec = importlib.util.spec_from_file_location("_site_curriculum", path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+
+def _page(filename: str) -> str:
+    return filename[: -len(".ipynb")] + ".html"
+
+
+def rewrite_links(text: str) -> str:
+    """``06_interrupts_resume.ipynb#x`` -> ``06_interrupts_resume.html#x``."""
+    return NOTEBOOK_LINK.sub(lambda m: f"{m.group(1)}.html", text)
+
+
+def prepare_notebook(src: Path, dest: Path) -> dict[str, int]:
+    """Copy one notebook for the site; returns how many widgets were embedded or noted."""
+    nb = nbformat.read(src, as_version=4)
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    counts = {"embedded": 0, "noted": 0}
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = rewrite_links(cell.source)
+            continue
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") in ("display_data", "execute_result"):
+                out.setdefault("metadata", {})  # required by the schema; the stored notebooks omit it
+            data = out.get("data", {})
+            if WIDGET_VIEW in data:
+                if data[WIDGET_VIEW].get("model_id") in state:
+                    counts["embedded"] += 1
+                    outputs.append(out)
+                else:
+                    counts["noted"] += 1
+                    outputs.append(nbformat.v4.new_output("display_data", data={"text/html": WIDGET_NOTE}))
+                continue
+            for mime in ("text/html", "text/markdown"):
+                if mime in data:
+                    value = data[mime]
+                    data[mime] = rewrite_links("".join(value) if isinstance(value, list) else value)
+            outputs.append(out)
+        cell.outputs = outputs
+    first_md = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), -1)
+    nb.cells.insert(first_md + 1, nbformat.v4.new_markdown_cell(f'<div class="widget-note">{RUN_IT}</div>'))
+    if not counts["embedded"]:
+        nb.metadata.pop("widgets", None)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, dest)
+    return counts
+
+
+def home_page(lessons: list, present: set[str]) -> str:
+    parts: dict[str, list] = {}
+    for lesson in lessons:
+        parts.setdefault(lesson.part, []).append(lesson)
+    lines = [
+        "# AG-UI and A2A, hands on",
+        "",
+        "A course in Jupyter notebooks on the protocols AI agents speak: **AG-UI** (agent ↔ user "
+        "interface), **A2A** (agent ↔ agent) and the engineering of multi-agent systems, with "
+        "`agentproto`, the reference library the notebooks drive.",
+        "",
+        "These pages show every notebook as it was last run: its prose, code, outputs and plots. "
+        "The interactive widgets run only in JupyterLab:",
+        "",
+        "```console",
+        '$ pip install "agentproto[course]"',
+        "$ agentproto lab        # copies the course into ~/agentproto-course and opens JupyterLab",
+        "```",
+        "",
+        "Also here: the [glossary](glossary.md), a printable [study sheet](study-sheet.md) of the "
+        "interview question bank, and the [API reference](api/index.md).",
+        "",
+        "## The curriculum",
+        "",
+    ]
+    for part, items in parts.items():
+        lines += [f"### {part}", "", "| # | notebook | seed 000 | seed 004 | covers |", "|---|---|---|---|---|"]
+        for lesson in items:
+            title = (f"[{lesson.title}](notebooks/{lesson.filename})" if lesson.filename in present
+                     else f"{lesson.title} *(planned)*")
+            lines.append(f"| {lesson.number:02d} | {title} | {lesson.seed_000 or '—'} | "
+                         f"{lesson.seed_004 or '—'} | {lesson.topic} |")
+        lines.append("")
+    lines += [
+        "Seed 000 is a Chinese study guide on AG-UI and A2A organised as interview questions "
+        "Q1–Q12; seed 004 is a Chinese study note on A2A and multi-agent engineering in sections "
+        "§1–§13. The columns say which of their questions each notebook answers.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ")
+
+
+def glossary_page(rows: list[dict[str, str]]) -> str:
+    lines = ["# Glossary", "", f"{len(rows)} terms of the course, with their Chinese names.", "",
+             "| term | 中文 | meaning |", "|---|---|---|"]
+    lines += [f"| **{_cell(r['term'])}** | {_cell(r['chinese'])} | {_cell(r['meaning'])} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def study_sheet(bank: dict, lessons: list, present: set[str]) -> str:
+    """The question bank as one printable page: a section per topic, every answer shown."""
+    by_number = {lesson.number: lesson for lesson in lessons}
+    topics = bank.get("topics", {})
+    lines = ['<div class="study-sheet" markdown>', "", f"# Study sheet: {bank.get('title', 'question bank')}", "",
+             html.escape(bank.get("description", "")), "",
+             f"{len(bank['questions'])} questions. Print this page (one topic per sheet) or read it "
+             "here; try each question before reading the answers.", ""]
+    grouped: dict[str, list] = {}
+    for q in bank["questions"]:
+        grouped.setdefault(q.get("topic", "other"), []).append(q)
+    order = list(topics) + [t for t in grouped if t not in topics]
+    for topic in order:
+        if topic not in grouped:
+            continue
+        name = topics.get(topic)
+        name = name.get("title", topic) if isinstance(name, dict) else (name or topic)
+        lines += [f"## {html.escape(str(name))}", ""]
+        for q in grouped[topic]:
+            lines += ['<div class="question" markdown>', "", f"### {html.escape(q['question'])}", ""]
+            where = [q.get("source", "")]
+            lesson = by_number.get(q.get("notebook"))
+            if lesson is not None and lesson.filename in present:
+                where.append(f"notebook [{lesson.number:02d} {lesson.title}](notebooks/{lesson.filename})")
+            lines += [f"*{' · '.join(w for w in where if w)}*", ""]
+            lines += [f"**Pass answer.** {html.escape(q.get('pass_answer', ''))}", "",
+                      f"**Full-marks answer.** {html.escape(q.get('full_marks_answer', ''))}", ""]
+            if q.get("key_points"):
+                lines += ["**What the interviewer listens for:**", ""]
+                lines += [f"- {html.escape(p)}" for p in q["key_points"]] + [""]
+            if q.get("follow_ups"):
+                lines += ["**Follow-ups:**", ""] + [f"- {html.escape(p)}" for p in q["follow_ups"]] + [""]
+            choice = q.get("choice")
+            if choice:
+                lines += [f"**Quick check.** {html.escape(choice['prompt'])}", ""]
+                lines += [f"{i + 1}. {html.escape(str(o))}" for i, o in enumerate(choice["options"])] + [""]
+                answer = choice["options"][choice["answer"]]
+                lines += [f'<span class="answer-key">Answer: {choice["answer"] + 1}. {html.escape(str(answer))} — '
+                          f"{html.escape(choice.get('explain', ''))}</span>", ""]
+            lines += ["</div>", ""]
+    lines += ["</div>", ""]
+    return "\n".join(lines)
+
+
+def _modules(package_dir: Path, dotted: str) -> list[str]:
+    """The public modules of a package, read from its folder (nothing imported)."""
+    mods = []
+    for path in sorted(package_dir.glob("*.py")):
+        if path.name == "__init__.py" or path.name.startswith("_"):
+            continue
+        mods.append(f"{dotted}.{path.stem}")
+    for sub in sorted(p for p in package_dir.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
+        if not sub.name.startswith("_"):
+            mods.append(f"{dotted}.{sub.name}")
+    return mods
+
+
+def api_pages() -> dict[str, str]:
+    """``api/<name>.md`` -> text: the package's docstring and each module's public members."""
+    lib = ROOT / "agentproto"
+    pages: dict[str, str] = {}
+    core = ["agentproto"] + [f"agentproto.{p.stem}" for p in sorted(lib.glob("*.py"))
+                             if not p.name.startswith("_")]
+    pages["core"] = "# agentproto (core modules)\n\n" + "\n".join(
+        f"::: {m}\n    options:\n      show_root_heading: true\n" for m in core)
+    index = ["# API reference", "", "Generated from the library's docstrings.", "",
+             "| package | modules |", "|---|---|", f"| [agentproto (core)](core.md) | {len(core)} |"]
+    for name in API_PACKAGES:
+        package = lib / name
+        if not (package / "__init__.py").exists():
+            continue
+        mods = _modules(package, f"agentproto.{name}")
+        body = [f"# agentproto.{name}", "", f"::: agentproto.{name}", "    options:",
+                "      show_root_heading: false", "      members: false", ""]
+        body += [f"::: {m}\n" for m in mods]
+        pages[name] = "\n".join(body)
+        index.append(f"| [agentproto.{name}]({name}.md) | {len(mods)} |")
+    pages["index"] = "\n".join(index) + "\n"
+    return pages
+
+
+def prepare() -> dict:
+    cur = curriculum()
+    if SRC.exists():
+        shutil.rmtree(SRC)
+    (SRC / "stylesheets").mkdir(parents=True)
+    shutil.copyfile(ROOT / "site" / "extra.css", SRC / "stylesheets" / "extra.css")
+
+    lessons = list(cur.LESSONS)
+    known = {lesson.filename for lesson in lessons}
+    present = {p.name for p in NOTEBOOKS.glob("*.ipynb")}
+    extra = sorted(present - known)
+    widgets = {"embedded": 0, "noted": 0}
+    nav_notebooks: dict[str, list] = {}
+    for lesson in lessons:
+        if lesson.filename in present:
+            counts = prepare_notebook(NOTEBOOKS / lesson.filename, SRC / "notebooks" / lesson.filename)
+            for k in widgets:
+                widgets[k] += counts[k]
+            nav_notebooks.setdefault(lesson.part, []).append(
+                {f"{lesson.number:02d} {lesson.title}": f"notebooks/{lesson.filename}"})
+    for name in extra:
+        prepare_notebook(NOTEBOOKS / name, SRC / "notebooks" / name)
+        nav_notebooks.setdefault("Other notebooks", []).append({name[:-6]: f"notebooks/{name}"})
+
+    (SRC / "index.md").write_text(home_page(lessons, present), encoding="utf-8")
+    (SRC / "glossary.md").write_text(glossary_page(cur.glossary()), encoding="utf-8")
+    bank = json.loads((ROOT / "agentproto" / "data" / "course" / "question_bank.json").read_text("utf-8"))
+    (SRC / "study-sheet.md").write_text(study_sheet(bank, lessons, present), encoding="utf-8")
+    (SRC / "api").mkdir()
+    api = api_pages()
+    for name, text in api.items():
+        (SRC / "api" / f"{name}.md").write_text(text, encoding="utf-8")
+
+    nav: list = [{"Curriculum": "index.md"}]
+    nav += [{part: items} for part, items in nav_notebooks.items()]
+    nav += [{"Glossary": "glossary.md"}, {"Study sheet": "study-sheet.md"},
+            {"API reference": [{"Overview": "api/index.md"}, {"agentproto (core)": "api/core.md"}]
+             + [{f"agentproto.{n}": f"api/{n}.md"} for n in API_PACKAGES if n in api]}]
+    config = {"INHERIT": "../site/mkdocs.yml", "docs_dir": "site-src", "site_dir": "site", "nav": nav}
+    CONFIG.write_text("# Generated by tools/build_site.py; edit site/mkdocs.yml instead.\n"
+                      + json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return {"notebooks": sum(len(v) for v in nav_notebooks.values()), "widgets": widgets}
+
+
+def build(timeout: float = 900) -> dict:
+    t0 = time.monotonic()
+    info = prepare()
+    prepared = time.monotonic() - t0
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--clean", "-f", str(CONFIG)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    log = result.stdout + result.stderr
+    (BUILD / "site-build.log").write_text(log, encoding="utf-8")
+    if result.returncode != 0 or not (SITE / "index.html").exists():
+        raise SystemExit(f"mkdocs build failed (exit {result.returncode}):\n{log[-4000:]}")
+    pages = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html"))
+    info.update(pages=len(pages), prepare_s=round(prepared, 2), build_s=round(time.monotonic() - t0, 2),
+                warnings=[ln for ln in log.splitlines() if ln.startswith("WARNING")][:50])
+    (BUILD / "site-build.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prepare-only", action="store_true", help="write build/site-src and stop")
+    args = parser.parse_args(argv)
+    if args.prepare_only:
+        info = prepare()
+        print(f"prepared {info['notebooks']} notebooks in {SRC.relative_to(ROOT)}; config {CONFIG.relative_to(ROOT)}")
+        return 0
+    info = build()
+    print(f"site: {info['pages']} pages ({info['notebooks']} notebooks; widgets: {info['widgets']['embedded']} "
+          f"embedded, {info['widgets']['noted']} shown as a note) in {info['build_s']} s -> "
+          f"{(SITE / 'index.html').relative_to(ROOT)}")
+    for warning in info["warnings"]:
+        print(warning)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
