@@ -18,11 +18,11 @@ PORT   ?= 8888
 PYTEST_ARGS ?=
 # The extras each target installs (environment.yml installs TEST_EXTRAS; a test keeps them in step).
 COURSE_EXTRAS := course
-TEST_EXTRAS   := course,test,interop
+TEST_EXTRAS   := course,classroom,test,interop
 # JupyterLab refuses to run as root unless told; classroom images often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test venv regen bench gates clean help
+.PHONY: lab test venv regen bench soak gates clean help
 
 help:
 	@echo "make lab    - set up .venv (course extra) and open JupyterLab on notebooks/00_start_here.ipynb"
@@ -31,6 +31,7 @@ help:
 	@echo "make gates  - only the quality gates: ruff, mypy, import-linter"
 	@echo "make regen  - re-execute all notebooks (or NB=path) and store clean outputs"
 	@echo "make bench  - run every benchmark side by side with the official SDKs"
+	@echo "make soak   - the reliability suite at its large sizes (loopback only)"
 	@echo "make clean  - remove .venv and caches"
 
 $(VENV)/bin/python:
@@ -65,6 +66,9 @@ regen: $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+soak: $(TEST_STAMP)
+	AGENTPROTO_SOAK=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/reliability
 
 # The classroom targets (make classroom STUDENTS=N, make site, make present NB=...).
 -include mk/classroom.mk

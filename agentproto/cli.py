@@ -35,24 +35,33 @@ import gc
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from agentproto import __version__
 
-__all__ = ["main", "build_parser", "COMMANDS"]
+__all__ = ["main", "build_parser", "COMMANDS", "EXTRAS"]
 
 #: (name, help, module path). The module defines ``configure(parser)``.
 COMMANDS: list[tuple[str, str, str]] = [
-    ("lint", "check a captured AG-UI event stream (SSE or JSON lines) for conformance",
-     "agentproto.agui.lint"),
-    ("serve", "run the demo agents (AG-UI at /ag-ui/agent, A2A at /a2a) on loopback",
-     "agentproto.demo.serve"),
+    (
+        "lint",
+        "check a captured AG-UI event stream (SSE or JSON lines) for conformance",
+        "agentproto.agui.lint",
+    ),
+    (
+        "serve",
+        "run the demo agents (AG-UI at /ag-ui/agent, A2A at /a2a) on loopback",
+        "agentproto.demo.serve",
+    ),
     ("a2a", "talk to an A2A agent (sub-commands: send, card)", "agentproto.a2a.cli"),
-    ("doctor", "check that the environment has everything the course needs",
-     "agentproto.course.doctor"),
+    ("doctor", "check that the environment has everything the course needs", "agentproto.course.doctor"),
 ]
 
 _NAMES = frozenset(name for name, _, _ in COMMANDS)
+
+
+#: The pip extra a command needs beyond the base install (``pip install "agentproto[server]"``).
+EXTRAS: dict[str, str] = {"serve": "server", "a2a": "server"}
 
 
 def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
@@ -60,7 +69,8 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
 
     Every sub-command is listed in the help either way; only the configured ones import
     their module and know their own arguments. :func:`main` configures just the command it
-    is about to run.
+    is about to run. A command whose dependencies are not installed gets a handler that says
+    which extra to install (exit 2) instead of its options.
     """
     wanted = _NAMES if commands is None else frozenset(commands)
     parser = argparse.ArgumentParser(
@@ -71,17 +81,34 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text, module_path in COMMANDS:
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        if name not in wanted:
-            continue
-        try:
-            module = importlib.import_module(module_path)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_path:  # a real missing dependency: let it surface
-                raise
-            sp.set_defaults(handler=_not_available(name))
-            continue
-        module.configure(sp)
+        if name in wanted:
+            problem = _configure(sp, name, module_path)
+            if problem is not None:
+                sp.set_defaults(handler=_Unavailable(problem))
     return parser
+
+
+def _configure(sp: argparse.ArgumentParser, name: str, module_path: str) -> str | None:
+    """Import the command's module and let it register its options; or say why it cannot."""
+    try:
+        importlib.import_module(module_path).configure(sp)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing == module_path:
+            return f"agentproto {name}: not available in this version"
+        if missing == "agentproto" or missing.startswith("agentproto."):
+            raise  # a bug in this package, not a missing extra: let it surface
+        extra = EXTRAS.get(name)
+        fix = (
+            f'pip install "agentproto[{extra}]"'
+            if extra is not None
+            else f"pip install {missing.split('.')[0]}"
+        )
+        return (
+            f"agentproto {name}: needs {missing.split('.')[0]}, which is not installed; "
+            f"install it with: {fix}"
+        )
+    return None
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -98,12 +125,22 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _not_available(name: str) -> Callable[[argparse.Namespace], int]:
-    def handler(_args: argparse.Namespace) -> int:
-        print(f"agentproto {name}: not available in this version", file=sys.stderr)
+class _Unavailable:
+    """The handler of a command that cannot run here: prints why, exits 2."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __call__(self, _args: argparse.Namespace) -> int:
+        print(self.message, file=sys.stderr)
         return 2
 
-    return handler
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[name]
+    raise KeyError(name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,6 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if program:
             gc.freeze()
             gc.enable()
+    if command is not None:
+        # A command that could not be configured says why, even for `--help`.
+        handler = _subparser(parser, command).get_default("handler")
+        if isinstance(handler, _Unavailable):
+            return handler(argparse.Namespace())
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

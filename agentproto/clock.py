@@ -48,7 +48,7 @@ class FakeClock:
         return now
 
     def now(self) -> _dt.datetime:
-        return _dt.datetime.fromtimestamp(self.now_ms() / 1000, tz=_dt.timezone.utc)
+        return _dt.datetime.fromtimestamp(self.now_ms() / 1000, tz=_dt.UTC)
 
     def advance(self, ms: int | float) -> int:
         """Move time forward by ``ms`` milliseconds and return the new time."""
@@ -88,5 +88,5 @@ def iso_utc(ms: int) -> str:
     >>> iso_utc(FakeClock.DEFAULT_START_MS)
     '2026-01-01T00:00:00.000Z'
     """
-    dt = _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc)
+    dt = _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"

@@ -21,7 +21,7 @@ class SystemClock:
         return time.time_ns() // 1_000_000
 
     def now(self) -> _dt.datetime:
-        return _dt.datetime.fromtimestamp(self.now_ms() / 1000, tz=_dt.timezone.utc)
+        return _dt.datetime.fromtimestamp(self.now_ms() / 1000, tz=_dt.UTC)
 
 
 def uuid_ids() -> str:

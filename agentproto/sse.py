@@ -85,12 +85,12 @@ class EventStreamDecoder:
 
     def __init__(self) -> None:
         self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
-        self._pending = ""       # text after the last complete line
+        self._pending = ""  # text after the last complete line
         self._data: list[str] = []  # data lines of the frame being assembled
         self._has_data = False
-        self._started = False    # a leading BOM is stripped once
+        self._started = False  # a leading BOM is stripped once
         self._closed = False
-        self._skip_lf = False    # the previous chunk ended in CR: a leading LF belongs to it
+        self._skip_lf = False  # the previous chunk ended in CR: a leading LF belongs to it
 
     def feed(self, chunk: bytes) -> list[str]:
         """Consume bytes; return the ``data`` payloads of every frame completed by them."""
@@ -99,8 +99,7 @@ class EventStreamDecoder:
         try:
             text = self._utf8.decode(chunk)
         except UnicodeDecodeError as exc:
-            raise self.error(f"SSE stream is not valid UTF-8: {exc.reason}",
-                              rule="decode.utf8") from None
+            raise self.error(f"SSE stream is not valid UTF-8: {exc.reason}", rule="decode.utf8") from None
         if not self._started and text:
             self._started = True
             if text[0] == "\ufeff":
@@ -121,8 +120,8 @@ class EventStreamDecoder:
         end = 0 if text[0] == "\n" else text.find("\n\n") + 1
         if end == 0 and text[0] != "\n":
             return self._lines(text)
-        out = self._lines(text[:end + 1])
-        rest = text[end + 1:]
+        out = self._lines(text[: end + 1])
+        rest = text[end + 1 :]
         if rest:
             out.extend(self._frames(rest))
         return out
@@ -142,8 +141,9 @@ class EventStreamDecoder:
         try:
             tail = self._utf8.decode(b"", final=True)
         except UnicodeDecodeError:
-            raise self.error("SSE stream ends in the middle of a UTF-8 character",
-                              rule="decode.utf8") from None
+            raise self.error(
+                "SSE stream ends in the middle of a UTF-8 character", rule="decode.utf8"
+            ) from None
         if tail:
             self._lines(self._pending + tail)
             tail = ""
@@ -204,7 +204,7 @@ class EventStreamDecoder:
         if end > 0 and text.startswith("data: "):
             payloads = text[6:end].split("\n\ndata: ")
             if "\n" not in "".join(payloads):
-                tail = text[end + 2:]
+                tail = text[end + 2 :]
                 if tail:
                     payloads.extend(self._lines(tail))  # keeps the partial line for later
                 return payloads
@@ -219,4 +219,3 @@ class EventStreamDecoder:
         if tail:
             out.extend(self._lines(tail))  # consumes its complete lines, keeps the partial one
         return out
-

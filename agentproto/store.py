@@ -52,6 +52,7 @@ _CORE_DDL = (
     )""",
 )
 
+
 class StoreError(Exception):
     """Base class for errors raised by :class:`Store`."""
 
@@ -90,8 +91,7 @@ class Store:
     # -- connections and schema -------------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
-                               check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         if self.path != ":memory:":
             conn.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
@@ -129,8 +129,9 @@ class Store:
                 raise
             conn.execute("COMMIT")
 
-    def ensure_schema(self, component: str, version: int,
-                      migrations: Mapping[int, Sequence[str]] | Sequence[str]) -> int:
+    def ensure_schema(
+        self, component: str, version: int, migrations: Mapping[int, Sequence[str]] | Sequence[str]
+    ) -> int:
         """Bring ``component``'s tables up to ``version`` and return the version found before.
 
         ``migrations`` maps each version to the statements that reach it from the one before;
@@ -139,25 +140,31 @@ class Store:
         """
         steps = dict(migrations) if isinstance(migrations, Mapping) else {1: tuple(migrations)}
         with self.transaction() as conn:
-            row = conn.execute("SELECT version FROM schema_versions WHERE component = ?",
-                               (component,)).fetchone()
+            row = conn.execute(
+                "SELECT version FROM schema_versions WHERE component = ?", (component,)
+            ).fetchone()
             found = row["version"] if row else 0
             if found > version:
-                raise StoreError(f"{self.path}: component {component!r} has schema version "
-                                 f"{found}, newer than this code's {version}")
+                raise StoreError(
+                    f"{self.path}: component {component!r} has schema version "
+                    f"{found}, newer than this code's {version}"
+                )
             for step in range(found + 1, version + 1):
                 for statement in steps.get(step, ()):
                     conn.execute(statement)
-            conn.execute("INSERT INTO schema_versions(component, version) VALUES (?, ?) "
-                         "ON CONFLICT(component) DO UPDATE SET version = excluded.version",
-                         (component, version))
+            conn.execute(
+                "INSERT INTO schema_versions(component, version) VALUES (?, ?) "
+                "ON CONFLICT(component) DO UPDATE SET version = excluded.version",
+                (component, version),
+            )
         return found
 
     def schema_version(self, component: str) -> int | None:
         """The schema version recorded for ``component``, or None if it has no tables here."""
         with self._lock:
-            row = self._conn.execute("SELECT version FROM schema_versions WHERE component = ?",
-                                     (component,)).fetchone()
+            row = self._conn.execute(
+                "SELECT version FROM schema_versions WHERE component = ?", (component,)
+            ).fetchone()
         return row["version"] if row else None
 
     def close(self) -> None:
@@ -182,18 +189,18 @@ class Store:
         and do not run ``action``. An action that raises records nothing.
         """
         with self.transaction() as conn:
-            row = conn.execute("SELECT result FROM idempotency_keys WHERE key = ?",
-                               (key,)).fetchone()
+            row = conn.execute("SELECT result FROM idempotency_keys WHERE key = ?", (key,)).fetchone()
             if row is not None:
                 return json.loads(row["result"]), True
             result = action()
-            conn.execute("INSERT INTO idempotency_keys(key, result, created_ms) VALUES (?, ?, ?)",
-                         (key, dumps_json(result), self.clock.now_ms()))
+            conn.execute(
+                "INSERT INTO idempotency_keys(key, result, created_ms) VALUES (?, ?, ?)",
+                (key, dumps_json(result), self.clock.now_ms()),
+            )
             return result, False
 
     def recorded(self, key: str) -> tuple[bool, Any]:
         """``(True, result)`` if ``key`` has a recorded result, else ``(False, None)``."""
         with self._lock:
-            row = self._conn.execute("SELECT result FROM idempotency_keys WHERE key = ?",
-                                     (key,)).fetchone()
+            row = self._conn.execute("SELECT result FROM idempotency_keys WHERE key = ?", (key,)).fetchone()
         return (True, json.loads(row["result"])) if row else (False, None)

@@ -37,8 +37,15 @@ __all__ = ["RunningServer", "running_server"]
 class RunningServer:
     """One uvicorn server in a daemon thread. :meth:`start` returns once it accepts connections."""
 
-    def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 0,
-                 log_level: str = "warning", graceful_shutdown_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log_level: str = "warning",
+        graceful_shutdown_s: float = 1.0,
+    ) -> None:
         self.app = app
         self.host = host
         self.port = port
@@ -70,12 +77,17 @@ class RunningServer:
         sock.bind((self.host, self.port))
         self.port = sock.getsockname()[1]
         self._socket = sock
-        config = uvicorn.Config(self.app, log_level=self.log_level, lifespan="auto",
-                                timeout_graceful_shutdown=math.ceil(self.graceful_shutdown_s),
-                                access_log=False)
+        config = uvicorn.Config(
+            self.app,
+            log_level=self.log_level,
+            lifespan="auto",
+            timeout_graceful_shutdown=math.ceil(self.graceful_shutdown_s),
+            access_log=False,
+        )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
-                                        name=f"uvicorn-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name=f"uvicorn-{self.port}", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + timeout_s
         while not self._server.started:

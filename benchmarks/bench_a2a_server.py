@@ -66,8 +66,17 @@ def serve(kind: str, port: int) -> None:
         from agentproto.a2a.sdk_bridge import sdk_echo_app
 
         app = sdk_echo_app(rpc_path=RPC_PATH, url=f"http://127.0.0.1:{port}")
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-                lifespan="on" if kind == "ours" else "auto")
+    # keep-alive well above a round's longest pause on a loaded machine: with uvicorn's 5 s
+    # default, an idle connection could be closed just as the client reused it (ReadError).
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="on" if kind == "ours" else "auto",
+        timeout_keep_alive=60,
+    )
 
 
 def process_cpu_s(pid: int) -> float | None:
@@ -98,7 +107,10 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve", self.kind, "--port", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
         return self
 
     def wait_ready(self) -> ServerProcess:
@@ -136,9 +148,14 @@ class ServerProcess:
 
 
 def _body(i: int) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": i, "method": "SendMessage",
-            "params": {"message": {"messageId": f"bench-{i}", "role": "ROLE_USER",
-                                   "parts": [{"text": f"echo {i}"}]}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "SendMessage",
+        "params": {
+            "message": {"messageId": f"bench-{i}", "role": "ROLE_USER", "parts": [{"text": f"echo {i}"}]}
+        },
+    }
 
 
 def _check(i: int, data: Any) -> None:
@@ -147,6 +164,12 @@ def _check(i: int, data: Any) -> None:
         raise AssertionError(f"request {i}: task not completed: {task['status']}")
     if task["artifacts"][0]["parts"][0]["text"] != f"echo {i}":
         raise AssertionError(f"request {i}: wrong artifact {task['artifacts']}")
+
+
+#: Transport errors retried per request (a connection the server closed as it was reused);
+#: every retry is counted and reported. A wrong answer is never retried: it aborts the run.
+RETRIES = 3
+retried: dict[str, int] = {"transport_retries": 0}
 
 
 async def load(url: str, n: int, concurrency: int) -> tuple[float, list[float]]:
@@ -159,10 +182,21 @@ async def load(url: str, n: int, concurrency: int) -> tuple[float, list[float]]:
     counter = iter(range(n))
 
     async with httpx.AsyncClient(limits=limits, timeout=30.0) as client:
+
+        async def post(i: int) -> httpx.Response:
+            for attempt in range(RETRIES + 1):
+                try:
+                    return await client.post(url + RPC_PATH, json=_body(i), headers=headers)
+                except (httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectError):
+                    if attempt == RETRIES:
+                        raise
+                    retried["transport_retries"] += 1
+            raise AssertionError("unreachable")
+
         async def worker() -> None:
             for i in counter:
                 t0 = time.perf_counter()
-                r = await client.post(url + RPC_PATH, json=_body(i), headers=headers)
+                r = await post(i)
                 latencies.append(time.perf_counter() - t0)
                 _check(i, r.json())
 
@@ -182,8 +216,7 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def run(requests: int, concurrency: int, rounds: int, warmup: int) -> dict[str, Any]:
-    per: dict[str, dict[str, Any]] = {k: {"rps": [], "latencies": [], "cpu_ms": []}
-                                      for k in SERVERS}
+    per: dict[str, dict[str, Any]] = {k: {"rps": [], "latencies": [], "cpu_ms": []} for k in SERVERS}
     ratios: list[float] = []
     servers = {kind: ServerProcess(kind) for kind in SERVERS}
     try:
@@ -206,8 +239,9 @@ def run(requests: int, concurrency: int, rounds: int, warmup: int) -> dict[str, 
                 if cpu0 is not None and cpu1 is not None:
                     per[kind]["cpu_ms"].append((cpu1 - cpu0) / requests * 1000)
                     cpu_note = f", server CPU {per[kind]['cpu_ms'][-1]:.2f} ms/request"
-                print(f"  round {r + 1}/{rounds} {kind:>4}: {requests / wall:8.0f} req/s"
-                      f"{cpu_note}", flush=True)
+                print(
+                    f"  round {r + 1}/{rounds} {kind:>4}: {requests / wall:8.0f} req/s{cpu_note}", flush=True
+                )
             ratios.append(per["ours"]["rps"][-1] / per["sdk"]["rps"][-1])
     finally:
         for server in servers.values():
@@ -225,11 +259,16 @@ def run(requests: int, concurrency: int, rounds: int, warmup: int) -> dict[str, 
             cpu = statistics.median(per[kind]["cpu_ms"])
             summary[kind]["server_cpu_ms_per_request"] = round(cpu, 3)
             summary[kind]["one_core_capacity_per_s"] = round(1000 / cpu, 1) if cpu else None
-    out = {"servers": summary, "throughput_ratio": round(statistics.median(ratios), 2),
-           "round_ratios": [round(x, 2) for x in ratios]}
+    out = {
+        "servers": summary,
+        "throughput_ratio": round(statistics.median(ratios), 2),
+        "round_ratios": [round(x, 2) for x in ratios],
+        **retried,
+    }
     if per["ours"]["cpu_ms"] and per["sdk"]["cpu_ms"]:
-        out["cpu_capacity_ratio"] = round(statistics.median(per["sdk"]["cpu_ms"])
-                                          / statistics.median(per["ours"]["cpu_ms"]), 2)
+        out["cpu_capacity_ratio"] = round(
+            statistics.median(per["sdk"]["cpu_ms"]) / statistics.median(per["ours"]["cpu_ms"]), 2
+        )
     return out
 
 
@@ -250,8 +289,10 @@ def main(argv: list[str] | None = None) -> int:
     requests = args.requests or (300 if args.quick else 2000)
     rounds = args.rounds or (1 if args.quick else 3)
     warmup = min(100, requests)
-    print(f"A2A SendMessage, echo agent: {rounds} round(s) × {requests} requests, "
-          f"concurrency {args.concurrency}, loopback")
+    print(
+        f"A2A SendMessage, echo agent: {rounds} round(s) × {requests} requests, "
+        f"concurrency {args.concurrency}, loopback"
+    )
     load_before = os.getloadavg()[0]
     result = run(requests, args.concurrency, rounds, warmup)
     load_after = os.getloadavg()[0]
@@ -263,37 +304,51 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "benchmark": "a2a_server_send_message",
         "workload": "SendMessage (blocking) → one artifact echoing the text → COMPLETED",
-        "params": {"requests_per_round": requests, "rounds": rounds,
-                   "concurrency": args.concurrency, "warmup": warmup, "quick": args.quick},
+        "params": {
+            "requests_per_round": requests,
+            "rounds": rounds,
+            "concurrency": args.concurrency,
+            "warmup": warmup,
+            "quick": args.quick,
+        },
         **result,
         "target_ratio": 1.5,
-        "environment": {"python": platform.python_version(), "platform": platform.platform(),
-                        "cpus": os.cpu_count(),
-                        # Other work on the machine skews both servers; the paired ratio
-                        # is the robust number, absolute req/s are only comparable here.
-                        "load_average_1min": [round(load_before, 2), round(load_after, 2)],
-                        "a2a-sdk": version("a2a-sdk"),
-                        "uvicorn": version("uvicorn"), "starlette": version("starlette")},
+        "environment": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            # Other work on the machine skews both servers; the paired ratio
+            # is the robust number, absolute req/s are only comparable here.
+            "load_average_1min": [round(load_before, 2), round(load_after, 2)],
+            "a2a-sdk": version("a2a-sdk"),
+            "uvicorn": version("uvicorn"),
+            "starlette": version("starlette"),
+        },
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
 
     print()
-    print(f"{'server':<8}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'CPU ms/req':>12}"
-          f"{'1-core req/s':>14}")
+    print(f"{'server':<8}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'CPU ms/req':>12}{'1-core req/s':>14}")
     for kind in SERVERS:
         s = result["servers"][kind]
         cpu = s.get("server_cpu_ms_per_request")
         cap = s.get("one_core_capacity_per_s")
-        print(f"{kind:<8}{s['requests_per_s']:>10.0f}{s['p50_ms']:>10.2f}{s['p99_ms']:>10.2f}"
-              f"{cpu if cpu is not None else float('nan'):>12.3f}"
-              f"{cap if cap is not None else float('nan'):>14.0f}")
+        print(
+            f"{kind:<8}{s['requests_per_s']:>10.0f}{s['p50_ms']:>10.2f}{s['p99_ms']:>10.2f}"
+            f"{cpu if cpu is not None else float('nan'):>12.3f}"
+            f"{cap if cap is not None else float('nan'):>14.0f}"
+        )
     where = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
-    print(f"\nthroughput ratio ours / a2a-sdk (paired rounds, wall clock): "
-          f"{result['throughput_ratio']:.2f}× (target ≥ 1.5×)")
+    print(
+        f"\nthroughput ratio ours / a2a-sdk (paired rounds, wall clock): "
+        f"{result['throughput_ratio']:.2f}× (target ≥ 1.5×)"
+    )
     if "cpu_capacity_ratio" in result:
-        print(f"server CPU per request, a2a-sdk / ours (one-core capacity ratio): "
-              f"{result['cpu_capacity_ratio']:.2f}×")
+        print(
+            f"server CPU per request, a2a-sdk / ours (one-core capacity ratio): "
+            f"{result['cpu_capacity_ratio']:.2f}×"
+        )
     print(f"→ {where}")
     return 0
 

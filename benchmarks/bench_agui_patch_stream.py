@@ -33,45 +33,61 @@ import bench_agui_pipeline as common  # noqa: E402
 
 ROOT = common.ROOT
 RESULTS = ROOT / "benchmarks" / "results" / "agui_patch_stream.json"
-PERIOD = 27                # one STATE_DELTA every PERIOD events
-TEXT_DELTAS = PERIOD - 3   # START + deltas + END + STATE_DELTA = PERIOD
+PERIOD = 27  # one STATE_DELTA every PERIOD events
+TEXT_DELTAS = PERIOD - 3  # START + deltas + END + STATE_DELTA = PERIOD
 TARGET_RATIO = 0.5
 
 
 def build_stream(n_events: int) -> list[dict]:
     """About *n_events* events: messages of 24 deltas, each followed by a 2-op STATE_DELTA."""
-    events: list[dict] = [{"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1"},
-                          {"type": "STATE_SNAPSHOT",
-                           "snapshot": {"todos": [], "progress": 0, "ui": {"busy": True}}}]
+    events: list[dict] = [
+        {"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1"},
+        {"type": "STATE_SNAPSHOT", "snapshot": {"todos": [], "progress": 0, "ui": {"busy": True}}},
+    ]
     words = common.WORDS
     turn = 0
     while len(events) < n_events - 1:
         turn += 1
         mid = f"msg-{turn}"
         events.append({"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"})
-        events += [{"type": "TEXT_MESSAGE_CONTENT", "messageId": mid,
-                    "delta": words[(turn + i) % len(words)] + " "} for i in range(TEXT_DELTAS)]
+        events += [
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": words[(turn + i) % len(words)] + " "}
+            for i in range(TEXT_DELTAS)
+        ]
         events.append({"type": "TEXT_MESSAGE_END", "messageId": mid})
-        events.append({"type": "STATE_DELTA", "delta": [
-            {"op": "replace", "path": "/progress", "value": turn},
-            {"op": "add", "path": "/todos/-", "value": {"id": turn, "done": False}}]})
+        events.append(
+            {
+                "type": "STATE_DELTA",
+                "delta": [
+                    {"op": "replace", "path": "/progress", "value": turn},
+                    {"op": "add", "path": "/todos/-", "value": {"id": turn, "done": False}},
+                ],
+            }
+        )
     events.append({"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "run-1"})
     return events
 
 
-def run(n_events: int = 200_000, repeat: int = 5, write: bool = True,
-        out: pathlib.Path = RESULTS) -> dict:
+def run(n_events: int = 200_000, repeat: int = 5, write: bool = True, out: pathlib.Path = RESULTS) -> dict:
     """Run the benchmark and return (and by default write) the results."""
     events = build_stream(n_events)
     result = common.measure(events, repeat)
     deltas = sum(1 for e in events if e["type"] == "STATE_DELTA")
     if result["result_check"]["state_todos"] != deltas:
-        raise SystemExit(f"state check failed: {deltas} deltas sent, "
-                         f"{result['result_check']['state_todos']} applied")
-    result = {"benchmark": "agui_patch_stream", **result,
-              "mix": {"period": PERIOD, "text_deltas_per_message": TEXT_DELTAS,
-                      "state_deltas": deltas, "ops_per_delta": 2},
-              "target_ratio": TARGET_RATIO}
+        raise SystemExit(
+            f"state check failed: {deltas} deltas sent, {result['result_check']['state_todos']} applied"
+        )
+    result = {
+        "benchmark": "agui_patch_stream",
+        **result,
+        "mix": {
+            "period": PERIOD,
+            "text_deltas_per_message": TEXT_DELTAS,
+            "state_deltas": deltas,
+            "ops_per_delta": 2,
+        },
+        "target_ratio": TARGET_RATIO,
+    }
     if write:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -88,8 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = 20_000 if args.quick else args.events
     r = run(n, args.repeat, write=not args.no_write, out=args.out)
-    common.print_result(f"AG-UI pipeline, patch-heavy stream (a 2-op STATE_DELTA every "
-                        f"{PERIOD} events)", r)
+    common.print_result(f"AG-UI pipeline, patch-heavy stream (a 2-op STATE_DELTA every {PERIOD} events)", r)
     if not args.no_write:
         print(f"results written to {args.out}")
     return 0

@@ -48,17 +48,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "startup.json"
 
 SDK_SNIPPET = "from ag_ui.core import Event; from pydantic import TypeAdapter; TypeAdapter(Event)"
-TWO_EVENTS = (b'{"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1"}\n'
-              b'{"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "run-1"}\n')
+TWO_EVENTS = (
+    b'{"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1"}\n'
+    b'{"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "run-1"}\n'
+)
 TARGET_RATIO = 1.0
 
 
-def timed_run(argv: list[str], cwd: str, env: dict[str, str] | None = None
-              ) -> tuple[float, float, int]:
+def timed_run(argv: list[str], cwd: str, env: dict[str, str] | None = None) -> tuple[float, float, int]:
     """Run *argv* to completion; return (wall s, child CPU s, exit code)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=cwd, env=env
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
@@ -81,8 +83,13 @@ def commands(python: str, capture: str) -> dict[str, list[str]]:
     }
 
 
-def run(repeat: int = 21, python: str | None = None, warmup: int = 2,
-        env_as_is: bool = False, pythonpath: str | None = None) -> dict[str, Any]:
+def run(
+    repeat: int = 21,
+    python: str | None = None,
+    warmup: int = 2,
+    env_as_is: bool = False,
+    pythonpath: str | None = None,
+) -> dict[str, Any]:
     """Measure the commands *repeat* times each, interleaved; return the results.
 
     *pythonpath* puts another source tree first (e.g. a copy of the code before a change).
@@ -114,24 +121,30 @@ def run(repeat: int = 21, python: str | None = None, warmup: int = 2,
                     raise RuntimeError(f"{name} command failed (exit {code})")
                 walls[name].append(wall)
                 cpus[name].append(cpu)
-    per = {name: {"wall_s_median": round(statistics.median(walls[name]), 4),
-                  "cpu_s_median": round(statistics.median(cpus[name]), 4),
-                  "wall_s_min": round(min(walls[name]), 4),
-                  "cpu_s_min": round(min(cpus[name]), 4)}
-           for name in cmds}
+    per = {
+        name: {
+            "wall_s_median": round(statistics.median(walls[name]), 4),
+            "cpu_s_median": round(statistics.median(cpus[name]), 4),
+            "wall_s_min": round(min(walls[name]), 4),
+            "cpu_s_min": round(min(cpus[name]), 4),
+        }
+        for name in cmds
+    }
     # Paired ratios: run i of lint against run i of sdk, then the median of those.
     cpu_pairs = [a / b for a, b in zip(cpus["lint"], cpus["sdk"]) if b > 0]
     wall_pairs = [a / b for a, b in zip(walls["lint"], walls["sdk"]) if b > 0]
     return {
         "benchmark": "startup",
         "what": "agentproto lint of a 2-event file vs a cold import of ag_ui.core.Event + "
-                "TypeAdapter(Event); fresh processes, interleaved",
+        "TypeAdapter(Event); fresh processes, interleaved",
         "repeat": repeat,
         "python_executable": python,
-        "commands": {name: " ".join(argv) for name, argv in commands(python, "<2 events>")
-                     .items()},
-        "bytecode": ("as the environment has it" if env_as_is else
-                     "cached (fresh PYTHONPYCACHEPREFIX, filled by the warm-up runs)"),
+        "commands": {name: " ".join(argv) for name, argv in commands(python, "<2 events>").items()},
+        "bytecode": (
+            "as the environment has it"
+            if env_as_is
+            else "cached (fresh PYTHONPYCACHEPREFIX, filled by the warm-up runs)"
+        ),
         "pythonpath": pythonpath,
         "results": per,
         "ratio_cpu": round(statistics.median(cpu_pairs), 3),
@@ -147,23 +160,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="3 runs of each")
     ap.add_argument("--python", default=None, help="interpreter to measure (default: this one)")
     ap.add_argument("--out", type=pathlib.Path, default=RESULTS, help="where to write JSON")
-    ap.add_argument("--env-as-is", action="store_true",
-                    help="keep the environment's byte-code settings (see the module doc)")
+    ap.add_argument(
+        "--env-as-is",
+        action="store_true",
+        help="keep the environment's byte-code settings (see the module doc)",
+    )
     ap.add_argument("--pythonpath", default=None, help="put this source tree first")
     ap.add_argument("--no-write", action="store_true", help="do not write the JSON results")
     args = ap.parse_args(argv)
-    r = run(3 if args.quick else args.repeat, python=args.python, env_as_is=args.env_as_is,
-            pythonpath=args.pythonpath)
+    r = run(
+        3 if args.quick else args.repeat,
+        python=args.python,
+        env_as_is=args.env_as_is,
+        pythonpath=args.pythonpath,
+    )
     r["platform"] = platform.platform()
-    print(f"start-up, fresh processes, {r['repeat']} interleaved runs each "
-          f"({r['python_executable']}; byte-code {r['bytecode']})")
+    print(
+        f"start-up, fresh processes, {r['repeat']} interleaved runs each "
+        f"({r['python_executable']}; byte-code {r['bytecode']})"
+    )
     print(f"{'':<8}{'CPU s':>8}{'wall s':>9}  command")
     for name, row in r["results"].items():
-        print(f"{name:<8}{row['cpu_s_median']:>8.3f}{row['wall_s_median']:>9.3f}  "
-              f"{r['commands'][name]}")
+        print(f"{name:<8}{row['cpu_s_median']:>8.3f}{row['wall_s_median']:>9.3f}  {r['commands'][name]}")
     verdict = "meets" if r["ratio_cpu"] <= TARGET_RATIO else "ABOVE"
-    print(f"ratio lint/sdk: CPU {r['ratio_cpu']:.3f} ({verdict} the ≤ {TARGET_RATIO} target), "
-          f"wall {r['ratio_wall']:.3f}")
+    print(
+        f"ratio lint/sdk: CPU {r['ratio_cpu']:.3f} ({verdict} the ≤ {TARGET_RATIO} target), "
+        f"wall {r['ratio_wall']:.3f}"
+    )
     if not args.no_write:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(r, indent=2) + "\n", encoding="utf-8")

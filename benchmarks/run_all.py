@@ -56,16 +56,26 @@ from typing import Any
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 DEFAULT_OUT = HERE / "results"
-PACKAGES = ("agentproto", "pydantic", "pydantic-core", "ag-ui-protocol", "a2a-sdk", "jsonpatch",
-            "jsonschema", "uvicorn", "starlette", "httpx")
+PACKAGES = (
+    "agentproto",
+    "pydantic",
+    "pydantic-core",
+    "ag-ui-protocol",
+    "a2a-sdk",
+    "jsonpatch",
+    "jsonschema",
+    "uvicorn",
+    "starlette",
+    "httpx",
+)
 
 
 @dataclass(frozen=True)
 class Bench:
     name: str
     script: str
-    full: tuple[str, ...]           # arguments of a real run
-    quick: tuple[str, ...]          # arguments of a smoke run
+    full: tuple[str, ...]  # arguments of a real run
+    quick: tuple[str, ...]  # arguments of a smoke run
     timeout_full: float
     timeout_quick: float
     ratios: Callable[[dict[str, Any]], dict[str, Any]]
@@ -73,46 +83,98 @@ class Bench:
 
 
 def _pipeline_ratios(r: dict[str, Any]) -> dict[str, Any]:
-    return {"ratio": r["ratio"], "ratio_median": r["ratio_median"],
-            "ours_events_per_s": r["ours"]["events_per_s"],
-            "official_events_per_s": r["official"]["events_per_s"], "events": r["events"]}
+    return {
+        "ratio": r["ratio"],
+        "ratio_median": r["ratio_median"],
+        "ours_events_per_s": r["ours"]["events_per_s"],
+        "official_events_per_s": r["official"]["events_per_s"],
+        "events": r["events"],
+    }
 
 
 def _startup_ratios(r: dict[str, Any]) -> dict[str, Any]:
     res = r["results"]
-    return {"ratio_cpu": r["ratio_cpu"], "ratio_wall": r["ratio_wall"],
-            "lint_cpu_s": res["lint"]["cpu_s_median"], "sdk_cpu_s": res["sdk"]["cpu_s_median"],
-            "python_executable": r["python_executable"]}
+    return {
+        "ratio_cpu": r["ratio_cpu"],
+        "ratio_wall": r["ratio_wall"],
+        "lint_cpu_s": res["lint"]["cpu_s_median"],
+        "sdk_cpu_s": res["sdk"]["cpu_s_median"],
+        "python_executable": r["python_executable"],
+    }
 
 
 def _a2a_ratios(r: dict[str, Any]) -> dict[str, Any]:
-    return {"throughput_ratio": r["throughput_ratio"],
-            "cpu_capacity_ratio": r.get("cpu_capacity_ratio"),
-            "ours_requests_per_s": r["servers"]["ours"]["requests_per_s"],
-            "sdk_requests_per_s": r["servers"]["sdk"]["requests_per_s"]}
+    return {
+        "throughput_ratio": r["throughput_ratio"],
+        "cpu_capacity_ratio": r.get("cpu_capacity_ratio"),
+        "ours_requests_per_s": r["servers"]["ours"]["requests_per_s"],
+        "sdk_requests_per_s": r["servers"]["sdk"]["requests_per_s"],
+    }
 
 
 def _ts_ratios(r: dict[str, Any]) -> dict[str, Any]:
     if "skipped" in r:
         return {"skipped": r["skipped"]}
-    return {f"{name}_ours_vs_typescript": s["ratio_ours_vs_typescript"]
-            for name, s in r["streams"].items()} | {
-        "events": r["streams"]["mixed"]["events"]}
+    return {
+        f"ratio_{name}_ours_vs_typescript": s["ratio_ours_vs_typescript"] for name, s in r["streams"].items()
+    } | {"events": r["streams"]["mixed"]["events"]}
 
 
-BENCHES: dict[str, Bench] = {b.name: b for b in (
-    Bench("agui_pipeline", "bench_agui_pipeline.py", ("--events", "200000", "--repeat", "5"),
-          ("--events", "2000", "--repeat", "1"), 900, 120, _pipeline_ratios, "ratio ≥ 0.5"),
-    Bench("agui_patch_stream", "bench_agui_patch_stream.py",
-          ("--events", "200000", "--repeat", "5"), ("--events", "2000", "--repeat", "1"),
-          900, 120, _pipeline_ratios, "ratio ≥ 0.5"),
-    Bench("startup", "bench_startup.py", ("--repeat", "21"), ("--repeat", "1"), 900, 120,
-          _startup_ratios, "ratio_cpu ≤ 1.0"),
-    Bench("a2a_server", "bench_a2a_server.py", (), ("--requests", "40", "--rounds", "1"),
-          900, 180, _a2a_ratios, "throughput_ratio ≥ 1.5"),
-    Bench("agui_ts", "bench_agui_ts.py", ("--events", "5000", "--repeat", "3"),
-          ("--events", "300", "--repeat", "1"), 900, 180, _ts_ratios, "(reported)"),
-)}
+BENCHES: dict[str, Bench] = {
+    b.name: b
+    for b in (
+        Bench(
+            "agui_pipeline",
+            "bench_agui_pipeline.py",
+            ("--events", "200000", "--repeat", "5"),
+            ("--events", "2000", "--repeat", "1"),
+            900,
+            120,
+            _pipeline_ratios,
+            "ratio ≥ 0.5",
+        ),
+        Bench(
+            "agui_patch_stream",
+            "bench_agui_patch_stream.py",
+            ("--events", "200000", "--repeat", "5"),
+            ("--events", "2000", "--repeat", "1"),
+            900,
+            120,
+            _pipeline_ratios,
+            "ratio ≥ 0.5",
+        ),
+        Bench(
+            "startup",
+            "bench_startup.py",
+            ("--repeat", "21"),
+            ("--repeat", "1"),
+            900,
+            120,
+            _startup_ratios,
+            "ratio_cpu ≤ 1.0",
+        ),
+        Bench(
+            "a2a_server",
+            "bench_a2a_server.py",
+            (),
+            ("--requests", "40", "--rounds", "1"),
+            900,
+            180,
+            _a2a_ratios,
+            "throughput_ratio ≥ 1.5",
+        ),
+        Bench(
+            "agui_ts",
+            "bench_agui_ts.py",
+            ("--events", "5000", "--repeat", "3"),
+            ("--events", "300", "--repeat", "1"),
+            900,
+            180,
+            _ts_ratios,
+            "(reported)",
+        ),
+    )
+}
 # `startup_base` is `startup` in another interpreter; it exists when --base-python is given.
 ORDER = ("agui_pipeline", "agui_patch_stream", "startup", "startup_base", "a2a_server", "agui_ts")
 
@@ -127,8 +189,9 @@ def versions() -> dict[str, str | None]:
     node = shutil.which("node")
     if node:
         try:
-            found["node"] = subprocess.run([node, "--version"], capture_output=True, text=True,
-                                           timeout=30).stdout.strip()
+            found["node"] = subprocess.run(
+                [node, "--version"], capture_output=True, text=True, timeout=30
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             found["node"] = None
     sys.path.insert(0, str(HERE))
@@ -139,7 +202,7 @@ def versions() -> dict[str, str | None]:
         if nm is not None:
             pkg = json.loads((nm / "@ag-ui" / "client" / "package.json").read_text())
             found["@ag-ui/client"] = pkg.get("version")
-    except Exception:  # noqa: BLE001 - versions are informative only
+    except Exception:  # versions are informative only
         pass
     finally:
         sys.path.remove(str(HERE))
@@ -147,11 +210,15 @@ def versions() -> dict[str, str | None]:
 
 
 def machine() -> dict[str, Any]:
-    return {"cpu_count": os.cpu_count(), "platform": platform.platform(),
-            "machine": platform.machine(), "processor": platform.processor() or None,
-            "python": platform.python_version(),
-            "python_implementation": platform.python_implementation(),
-            "python_executable": sys.executable}
+    return {
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "python_executable": sys.executable,
+    }
 
 
 def _load() -> float | None:
@@ -161,19 +228,29 @@ def _load() -> float | None:
         return None
 
 
-def run_one(name: str, bench: Bench, out_dir: pathlib.Path, quick: bool,
-            extra: tuple[str, ...] = ()) -> dict[str, Any]:
+def run_one(
+    name: str, bench: Bench, out_dir: pathlib.Path, quick: bool, extra: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Run one benchmark in a subprocess; return its record (status, command, result)."""
     out = out_dir / f"{name}.json"
-    argv = [sys.executable, str(HERE / bench.script), *(bench.quick if quick else bench.full),
-            *extra, "--out", str(out)]
+    argv = [
+        sys.executable,
+        str(HERE / bench.script),
+        *(bench.quick if quick else bench.full),
+        *extra,
+        "--out",
+        str(out),
+    ]
     timeout = bench.timeout_quick if quick else bench.timeout_full
-    record: dict[str, Any] = {"command": shlex.join(argv), "target": bench.target,
-                              "timeout_s": timeout, "load_before": _load()}
+    record: dict[str, Any] = {
+        "command": shlex.join(argv),
+        "target": bench.target,
+        "timeout_s": timeout,
+        "load_before": _load(),
+    }
     start = time.monotonic()
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                              check=False)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False)
     except subprocess.TimeoutExpired:
         record.update(status="timeout", seconds=round(time.monotonic() - start, 1))
         return record
@@ -197,34 +274,49 @@ def summary_text(report: dict[str, Any]) -> str:
     m = report["machine"]
     v = report["versions"]
     kind = "QUICK: sizes too small to mean anything" if report["quick"] else "full run"
-    lines = [f"agentproto benchmarks — {report['started']} ({kind})",
-             f"machine: {m['cpu_count']} CPUs, {m['platform']}, Python {m['python']}",
-             "versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
-             f"command: {report['command']}", ""]
+    lines = [
+        f"agentproto benchmarks — {report['started']} ({kind})",
+        f"machine: {m['cpu_count']} CPUs, {m['platform']}, Python {m['python']}",
+        "versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
+        f"command: {report['command']}",
+        "",
+    ]
     lines.append(f"{'benchmark':<19}{'status':<9}{'ratios':<58}target")
     for name, rec in report["benchmarks"].items():
         ratios = rec.get("ratios") or {}
-        shown = ", ".join(f"{k}={val}" for k, val in ratios.items()
-                          if "ratio" in k or k == "skipped") or "-"
+        shown = ", ".join(f"{k}={val}" for k, val in ratios.items() if "ratio" in k or k == "skipped") or "-"
         lines.append(f"{name:<19}{rec['status']:<9}{shown:<58}{rec['target']}")
     lines.append("")
-    lines.append("ratios: ours / official, measured side by side in this run (CPU time where "
-                 "stated); see run_all.json for every figure.")
+    lines.append(
+        "ratios: ours / official, measured side by side in this run (CPU time where "
+        "stated); see run_all.json for every figure."
+    )
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="tiny sizes, one round (a smoke run: seconds, numbers meaningless)")
-    ap.add_argument("--only", default=None,
-                    help="comma-separated benchmarks to run (default: all): " + ", ".join(ORDER))
-    ap.add_argument("--out-dir", type=pathlib.Path, default=None,
-                    help="where the JSON and summary go (default: benchmarks/results; "
-                         "a temporary directory with --quick)")
-    ap.add_argument("--base-python", default=None,
-                    help="also measure start-up with this interpreter (e.g. a base-install "
-                         "venv made with: pip install -c requirements/lock.txt . ag-ui-protocol)")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny sizes, one round (a smoke run: seconds, numbers meaningless)",
+    )
+    ap.add_argument(
+        "--only", default=None, help="comma-separated benchmarks to run (default: all): " + ", ".join(ORDER)
+    )
+    ap.add_argument(
+        "--out-dir",
+        type=pathlib.Path,
+        default=None,
+        help="where the JSON and summary go (default: benchmarks/results; "
+        "a temporary directory with --quick)",
+    )
+    ap.add_argument(
+        "--base-python",
+        default=None,
+        help="also measure start-up with this interpreter (e.g. a base-install "
+        "venv made with: pip install -c requirements/lock.txt . ag-ui-protocol)",
+    )
     args = ap.parse_args(argv)
 
     names = list(ORDER) if args.only is None else [n.strip() for n in args.only.split(",") if n]
@@ -235,28 +327,37 @@ def main(argv: list[str] | None = None) -> int:
         if args.only is not None:
             ap.error("startup_base needs --base-python")
         names.remove("startup_base")
-    out_dir = args.out_dir or (pathlib.Path(tempfile.mkdtemp(prefix="agentproto-bench-"))
-                               if args.quick else DEFAULT_OUT)
+    out_dir = args.out_dir or (
+        pathlib.Path(tempfile.mkdtemp(prefix="agentproto-bench-")) if args.quick else DEFAULT_OUT
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    command = shlex.join([sys.executable, *sys.argv]) if argv is None else \
-        shlex.join([sys.executable, __file__, *argv])
+    command = (
+        shlex.join([sys.executable, *sys.argv])
+        if argv is None
+        else shlex.join([sys.executable, __file__, *argv])
+    )
     report: dict[str, Any] = {
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "quick": args.quick,
-        "command": command, "machine": machine(), "versions": versions(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "quick": args.quick,
+        "command": command,
+        "machine": machine(),
+        "versions": versions(),
         "benchmarks": {},
     }
     failed = False
     for name in names:
         print(f"== {name}", flush=True)
         if name == "startup_base":
-            rec = run_one(name, BENCHES["startup"], out_dir, args.quick,
-                          ("--python", args.base_python))
+            rec = run_one(name, BENCHES["startup"], out_dir, args.quick, ("--python", args.base_python))
         else:
             rec = run_one(name, BENCHES[name], out_dir, args.quick)
         report["benchmarks"][name] = rec
-        print(f"   {rec['status']} in {rec.get('seconds', '?')} s"
-              + (f": {rec['ratios']}" if rec.get("ratios") else ""), flush=True)
+        print(
+            f"   {rec['status']} in {rec.get('seconds', '?')} s"
+            + (f": {rec['ratios']}" if rec.get("ratios") else ""),
+            flush=True,
+        )
         if rec["status"] in ("failed", "timeout"):
             failed = True
             print(rec.get("stderr", "")[-1500:], file=sys.stderr)

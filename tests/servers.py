@@ -22,10 +22,12 @@ def user(text: str = REFUND_REQUEST, message_id: str = "u-1") -> dict[str, Any]:
     return {"id": message_id, "role": "user", "content": text}
 
 
-def run_body(thread_id: str, run_id: str, *, messages=None, resume=None,
-             **extra: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"threadId": thread_id, "runId": run_id,
-                            "messages": [user()] if messages is None else messages}
+def run_body(thread_id: str, run_id: str, *, messages=None, resume=None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "threadId": thread_id,
+        "runId": run_id,
+        "messages": [user()] if messages is None else messages,
+    }
     if resume is not None:
         body["resume"] = resume
     body.update(extra)
@@ -59,8 +61,7 @@ def official(events: list[dict[str, Any]]) -> list[Any]:
 
 
 def post_run(base_url: str, body: dict[str, Any], **kwargs: Any) -> httpx.Response:
-    return httpx.post(f"{base_url}/ag-ui/agent", json=body, headers=SSE_HEADERS,
-                      timeout=10, **kwargs)
+    return httpx.post(f"{base_url}/ag-ui/agent", json=body, headers=SSE_HEADERS, timeout=10, **kwargs)
 
 
 def interrupt_of(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -69,5 +70,4 @@ def interrupt_of(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def approve(interrupt_id: str, **payload: Any) -> list[dict[str, Any]]:
-    return [{"interruptId": interrupt_id, "status": "resolved",
-             "payload": {"approved": True, **payload}}]
+    return [{"interruptId": interrupt_id, "status": "resolved", "payload": {"approved": True, **payload}}]

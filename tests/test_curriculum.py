@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_notebooks_readme_table_is_generated_from_the_curriculum():
     readme = (NOTEBOOK_DIR / "README.md").read_text()
     assert readme == render_readme(readme, NOTEBOOK_DIR), (
-        "notebooks/README.md is stale: run `python -m agentproto.course.curriculum`")
+        "notebooks/README.md is stale: run `python -m agentproto.course.curriculum`"
+    )
 
 
 def test_every_notebook_file_is_in_the_curriculum():
@@ -46,5 +47,6 @@ def test_every_notebook_opens_with_a_title_and_objectives():
 def test_every_notebook_ends_with_a_quiz_answered_in_code():
     for path in sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")):
         source = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"])
-        assert "quiz.answer(" in source and "quiz.report()" in source, \
+        assert "quiz.answer(" in source and "quiz.report()" in source, (
             f"{path.name} has no quiz answered in code"
+        )

@@ -38,6 +38,7 @@ def bank(raw):
 
 # --- the bank ---------------------------------------------------------------------------------------
 
+
 def test_the_bank_matches_its_json_schema(raw):
     jsonschema.Draft202012Validator.check_schema(QUESTION_BANK_SCHEMA)
     jsonschema.validate(raw, QUESTION_BANK_SCHEMA)
@@ -55,11 +56,19 @@ def test_every_question_points_at_a_notebook_in_the_course_map(bank):
     assert {q.notebook for q in bank.questions} <= numbers
 
 
-@pytest.mark.parametrize("follow_up", [
-    "agui-why-event-stream", "agui-tool-end-vs-result", "agui-interrupt-ends-run",
-    "agui-lost-delta", "sec-forged-tool-results", "a2a-vs-mcp", "a2a-stuck-working",
-    "agui-multisession-frontend",
-])
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        "agui-why-event-stream",
+        "agui-tool-end-vs-result",
+        "agui-interrupt-ends-run",
+        "agui-lost-delta",
+        "sec-forged-tool-results",
+        "a2a-vs-mcp",
+        "a2a-stuck-working",
+        "agui-multisession-frontend",
+    ],
+)
 def test_every_deep_follow_up_of_seed_000_q12_is_in_the_bank(bank, follow_up):
     assert "seed 000 Q12" in bank.get(follow_up).sources
 
@@ -92,16 +101,21 @@ def test_the_right_answers_are_spread_over_the_options(bank):
     assert len(set(answers)) == 3 and max(answers.count(i) for i in set(answers)) < len(answers) * 0.6
 
 
-@pytest.mark.parametrize("breakage, message", [
-    (lambda d: d["questions"][0].pop("pass_answer"), "'pass_answer' is a required property"),
-    (lambda d: d["questions"][0].update(topic="cooking"), "unknown topic 'cooking'"),
-    (lambda d: d["questions"][0].update(notebook=99), "not in the course map"),
-    (lambda d: d["questions"][1].update(id=d["questions"][0]["id"]), "used twice"),
-    (lambda d: d["questions"][0].update(id="Has Spaces"), "does not match"),
-    (lambda d: next(q for q in d["questions"] if "choice" in q)["choice"].update(answer=7),
-     "is not one of"),
-    (lambda d: d.update(extra=True), "Additional properties"),
-])
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        (lambda d: d["questions"][0].pop("pass_answer"), "'pass_answer' is a required property"),
+        (lambda d: d["questions"][0].update(topic="cooking"), "unknown topic 'cooking'"),
+        (lambda d: d["questions"][0].update(notebook=99), "not in the course map"),
+        (lambda d: d["questions"][1].update(id=d["questions"][0]["id"]), "used twice"),
+        (lambda d: d["questions"][0].update(id="Has Spaces"), "does not match"),
+        (
+            lambda d: next(q for q in d["questions"] if "choice" in q)["choice"].update(answer=7),
+            "is not one of",
+        ),
+        (lambda d: d.update(extra=True), "Additional properties"),
+    ],
+)
 def test_a_broken_bank_is_refused_with_every_problem_named(raw, breakage, message):
     data = copy.deepcopy(raw)
     breakage(data)
@@ -118,6 +132,7 @@ def test_a_single_question_can_be_checked(raw):
 
 
 # --- the drill widget ----------------------------------------------------------------------------------
+
 
 def test_the_same_seed_gives_the_same_order_and_another_seed_another(bank):
     assert Drill(bank, seed=5).order == Drill(bank, seed=5).order
@@ -176,6 +191,7 @@ def test_bad_levels_are_refused(bank):
 
 # --- the mock interview ---------------------------------------------------------------------------------
 
+
 def test_a_mock_interview_runs_on_virtual_time(bank):
     interview = MockInterview(bank, questions=3, seconds_per_question=120, seed=4)
     assert len(interview.order) == 3
@@ -190,8 +206,11 @@ def test_a_mock_interview_runs_on_virtual_time(bank):
     interview.spend(20)
     interview.full_button.click()
     assert interview.finished and "Interview over" in interview.timer_view.value
-    assert [(a.counted, a.note) for a in interview.answers] == \
-        [("full", ""), ("pass", "over time"), ("pass", "peeked")]
+    assert [(a.counted, a.note) for a in interview.answers] == [
+        ("full", ""),
+        ("pass", "over time"),
+        ("pass", "peeked"),
+    ]
     assert interview.score == (4, 6)
     assert interview.report().splitlines()[-1] == "score 4/6 in 4:20"
 
@@ -226,6 +245,7 @@ def test_the_session_plot_draws_one_bar_per_answer(bank):
 
 # --- quizzes --------------------------------------------------------------------------------------------
 
+
 def test_a_bank_quiz_is_seeded_and_answerable(bank):
     drawn = draw_choice_questions(bank, n=5, seed=9)
     assert [q.id for q in drawn] == [q.id for q in draw_choice_questions(bank, n=5, seed=9)]
@@ -238,3 +258,66 @@ def test_a_bank_quiz_is_seeded_and_answerable(bank):
 def test_a_quiz_cannot_ask_for_more_than_the_bank_holds(bank):
     with pytest.raises(ValueError, match="only"):
         bank_quiz(bank, n=200)
+
+
+# --- exercise self-checks: not solved yet is not a failure --------------------------------------------
+
+from agentproto.course.checks import (  # noqa: E402
+    ExerciseFailed,
+    ExerciseNotSolved,
+    check,
+    check_equal,
+    is_unsolved,
+)
+
+
+@pytest.mark.parametrize("placeholder", [None, ..., "", "TODO", "...", {"a": None, "b": None}, [None]])
+def test_a_placeholder_answer_is_reported_as_not_solved_yet(placeholder):
+    with pytest.raises(ExerciseNotSolved, match=r"^not solved yet: the answer — hint: look again$"):
+        check_equal("the answer", placeholder, 42, hint="look again")
+
+
+def test_not_solved_is_still_caught_as_an_exercise_failure():
+    assert issubclass(ExerciseNotSolved, ExerciseFailed)
+    with pytest.raises(ExerciseFailed):
+        check_equal("x", None, 1)
+
+
+def test_a_wrong_answer_is_still_a_failure():
+    with pytest.raises(ExerciseFailed, match="✗ x: expected 1, got 2") as info:
+        check_equal("x", 2, 1)
+    assert not isinstance(info.value, ExerciseNotSolved)
+
+
+def test_none_is_a_real_answer_when_none_is_expected(capsys):
+    check_equal("nothing", None, None)
+    assert "✓ nothing" in capsys.readouterr().out
+
+
+def test_check_reports_a_placeholder_answer_without_evaluating_the_condition():
+    def boom():
+        raise RuntimeError("must not be evaluated")
+
+    with pytest.raises(ExerciseNotSolved, match="not solved yet: it is bytes"):
+        check("it is bytes", boom, answer=None)
+    with pytest.raises(ExerciseFailed, match="✗ it is bytes"):
+        check("it is bytes", False, answer="oops")
+
+
+def test_a_half_filled_answer_is_checked_normally():
+    assert not is_unsolved({"a": "safe", "b": None})
+    assert not is_unsolved(0) and not is_unsolved(False) and not is_unsolved({})
+
+
+def test_require_answer_spots_templates_and_empties():
+    from agentproto.course.checks import require_answer
+
+    template = {"type": "STEP_STARTED", "stepName": "plan"}
+    for unsolved in (None, [], set(), {}, {"a": None}):
+        with pytest.raises(ExerciseNotSolved, match="not solved yet: Exercise 1"):
+            require_answer(unsolved, "Exercise 1")
+    with pytest.raises(ExerciseNotSolved):
+        require_answer(dict(template), "Exercise 3", placeholder=template)
+    require_answer({**template, "stepName": 7}, "Exercise 3", placeholder=template)
+    require_answer([], "Exercise 2", empty_is_unsolved=False)
+    require_answer(0, "Exercise 2")

@@ -54,8 +54,10 @@ def test_direct_dependencies_are_bounded_above_so_a_classroom_gets_the_same_resu
 
 
 def test_interop_extra_pins_the_official_sdk_versions_the_kit_is_tested_against():
-    extra = {canonicalize_name(Requirement(r).name): str(Requirement(r).specifier)
-             for r in pyproject()["project"]["optional-dependencies"]["interop"]}
+    extra = {
+        canonicalize_name(Requirement(r).name): str(Requirement(r).specifier)
+        for r in pyproject()["project"]["optional-dependencies"]["interop"]
+    }
     assert extra == {"ag-ui-protocol": "==1.0.0", "a2a-sdk": "==1.3.0"}
 
 

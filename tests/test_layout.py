@@ -41,6 +41,8 @@ def test_no_library_module_runs_past_about_800_lines():
 def test_nothing_in_the_package_finds_files_relative_to_a_checkout():
     offenders = []
     for path in _modules():
+        if path.relative_to(PACKAGE).as_posix() == "course/launcher.py":
+            continue  # `agentproto lab` looks for a clone's notebooks/ before the packaged copy
         text = path.read_text(encoding="utf-8")
         if ".parents[" in text or '"../data' in text or "'../data" in text:
             offenders.append(str(path.relative_to(PACKAGE.parent)))

@@ -31,9 +31,15 @@ def current_env_kernel(tmp_path_factory, monkeypatch):
     root = tmp_path_factory.mktemp("jupyter")
     spec = root / "kernels" / "python3"
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (tests)", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (tests)",
+                "language": "python",
+            }
+        )
+    )
     monkeypatch.setenv("JUPYTER_PATH", str(root))
     return "python3"
 
@@ -42,9 +48,14 @@ def run_copy(name: str, folder: Path, kernel: str) -> nbformat.NotebookNode:
     copy = folder / name
     shutil.copyfile(ROOT / "notebooks" / name, copy)
     nb = nbformat.read(copy, as_version=4)
-    client = nbclient.NotebookClient(nb, kernel_name=kernel, timeout=CELL_TIMEOUT_S,
-                                     startup_timeout=60, allow_errors=False,
-                                     resources={"metadata": {"path": str(folder)}})
+    client = nbclient.NotebookClient(
+        nb,
+        kernel_name=kernel,
+        timeout=CELL_TIMEOUT_S,
+        startup_timeout=60,
+        allow_errors=False,
+        resources={"metadata": {"path": str(folder)}},
+    )
     client.execute()  # raises CellExecutionError at the first cell that fails
     return nb
 
@@ -61,8 +72,7 @@ def text_of(nb: nbformat.NotebookNode) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_a_notebook_copied_out_of_the_repository_runs_without_error(name, tmp_path,
-                                                                    current_env_kernel):
+def test_a_notebook_copied_out_of_the_repository_runs_without_error(name, tmp_path, current_env_kernel):
     assert not tmp_path.resolve().is_relative_to(ROOT)
     nb = run_copy(name, tmp_path, current_env_kernel)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]

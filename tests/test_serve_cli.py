@@ -46,9 +46,23 @@ def test_a_port_in_use_exits_2_with_a_message(capsys):
 def test_serve_prints_its_urls_and_answers_until_interrupted():
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentproto", "serve", "--port", "0", "--db", ":memory:",
-         "--log-level", "warning"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "agentproto",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            ":memory:",
+            "--log-level",
+            "warning",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     try:
         lines = []
         deadline = time.monotonic() + 30
@@ -60,10 +74,14 @@ def test_serve_prints_its_urls_and_answers_until_interrupted():
         agent_line = next(line for line in lines if "/ag-ui/agent" in line)
         base = re.search(r"(http://127\.0\.0\.1:\d+)", agent_line).group(1)
         assert httpx.get(f"{base}/", timeout=5).json()["agui"]["agent"] == "/ag-ui/agent"
-        body = {"threadId": "t", "runId": "r",
-                "messages": [{"id": "u", "role": "user", "content": "refund order A1025"}]}
-        response = httpx.post(f"{base}/ag-ui/agent", json=body,
-                              headers={"Accept": "text/event-stream"}, timeout=10)
+        body = {
+            "threadId": "t",
+            "runId": "r",
+            "messages": [{"id": "u", "role": "user", "content": "refund order A1025"}],
+        }
+        response = httpx.post(
+            f"{base}/ag-ui/agent", json=body, headers={"Accept": "text/event-stream"}, timeout=10
+        )
         assert response.status_code == 200 and b"RUN_FINISHED" in response.content
     finally:
         proc.send_signal(signal.SIGINT)

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from agentproto.clock import FakeClock
 from agentproto.agui.threadstore import AGUI_SCHEMA_VERSION, RunIdReusedError
 from agentproto.agui.threadstore import ThreadStore as Store
+from agentproto.clock import FakeClock
 from agentproto.store import StoreError
 
 INTERRUPT = {"id": "int-1", "reason": "tool_call", "toolCallId": "tc-1"}
@@ -27,8 +27,9 @@ def test_pending_interrupt_survives_closing_and_reopening_the_file(tmp_path):
     with Store(path) as first:
         first.start_run("t-1", "run-1")
         first.add_interrupts("t-1", "run-1", [INTERRUPT])
-        first.finish_run("t-1", "run-1", status="interrupt",
-                         outcome={"type": "interrupt", "interrupts": [INTERRUPT]})
+        first.finish_run(
+            "t-1", "run-1", status="interrupt", outcome={"type": "interrupt", "interrupts": [INTERRUPT]}
+        )
     with Store(path) as second:
         record = second.thread_record("t-1")
         assert [r.interrupt for r in record.pending] == [INTERRUPT]
@@ -90,8 +91,14 @@ def test_messages_snapshot_reconciliation_replaces_in_place_and_appends_new_ids(
     a = {"id": "m1", "role": "user", "content": "hi"}
     b = {"id": "m2", "role": "assistant", "content": "hello"}
     store.save_messages("t", [a, b])
-    store.save_messages("t", [{"id": "m2", "role": "assistant", "content": "hello!"}, a,
-                              {"id": "m3", "role": "user", "content": "x"}])
+    store.save_messages(
+        "t",
+        [
+            {"id": "m2", "role": "assistant", "content": "hello!"},
+            a,
+            {"id": "m3", "role": "user", "content": "x"},
+        ],
+    )
     # m2 keeps its position after m1 (replace in place); m3 is appended.
     assert [m["id"] for m in store.messages("t")] == ["m1", "m2", "m3"]
     assert store.messages("t")[1]["content"] == "hello!"
@@ -101,8 +108,10 @@ def test_messages_snapshot_reconciliation_replaces_in_place_and_appends_new_ids(
 
 def test_append_messages_adds_only_unseen_ids(store):
     store.save_messages("t", [{"id": "m1", "role": "user", "content": "a"}])
-    added = store.append_messages("t", [{"id": "m1", "role": "user", "content": "changed"},
-                                        {"id": "m2", "role": "user", "content": "b"}])
+    added = store.append_messages(
+        "t",
+        [{"id": "m1", "role": "user", "content": "changed"}, {"id": "m2", "role": "user", "content": "b"}],
+    )
     assert added == 1
     assert [m["content"] for m in store.messages("t")] == ["a", "b"]
 
@@ -142,8 +151,7 @@ def test_interrupt_thread_finds_the_owner_of_an_interrupt_id(store):
 
 def test_run_records_keep_outcome_result_and_error(store):
     store.start_run("t", "run-1")
-    store.finish_run("t", "run-1", status="success", outcome={"type": "success"},
-                     result={"refundId": "R-1"})
+    store.finish_run("t", "run-1", status="success", outcome={"type": "success"}, result={"refundId": "R-1"})
     store.start_run("t", "run-2")
     store.finish_run("t", "run-2", status="error", error={"message": "boom", "code": "X"})
     one, two = store.runs("t")

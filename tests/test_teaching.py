@@ -82,10 +82,12 @@ def test_trace_can_rename_every_id_and_share_names_across_calls():
 
 
 def test_trace_names_a2a_stream_responses_by_their_member():
-    trace = show_trace([
-        {"task": {"id": UUID_A, "status": {"state": "TASK_STATE_SUBMITTED"}}},
-        {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": UUID_A}}},
-    ])
+    trace = show_trace(
+        [
+            {"task": {"id": UUID_A, "status": {"state": "TASK_STATE_SUBMITTED"}}},
+            {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": UUID_A}}},
+        ]
+    )
     assert trace.kinds() == ["task", "statusUpdate"]
 
 
@@ -95,11 +97,18 @@ def test_trace_of_nothing_says_so():
 
 # -- quiz -------------------------------------------------------------------------------
 def make_quiz() -> Quiz:
-    return Quiz("Q", [
-        Question("Which event ends a run?", ["TOOL_CALL_END", "RUN_FINISHED"], answer=1,
-                 explain="RUN_FINISHED or RUN_ERROR."),
-        Question("Is TOOL_CALL_END the result?", ["yes", "no"], answer=1),
-    ])
+    return Quiz(
+        "Q",
+        [
+            Question(
+                "Which event ends a run?",
+                ["TOOL_CALL_END", "RUN_FINISHED"],
+                answer=1,
+                explain="RUN_FINISHED or RUN_ERROR.",
+            ),
+            Question("Is TOOL_CALL_END the result?", ["yes", "no"], answer=1),
+        ],
+    )
 
 
 def test_quiz_answers_by_index_letter_or_text():
@@ -206,9 +215,11 @@ def test_doctor_knows_which_extra_brings_each_package_as_pyproject_says():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = {("", canonicalize_name(Requirement(r).name)) for r in project["dependencies"]}
     for extra in ("server", "course", "interop"):
-        declared |= {(extra, canonicalize_name(Requirement(r).name))
-                     for r in project["optional-dependencies"][extra]
-                     if canonicalize_name(Requirement(r).name) != "agentproto"}
+        declared |= {
+            (extra, canonicalize_name(Requirement(r).name))
+            for r in project["optional-dependencies"][extra]
+            if canonicalize_name(Requirement(r).name) != "agentproto"
+        }
     listed = {(extra, canonicalize_name(dist)) for extra, dist, _, _ in doctor.PACKAGES}
     assert listed == declared
 
@@ -220,9 +231,11 @@ def _doctor_without(*modules: str) -> dict:
         f"for name in {list(modules)!r}: sys.modules[name] = None\n"
         "from agentproto.course.doctor import check_environment\n"
         "r = check_environment()\n"
-        "print(json.dumps({'ok': r.ok, 'extras': r.extras(), 'fix': r.fix(), 'text': str(r)}))\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=120, check=True)
+        "print(json.dumps({'ok': r.ok, 'extras': r.extras(), 'fix': r.fix(), 'text': str(r)}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
     return json.loads(out.stdout)
 
 
@@ -241,11 +254,14 @@ def test_a_missing_optional_extra_is_reported_but_does_not_fail():
 
 
 def test_importing_the_doctor_or_the_course_package_loads_no_course_library():
-    script = ("import sys, agentproto.course, agentproto.course.doctor\n"
-              "print(sorted(m for m in ('ipywidgets', 'matplotlib', 'IPython', 'networkx',\n"
-              "                         'numpy') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=60, check=True)
+    script = (
+        "import sys, agentproto.course, agentproto.course.doctor\n"
+        "print(sorted(m for m in ('ipywidgets', 'matplotlib', 'IPython', 'networkx',\n"
+        "                         'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -278,14 +294,19 @@ def test_trace_shows_models_in_their_wire_form():
     from agentproto.a2a.types import StreamResponse
     from agentproto.agui.events import RunStartedEvent, StateSnapshotEvent
 
-    trace = show_trace([
-        RunStartedEvent(thread_id="t-1", run_id="r-1"),
-        StateSnapshotEvent(snapshot=None),  # data-null survives
-    ])
-    assert trace.events == [{"type": "RUN_STARTED", "threadId": "t-1", "runId": "r-1"},
-                            {"type": "STATE_SNAPSHOT", "snapshot": None}]
+    trace = show_trace(
+        [
+            RunStartedEvent(thread_id="t-1", run_id="r-1"),
+            StateSnapshotEvent(snapshot=None),  # data-null survives
+        ]
+    )
+    assert trace.events == [
+        {"type": "RUN_STARTED", "threadId": "t-1", "runId": "r-1"},
+        {"type": "STATE_SNAPSHOT", "snapshot": None},
+    ]
     update = StreamResponse.model_validate(
-        {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})
+        {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+    )
     a2a = show_trace([update])
     assert a2a.kinds() == ["statusUpdate"]
     assert a2a.events[0]["statusUpdate"]["status"] == {"state": "TASK_STATE_WORKING"}

@@ -51,10 +51,14 @@ NOTEBOOK_LINK = re.compile(r"(?<![\w/.-])(\d\d_[A-Za-z0-9_]+)\.ipynb(?=[#)\"'\s]
 #: The API reference: one page per sub-package, plus the top-level modules.
 API_PACKAGES = ["agui", "a2a", "security", "orchestration", "demo", "course"]
 
-RUN_IT = ("To run this notebook yourself: <code>pip install \"agentproto[course]\"</code> then "
-          "<code>agentproto lab</code> (or <code>make lab</code> in a clone of the repository).")
-WIDGET_NOTE = ('<div class="widget-note"><strong>Interactive widget.</strong> This output is live in '
-               "JupyterLab: run this notebook there to use it (<code>agentproto lab</code>).</div>")
+RUN_IT = (
+    'To run this notebook yourself: <code>pip install "agentproto[course]"</code> then '
+    "<code>agentproto lab</code> (or <code>make lab</code> in a clone of the repository)."
+)
+WIDGET_NOTE = (
+    '<div class="widget-note"><strong>Interactive widget.</strong> This output is live in '
+    "JupyterLab: run this notebook there to use it (<code>agentproto lab</code>).</div>"
+)
 
 
 def curriculum() -> ModuleType:
@@ -67,7 +71,7 @@ def curriculum() -> ModuleType:
         import agentproto.course.curriculum as module
 
         return module
-    except Exception:  # noqa: BLE001 - fall back to the file itself
+    except Exception:  # fall back to the file itself
         path = ROOT / "agentproto" / "course" / "curriculum.py"
         spec = importlib.util.spec_from_file_location("_site_curriculum", path)
         assert spec and spec.loader
@@ -85,6 +89,53 @@ def rewrite_links(text: str) -> str:
     return NOTEBOOK_LINK.sub(lambda m: f"{m.group(1)}.html", text)
 
 
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+
+
+def _toc_id(line: str) -> str | None:
+    """The id the side table of contents links to for a Markdown heading line.
+
+    mkdocs-jupyter builds that table from the notebook exported to Markdown with the inline
+    code spans removed, then Python-Markdown's ``toc`` extension names the headings.
+    """
+    import markdown
+
+    md = markdown.Markdown(extensions=["toc"])
+    md.convert(re.sub(r"`[^`\n]*`", "", line))
+    tokens = md.toc_tokens  # type: ignore[attr-defined]
+    return tokens[0]["id"] if tokens else None
+
+
+def _page_id(text: str) -> str:
+    """The id mkdocs-jupyter gives the heading on the page (its text, code spans included)."""
+    from mkdocs_jupyter.utils import slugify
+
+    plain = re.sub(r"`([^`]*)`", r"\1", text)
+    plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", plain)
+    return slugify(re.sub(r"<[^>]+>", "", plain))
+
+
+def anchor_headings(source: str) -> str:
+    """Give a heading the id the side table of contents uses where the page's id differs.
+
+    The table of contents drops code spans from a heading's id, the page keeps them:
+    ``## 4. The `CHUNK` shorthand`` is ``#4-the-shorthand`` in the
+    one and ``#4-the-chunk-shorthand`` in the other. An empty anchor above the heading
+    carrying the first id makes the table of contents' links land.
+    """
+    out, fenced = [], False
+    for line in source.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        match = None if fenced else HEADING.match(line)
+        if match:
+            toc = _toc_id(line)
+            if toc and toc != _page_id(match.group(2)):
+                out.append(f'<a id="{toc}"></a>\n')
+        out.append(line)
+    return "\n".join(out)
+
+
 def prepare_notebook(src: Path, dest: Path) -> dict[str, int]:
     """Copy one notebook for the site; returns how many widgets were embedded or noted."""
     nb = nbformat.read(src, as_version=4)
@@ -92,7 +143,7 @@ def prepare_notebook(src: Path, dest: Path) -> dict[str, int]:
     counts = {"embedded": 0, "noted": 0}
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = rewrite_links(cell.source)
+            cell.source = anchor_headings(rewrite_links(cell.source))
             continue
         if cell.cell_type != "code":
             continue
@@ -150,12 +201,22 @@ def home_page(lessons: list, present: set[str]) -> str:
         "",
     ]
     for part, items in parts.items():
-        lines += [f"### {part}", "", "| # | notebook | seed 000 | seed 004 | covers |", "|---|---|---|---|---|"]
+        lines += [
+            f"### {part}",
+            "",
+            "| # | notebook | seed 000 | seed 004 | covers |",
+            "|---|---|---|---|---|",
+        ]
         for lesson in items:
-            title = (f"[{lesson.title}](notebooks/{lesson.filename})" if lesson.filename in present
-                     else f"{lesson.title} *(planned)*")
-            lines.append(f"| {lesson.number:02d} | {title} | {lesson.seed_000 or '—'} | "
-                         f"{lesson.seed_004 or '—'} | {lesson.topic} |")
+            title = (
+                f"[{lesson.title}](notebooks/{lesson.filename})"
+                if lesson.filename in present
+                else f"{lesson.title} *(planned)*"
+            )
+            lines.append(
+                f"| {lesson.number:02d} | {title} | {lesson.seed_000 or '—'} | "
+                f"{lesson.seed_004 or '—'} | {lesson.topic} |"
+            )
         lines.append("")
     lines += [
         "Seed 000 is a Chinese study guide on AG-UI and A2A organised as interview questions "
@@ -171,8 +232,14 @@ def _cell(text: str) -> str:
 
 
 def glossary_page(rows: list[dict[str, str]]) -> str:
-    lines = ["# Glossary", "", f"{len(rows)} terms of the course, with their Chinese names.", "",
-             "| term | 中文 | meaning |", "|---|---|---|"]
+    lines = [
+        "# Glossary",
+        "",
+        f"{len(rows)} terms of the course, with their Chinese names.",
+        "",
+        "| term | 中文 | meaning |",
+        "|---|---|---|",
+    ]
     lines += [f"| **{_cell(r['term'])}** | {_cell(r['chinese'])} | {_cell(r['meaning'])} |" for r in rows]
     return "\n".join(lines) + "\n"
 
@@ -181,10 +248,17 @@ def study_sheet(bank: dict, lessons: list, present: set[str]) -> str:
     """The question bank as one printable page: a section per topic, every answer shown."""
     by_number = {lesson.number: lesson for lesson in lessons}
     topics = bank.get("topics", {})
-    lines = ['<div class="study-sheet" markdown>', "", f"# Study sheet: {bank.get('title', 'question bank')}", "",
-             html.escape(bank.get("description", "")), "",
-             f"{len(bank['questions'])} questions. Print this page (one topic per sheet) or read it "
-             "here; try each question before reading the answers.", ""]
+    lines = [
+        '<div class="study-sheet" markdown>',
+        "",
+        f"# Study sheet: {bank.get('title', 'question bank')}",
+        "",
+        html.escape(bank.get("description", "")),
+        "",
+        f"{len(bank['questions'])} questions. Print this page (one topic per sheet) or read it "
+        "here; try each question before reading the answers.",
+        "",
+    ]
     grouped: dict[str, list] = {}
     for q in bank["questions"]:
         grouped.setdefault(q.get("topic", "other"), []).append(q)
@@ -202,8 +276,12 @@ def study_sheet(bank: dict, lessons: list, present: set[str]) -> str:
             if lesson is not None and lesson.filename in present:
                 where.append(f"notebook [{lesson.number:02d} {lesson.title}](notebooks/{lesson.filename})")
             lines += [f"*{' · '.join(w for w in where if w)}*", ""]
-            lines += [f"**Pass answer.** {html.escape(q.get('pass_answer', ''))}", "",
-                      f"**Full-marks answer.** {html.escape(q.get('full_marks_answer', ''))}", ""]
+            lines += [
+                f"**Pass answer.** {html.escape(q.get('pass_answer', ''))}",
+                "",
+                f"**Full-marks answer.** {html.escape(q.get('full_marks_answer', ''))}",
+                "",
+            ]
             if q.get("key_points"):
                 lines += ["**What the interviewer listens for:**", ""]
                 lines += [f"- {html.escape(p)}" for p in q["key_points"]] + [""]
@@ -214,8 +292,11 @@ def study_sheet(bank: dict, lessons: list, present: set[str]) -> str:
                 lines += [f"**Quick check.** {html.escape(choice['prompt'])}", ""]
                 lines += [f"{i + 1}. {html.escape(str(o))}" for i, o in enumerate(choice["options"])] + [""]
                 answer = choice["options"][choice["answer"]]
-                lines += [f'<span class="answer-key">Answer: {choice["answer"] + 1}. {html.escape(str(answer))} — '
-                          f"{html.escape(choice.get('explain', ''))}</span>", ""]
+                lines += [
+                    f'<span class="answer-key">Answer: {choice["answer"] + 1}. {html.escape(str(answer))} — '
+                    f"{html.escape(choice.get('explain', ''))}</span>",
+                    "",
+                ]
             lines += ["</div>", ""]
     lines += ["</div>", ""]
     return "\n".join(lines)
@@ -238,19 +319,35 @@ def api_pages() -> dict[str, str]:
     """``api/<name>.md`` -> text: the package's docstring and each module's public members."""
     lib = ROOT / "agentproto"
     pages: dict[str, str] = {}
-    core = ["agentproto"] + [f"agentproto.{p.stem}" for p in sorted(lib.glob("*.py"))
-                             if not p.name.startswith("_")]
+    core = ["agentproto"] + [
+        f"agentproto.{p.stem}" for p in sorted(lib.glob("*.py")) if not p.name.startswith("_")
+    ]
     pages["core"] = "# agentproto (core modules)\n\n" + "\n".join(
-        f"::: {m}\n    options:\n      show_root_heading: true\n" for m in core)
-    index = ["# API reference", "", "Generated from the library's docstrings.", "",
-             "| package | modules |", "|---|---|", f"| [agentproto (core)](core.md) | {len(core)} |"]
+        f"::: {m}\n    options:\n      show_root_heading: true\n" for m in core
+    )
+    index = [
+        "# API reference",
+        "",
+        "Generated from the library's docstrings.",
+        "",
+        "| package | modules |",
+        "|---|---|",
+        f"| [agentproto (core)](core.md) | {len(core)} |",
+    ]
     for name in API_PACKAGES:
         package = lib / name
         if not (package / "__init__.py").exists():
             continue
         mods = _modules(package, f"agentproto.{name}")
-        body = [f"# agentproto.{name}", "", f"::: agentproto.{name}", "    options:",
-                "      show_root_heading: false", "      members: false", ""]
+        body = [
+            f"# agentproto.{name}",
+            "",
+            f"::: agentproto.{name}",
+            "    options:",
+            "      show_root_heading: false",
+            "      members: false",
+            "",
+        ]
         body += [f"::: {m}\n" for m in mods]
         pages[name] = "\n".join(body)
         index.append(f"| [agentproto.{name}]({name}.md) | {len(mods)} |")
@@ -277,7 +374,8 @@ def prepare() -> dict:
             for k in widgets:
                 widgets[k] += counts[k]
             nav_notebooks.setdefault(lesson.part, []).append(
-                {f"{lesson.number:02d} {lesson.title}": f"notebooks/{lesson.filename}"})
+                {f"{lesson.number:02d} {lesson.title}": f"notebooks/{lesson.filename}"}
+            )
     for name in extra:
         prepare_notebook(NOTEBOOKS / name, SRC / "notebooks" / name)
         nav_notebooks.setdefault("Other notebooks", []).append({name[:-6]: f"notebooks/{name}"})
@@ -293,12 +391,21 @@ def prepare() -> dict:
 
     nav: list = [{"Curriculum": "index.md"}]
     nav += [{part: items} for part, items in nav_notebooks.items()]
-    nav += [{"Glossary": "glossary.md"}, {"Study sheet": "study-sheet.md"},
-            {"API reference": [{"Overview": "api/index.md"}, {"agentproto (core)": "api/core.md"}]
-             + [{f"agentproto.{n}": f"api/{n}.md"} for n in API_PACKAGES if n in api]}]
+    nav += [
+        {"Glossary": "glossary.md"},
+        {"Study sheet": "study-sheet.md"},
+        {
+            "API reference": [{"Overview": "api/index.md"}, {"agentproto (core)": "api/core.md"}]
+            + [{f"agentproto.{n}": f"api/{n}.md"} for n in API_PACKAGES if n in api]
+        },
+    ]
     config = {"INHERIT": "../site/mkdocs.yml", "docs_dir": "site-src", "site_dir": "site", "nav": nav}
-    CONFIG.write_text("# Generated by tools/build_site.py; edit site/mkdocs.yml instead.\n"
-                      + json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    CONFIG.write_text(
+        "# Generated by tools/build_site.py; edit site/mkdocs.yml instead.\n"
+        + json.dumps(config, indent=2, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
     return {"notebooks": sum(len(v) for v in nav_notebooks.values()), "widgets": widgets}
 
 
@@ -306,15 +413,24 @@ def build(timeout: float = 900) -> dict:
     t0 = time.monotonic()
     info = prepare()
     prepared = time.monotonic() - t0
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--clean", "-f", str(CONFIG)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--clean", "-f", str(CONFIG)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     log = result.stdout + result.stderr
     (BUILD / "site-build.log").write_text(log, encoding="utf-8")
     if result.returncode != 0 or not (SITE / "index.html").exists():
         raise SystemExit(f"mkdocs build failed (exit {result.returncode}):\n{log[-4000:]}")
     pages = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html"))
-    info.update(pages=len(pages), prepare_s=round(prepared, 2), build_s=round(time.monotonic() - t0, 2),
-                warnings=[ln for ln in log.splitlines() if ln.startswith("WARNING")][:50])
+    info.update(
+        pages=len(pages),
+        prepare_s=round(prepared, 2),
+        build_s=round(time.monotonic() - t0, 2),
+        warnings=[ln for ln in log.splitlines() if ln.startswith("WARNING")][:50],
+    )
     (BUILD / "site-build.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return info
 
@@ -325,12 +441,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.prepare_only:
         info = prepare()
-        print(f"prepared {info['notebooks']} notebooks in {SRC.relative_to(ROOT)}; config {CONFIG.relative_to(ROOT)}")
+        print(
+            f"prepared {info['notebooks']} notebooks in {SRC.relative_to(ROOT)}; "
+            f"config {CONFIG.relative_to(ROOT)}"
+        )
         return 0
     info = build()
-    print(f"site: {info['pages']} pages ({info['notebooks']} notebooks; widgets: {info['widgets']['embedded']} "
-          f"embedded, {info['widgets']['noted']} shown as a note) in {info['build_s']} s -> "
-          f"{(SITE / 'index.html').relative_to(ROOT)}")
+    print(
+        f"site: {info['pages']} pages ({info['notebooks']} notebooks; widgets: {info['widgets']['embedded']} "
+        f"embedded, {info['widgets']['noted']} shown as a note) in {info['build_s']} s -> "
+        f"{(SITE / 'index.html').relative_to(ROOT)}"
+    )
     for warning in info["warnings"]:
         print(warning)
     return 0

@@ -73,10 +73,16 @@ def log(msg: str) -> None:
     print(f"[classroom {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n: int) -> list[int]:
+    """*n* distinct free loopback ports (all held open while choosing, so none repeats)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 # -- the proxy ------------------------------------------------------------------------------------
@@ -99,8 +105,12 @@ def ensure_proxy(build: Path, timeout: float = 300) -> Path:
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(CHP_SPEC / name, target / name)
     log(f"installing configurable-http-proxy {wanted} into {target} (npm ci)")
-    result = subprocess.run([npm, "ci", "--prefix", str(target), "--no-audit", "--no-fund", "--loglevel=error"],
-                            capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run(
+        [npm, "ci", "--prefix", str(target), "--no-audit", "--no-fund", "--loglevel=error"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if result.returncode != 0 or not chp.exists():
         raise SetupError(f"npm ci failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
     return chp
@@ -110,11 +120,16 @@ class SetupError(RuntimeError):
     """The classroom could not be set up (exit status 2)."""
 
 
+class Interrupted(Exception):
+    """SIGTERM: the run stops, its processes are stopped and the report says how far it got."""
+
+
 # -- the hub --------------------------------------------------------------------------------------
 
 HUB_CONFIG = '''\
 # Written by tools/classroom.py for one classroom run; secrets come from the environment.
 import os
+import shutil
 from pathlib import Path
 
 RUN = Path({run!r})
@@ -165,6 +180,11 @@ def give_the_student_the_course(spawner):
     from agentproto.course.launcher import copy_course
 
     copy_course(Path(spawner.home_dir) / "{course}")
+    # matplotlib's font cache, built once for the class: without it every student's first
+    # plot spends seconds of CPU building their own (and says so on stderr)
+    cache = Path(spawner.home_dir) / ".cache" / "matplotlib"
+    if not cache.exists() and (RUN / "mpl-cache").is_dir():
+        shutil.copytree(RUN / "mpl-cache", cache)
 
 
 c.Spawner.pre_spawn_hook = give_the_student_the_course
@@ -202,6 +222,10 @@ class Sampler(threading.Thread):
         self.peak_total = 0
         self.idle_server: dict[str, int] = {}
         self._halt = threading.Event()
+        self.peak_pss_total_kb = 0
+        self.min_available_mb = float("inf")
+        self.memory_floor_mb = 2048  # below this the run is stopped: other work on the machine comes first
+        self.memory_low = False
         self.lock = threading.Lock()
 
     def stop(self) -> None:
@@ -272,6 +296,14 @@ class Sampler(threading.Thread):
             self.peak_hub = max(self.peak_hub, hub_rss)
             self.peak_total = max(self.peak_total, hub_rss + sum(per_student.values()))
             self.last_servers = servers
+            # proportional set size: shared pages (the one Python install) counted once
+            pss_total = sum(_pss_kb(pid) for pid in tree)
+            self.peak_pss_total_kb = max(self.peak_pss_total_kb, pss_total)
+            available = _mem_available_mb()
+            if available is not None:
+                self.min_available_mb = min(self.min_available_mb, available)
+                if available < self.memory_floor_mb:
+                    self.memory_low = True
 
     def alive(self) -> list[Proc]:
         out = []
@@ -283,6 +315,24 @@ class Sampler(threading.Thread):
         return out
 
 
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _mem_available_mb() -> float | None:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1024
+    return None
+
+
 def stop_processes(procs: list[Proc], grace: float = 10) -> None:
     """SIGTERM each process we started (by pid), then SIGKILL the ones still there."""
     for proc in procs:
@@ -290,7 +340,9 @@ def stop_processes(procs: list[Proc], grace: float = 10) -> None:
             os.kill(proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        left = [p for p in procs if (st := _stat(p.pid)) is not None and st[1] == p.start and not _zombie(p.pid)]
+        left = [
+            p for p in procs if (st := _stat(p.pid)) is not None and st[1] == p.start and not _zombie(p.pid)
+        ]
         if not left:
             return
         time.sleep(0.2)
@@ -319,7 +371,7 @@ class Student:
     login_s: float | None = None
     start_s: float | None = None
     notebooks: list[dict[str, Any]] = field(default_factory=list)
-    failure: dict[str, str] | None = None
+    failure: dict[str, Any] | None = None
 
     def fail(self, stage: str, error: str) -> None:
         if self.failure is None:
@@ -334,8 +386,9 @@ async def log_in(httpx: Any, public: str, student: Student, password: str) -> No
         match = re.search(r'name="_xsrf"\s+value="([^"]+)"', page.text)
         if page.status_code != 200 or not match:
             raise RuntimeError(f"login form: HTTP {page.status_code}, no _xsrf field")
-        done = await web.post("/hub/login", data={"username": student.name, "password": password,
-                                                  "_xsrf": match.group(1)})
+        done = await web.post(
+            "/hub/login", data={"username": student.name, "password": password, "_xsrf": match.group(1)}
+        )
         if done.status_code != 302 or not any(k.startswith("jupyterhub-session") for k in web.cookies):
             raise RuntimeError(f"login refused: HTTP {done.status_code}")
         student.login_s = time.monotonic() - t0
@@ -369,14 +422,26 @@ async def start_server(httpx: Any, public: str, student: Student, deadline: floa
         student.start_s = time.monotonic() - t0
 
 
-async def run_notebooks(public: str, student: Student, notebooks: list[str], report: Path,
-                        cell_timeout: int, deadline: float) -> None:
+async def run_notebooks(
+    public: str, student: Student, notebooks: list[str], report: Path, cell_timeout: int, deadline: float
+) -> None:
     """Run the notebooks in the student's server, in a process of the student's own."""
     env = dict(os.environ, CLASSROOM_TOKEN=student.token)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "_student", "--url", f"{public}/user/{student.name}/",
-           "--report", str(report), "--cell-timeout", str(cell_timeout), *notebooks]
-    proc = await asyncio.create_subprocess_exec(*cmd, env=env, stdout=subprocess.DEVNULL,
-                                                stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "_student",
+        "--url",
+        f"{public}/user/{student.name}/",
+        "--report",
+        str(report),
+        "--cell-timeout",
+        str(cell_timeout),
+        *notebooks,
+    ]
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, env=env, stdout=subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, start_new_session=True
+    )
     try:
         _, err = await asyncio.wait_for(proc.communicate(), timeout=max(1.0, deadline - time.monotonic()))
     except TimeoutError:
@@ -384,37 +449,74 @@ async def run_notebooks(public: str, student: Student, notebooks: list[str], rep
             os.killpg(proc.pid, signal.SIGKILL)
         await proc.wait()
         raise TimeoutError("the notebooks did not finish in time") from None
+    except asyncio.CancelledError:  # the run was stopped: so is this student's runner
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        raise
     if report.exists():
         student.notebooks = json.loads(report.read_text())
     bad = [nb for nb in student.notebooks if not nb["ok"]]
     if bad:
-        raise RuntimeError("; ".join(f"{nb['notebook']}: {nb['error']}" for nb in bad))
+        raise NotebookFailure("; ".join(f"{nb['notebook']}: {nb['error']}" for nb in bad), bad)
     if proc.returncode != 0 or len(student.notebooks) != len(notebooks):
         raise RuntimeError(f"the notebook runner exited with {proc.returncode}: {err.decode()[-1000:]}")
 
 
-async def one_student(httpx: Any, public: str, student: Student, password: str, notebooks: list[str],
-                      run: Path, cell_timeout: int, start_deadline: float, deadline: float) -> None:
+class NotebookFailure(RuntimeError):
+    def __init__(self, message: str, details: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+async def one_student(
+    httpx: Any,
+    public: str,
+    student: Student,
+    password: str,
+    notebooks: list[str],
+    run: Path,
+    cell_timeout: int,
+    start_deadline: float,
+    deadline: float,
+) -> None:
     stage = "login"
     try:
         await log_in(httpx, public, student, password)
         stage = "server start"
         await start_server(httpx, public, student, start_deadline)
+        log(f"{student.name}: logged in in {student.login_s:.1f} s, server ready in {student.start_s:.1f} s")
         stage = "notebooks"
-        await run_notebooks(public, student, notebooks, run / "reports" / f"{student.name}.json",
-                            cell_timeout, deadline)
-    except Exception as exc:  # noqa: BLE001 - every failure is recorded, none stops the class
+        await run_notebooks(
+            public, student, notebooks, run / "reports" / f"{student.name}.json", cell_timeout, deadline
+        )
+    except Exception as exc:  # every failure is recorded, none stops the class
         student.fail(stage, f"{type(exc).__name__}: {exc}")
+        if isinstance(exc, NotebookFailure) and student.failure is not None:
+            student.failure["notebooks"] = exc.details  # type: ignore[assignment]
+        log(f"{student.name}: FAILED at {stage}")
+    else:
+        log(f"{student.name}: notebooks done")
 
 
-async def classroom(public: str, admin_token: str, password: str, students: list[Student],
-                    notebooks: list[str], run: Path, cell_timeout: int, timeout: float) -> None:
+async def classroom(
+    sampler: Sampler | None,
+    public: str,
+    admin_token: str,
+    password: str,
+    students: list[Student],
+    notebooks: list[str],
+    run: Path,
+    cell_timeout: int,
+    timeout: float,
+) -> None:
     import httpx
 
     t0 = time.monotonic()
     deadline = t0 + timeout
-    admin = httpx.AsyncClient(base_url=f"{public}/hub/api", timeout=60,
-                              headers={"Authorization": f"token {admin_token}"})
+    admin = httpx.AsyncClient(
+        base_url=f"{public}/hub/api", timeout=60, headers={"Authorization": f"token {admin_token}"}
+    )
     async with admin:
         r = await admin.post("/users", json={"usernames": [s.name for s in students]})
         if r.status_code != 201:
@@ -426,13 +528,94 @@ async def classroom(public: str, admin_token: str, password: str, students: list
             s.token = r.json()["token"]
         log(f"{len(students)} users and tokens created; everyone logs in and starts at once")
         start_deadline = t0 + min(timeout, 60 + 10 * len(students))
-        await asyncio.gather(*(one_student(httpx, public, s, password, notebooks, run, cell_timeout,
-                                           start_deadline, deadline) for s in students))
+        everyone = asyncio.ensure_future(
+            asyncio.gather(
+                *(
+                    one_student(
+                        httpx, public, s, password, notebooks, run, cell_timeout, start_deadline, deadline
+                    )
+                    for s in students
+                )
+            )
+        )
+        while not everyone.done():  # stop early if the machine runs low on memory
+            if sampler is not None and sampler.memory_low:
+                everyone.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await everyone
+                running = sum(1 for s in students if s.start_s is not None)
+                raise SetupError(
+                    f"stopped: less than {sampler.memory_floor_mb} MB of memory left with "
+                    f"{running} student servers up"
+                )
+            await asyncio.wait([everyone], timeout=1)
+        everyone.result()
+
         # Everyone is done: stop the servers through the hub, as an instructor would at the end.
         async def stop(s: Student) -> None:
             with contextlib.suppress(httpx.HTTPError):
                 await admin.delete(f"/users/{s.name}/server", timeout=60)
+
         await asyncio.wait_for(asyncio.gather(*(stop(s) for s in students)), timeout=120)
+
+
+def start_hub(
+    run: Path, chp: Path, env: dict[str, str], hub_log: Any, students: int, timeout: float = 120
+) -> tuple[subprocess.Popen[bytes] | None, Sampler | None, str]:
+    """Write the config with fresh free ports, start the hub and wait until it answers via its proxy."""
+    import httpx
+
+    public_port, hub_port, proxy_api_port = free_ports(3)
+    spawner_args = ["--ServerApp.allow_root=True"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    (run / "jupyterhub_config.py").write_text(
+        HUB_CONFIG.format(
+            run=str(run),
+            public_port=public_port,
+            hub_port=hub_port,
+            proxy_api_port=proxy_api_port,
+            chp=str(chp),
+            singleuser=str(BIN / "jupyterhub-singleuser"),
+            spawner_args=spawner_args,
+            course=COURSE_FOLDER,
+            start_timeout=int(60 + 10 * students),
+        )
+    )
+    public = f"http://127.0.0.1:{public_port}"
+    hub = subprocess.Popen(
+        [str(BIN / "jupyterhub"), "-f", str(run / "jupyterhub_config.py")],
+        cwd=run,
+        env=env,
+        stdout=hub_log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    sampler = Sampler(hub.pid, run / "homes")
+    sampler.start()
+    deadline = time.monotonic() + timeout
+    while hub.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError, ValueError):
+            r = httpx.get(f"{public}/hub/api/", timeout=5)
+            if r.status_code == 200 and "version" in r.json():
+                return hub, sampler, public
+        time.sleep(0.5)
+    stop_hub(hub, sampler)
+    return None, None, public
+
+
+def stop_hub(hub: subprocess.Popen[bytes], sampler: Sampler) -> None:
+    """Stop the hub (it stops its proxy and the servers), then anything of its tree still alive."""
+    sampler.stop()
+    sampler.join(timeout=5)
+    with contextlib.suppress(Exception):
+        sampler.sample()
+    procs = sampler.alive()
+    hub.terminate()
+    try:
+        hub.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        hub.kill()
+        hub.wait()
+    stop_processes([p for p in procs if p.pid != hub.pid])
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -457,11 +640,18 @@ def resolve_notebooks(prefixes: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=3)
-    parser.add_argument("--notebooks", default=",".join(DEFAULT_NOTEBOOKS),
-                        help="comma-separated notebook numbers (default: 00,06,11)")
+    parser.add_argument(
+        "--notebooks",
+        default=",".join(DEFAULT_NOTEBOOKS),
+        help="comma-separated notebook numbers (default: 00,06,11)",
+    )
     parser.add_argument("--out", default=str(ROOT / "build" / "classroom.json"))
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds for the whole class (default: 180 + 25 per student)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds for the whole class (default: 180 + 25 per student)",
+    )
     parser.add_argument("--cell-timeout", type=int, default=300)
     parser.add_argument("--keep", action="store_true", help="keep the run folder (homes, logs) afterwards")
     args = parser.parse_args(argv)
@@ -480,66 +670,71 @@ def main(argv: list[str] | None = None) -> int:
     run = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=build / "classroom"))
     (run / "homes").mkdir()
     (run / "reports").mkdir()
-    public_port, hub_port, proxy_api_port = free_port(), free_port(), free_port()
-    spawner_args = ["--ServerApp.allow_root=True"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    (run / "jupyterhub_config.py").write_text(HUB_CONFIG.format(
-        run=str(run), public_port=public_port, hub_port=hub_port, proxy_api_port=proxy_api_port,
-        chp=str(chp), singleuser=str(BIN / "jupyterhub-singleuser"), spawner_args=spawner_args,
-        course=COURSE_FOLDER, start_timeout=int(60 + 10 * args.students)))
     admin_token, password = secrets.token_hex(32), secrets.token_urlsafe(12)
     env = dict(os.environ, CLASSROOM_ADMIN_TOKEN=admin_token, CLASSROOM_PASSWORD=password)
     env.pop("CONFIGPROXY_AUTH_TOKEN", None)  # the hub makes a fresh one for its own proxy
-    public = f"http://127.0.0.1:{public_port}"
     students = [Student(f"student{i:02d}") for i in range(1, args.students + 1)]
-    hub_log = open(run / "jupyterhub.log", "wb")  # noqa: SIM115 - closed in finally
-    log(f"JupyterHub on {public} (run folder {run.relative_to(ROOT)}), {args.students} students, "
-        f"notebooks {', '.join(notebooks)}")
+    subprocess.run(
+        [sys.executable, "-c", "import matplotlib.font_manager"],
+        timeout=300,
+        check=False,
+        env=dict(os.environ, MPLCONFIGDIR=str(run / "mpl-cache")),
+        capture_output=True,
+    )
+    hub_log = open(run / "jupyterhub.log", "ab")  # closed in finally
     t0 = time.monotonic()
-    hub = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(run / "jupyterhub_config.py")], cwd=run, env=env,
-                           stdout=hub_log, stderr=subprocess.STDOUT, start_new_session=True)
-    sampler = Sampler(hub.pid, run / "homes")
+    hub, sampler, public = None, None, ""
     setup_error = None
-    try:
-        sampler.start()
-        import httpx
 
-        hub_deadline = time.monotonic() + 120
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{public}/hub/api/", timeout=5).status_code == 200:
-                    break
-            if hub.poll() is not None or time.monotonic() > hub_deadline:
-                raise SetupError("JupyterHub did not start:\n" + (run / "jupyterhub.log").read_text()[-3000:])
-            time.sleep(0.5)
-        log(f"hub and proxy up after {time.monotonic() - t0:.1f} s")
-        asyncio.run(classroom(public, admin_token, password, students, notebooks, run, args.cell_timeout,
-                              timeout))
+    def interrupted(signum: int, _frame: object) -> None:
+        raise Interrupted(f"interrupted by signal {signal.Signals(signum).name}")
+
+    signal.signal(signal.SIGTERM, interrupted)  # still stop everything and write the report
+    try:
+        for attempt in range(1, 4):  # a port taken between choosing and binding it: try new ones
+            hub, sampler, public = start_hub(run, chp, env, hub_log, args.students)
+            if hub is not None:
+                break
+            log(f"JupyterHub did not come up (attempt {attempt}); trying other ports")
+        else:
+            raise SetupError("JupyterHub did not start:\n" + (run / "jupyterhub.log").read_text()[-3000:])
+        log(
+            f"JupyterHub on {public} (run folder {run.relative_to(ROOT)}) "
+            f"up after {time.monotonic() - t0:.1f} s; "
+            f"{args.students} students, notebooks {', '.join(notebooks)}"
+        )
+        asyncio.run(
+            classroom(
+                sampler, public, admin_token, password, students, notebooks, run, args.cell_timeout, timeout
+            )
+        )
     except SetupError as exc:
         setup_error = str(exc)
-    except Exception as exc:  # noqa: BLE001 - reported in the JSON, the processes still stopped
+    except (Exception, KeyboardInterrupt) as exc:  # reported in the JSON, the processes still stopped
         setup_error = f"{type(exc).__name__}: {exc}"
     finally:
-        sampler.stop()
-        sampler.join(timeout=5)
-        with contextlib.suppress(Exception):
-            sampler.sample()
-        procs = sampler.alive()
-        hub.terminate()  # the hub stops its proxy and every server it spawned
-        try:
-            hub.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            hub.kill()
-            hub.wait()
-        stop_processes([p for p in procs if p.pid != hub.pid])  # whatever outlived the hub
+        if hub is not None and sampler is not None:
+            stop_hub(hub, sampler)
         hub_log.close()
+    if sampler is None:
+        sampler = Sampler(-1, run / "homes")
     wall = time.monotonic() - t0
 
     failures = [s.failure for s in students if s.failure]
+    seen: set[str] = set()
+    for failure in failures:  # one traceback per distinct error is enough to read
+        for nb in failure.get("notebooks", []):  # type: ignore[union-attr]
+            if nb.get("error") in seen:
+                nb.pop("traceback", None)
+            seen.add(nb.get("error", ""))
     if setup_error:
         failures.insert(0, {"student": "*", "stage": "setup", "error": setup_error[-3000:]})
     starts = [s.start_s for s in students if s.start_s is not None]
-    peaks = [sampler.peak_student.get(s.name, 0) * PAGE_SIZE / 2**20 for s in students if s.name in
-             sampler.peak_student]
+    peaks = [
+        sampler.peak_student.get(s.name, 0) * PAGE_SIZE / 2**20
+        for s in students
+        if s.name in sampler.peak_student
+    ]
     per_notebook: dict[str, list[float]] = {}
     for s in students:
         for nb in s.notebooks:
@@ -547,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
                 per_notebook.setdefault(nb["notebook"], []).append(nb["seconds"])
     result = {
         "students": len(students),
-        "succeeded": sum(1 for s in students if s.failure is None) if not setup_error else 0,
+        "succeeded": sum(1 for s in students if s.failure is None and _all_ok(s, notebooks)),
         "start_p50_s": _round(percentile(starts, 50)),
         "start_p95_s": _round(percentile(starts, 95)),
         "rss_per_student_mb": _round(statistics.fmean(peaks)) if peaks else None,
@@ -555,21 +750,31 @@ def main(argv: list[str] | None = None) -> int:
         "rss_per_student_max_mb": _round(max(peaks)) if peaks else None,
         "hub_and_proxy_rss_mb": _round(sampler.peak_hub * PAGE_SIZE / 2**20),
         "peak_total_rss_mb": _round(sampler.peak_total * PAGE_SIZE / 2**20),
+        "peak_total_pss_mb": _round(sampler.peak_pss_total_kb / 1024),
+        "min_available_memory_mb": _round(sampler.min_available_mb)
+        if sampler.min_available_mb != float("inf")
+        else None,
         "login_p50_s": _round(percentile([s.login_s for s in students if s.login_s is not None], 50)),
         "notebooks": notebooks,
         "notebook_p50_s": {k: _round(percentile(v, 50)) for k, v in per_notebook.items()},
         "notebook_max_s": {k: _round(max(v)) for k, v in per_notebook.items()},
         "wall_s": _round(wall),
-        "machine": {"cpus": os.cpu_count(), "memory_gb": _round(_mem_total_gb()), "python": platform.python_version()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "memory_gb": _round(_mem_total_gb()),
+            "python": platform.python_version(),
+        },
         "versions": _versions(),
         "leftover_processes": [p.role for p in sampler.alive()],
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
-    log(f"{result['succeeded']}/{result['students']} students got through in {wall:.0f} s; "
+    log(
+        f"{result['succeeded']}/{result['students']} students got through in {wall:.0f} s; "
         f"start p50 {result['start_p50_s']} s, p95 {result['start_p95_s']} s, "
-        f"{result['rss_per_student_mb']} MB per student -> {out}")
+        f"{result['rss_per_student_mb']} MB per student -> {out}"
+    )
     for failure in failures:
         log(f"FAILED {failure['student']} at {failure['stage']}: {failure['error'][:500]}")
     if args.keep or setup_error:
@@ -579,6 +784,10 @@ def main(argv: list[str] | None = None) -> int:
     if setup_error:
         return 2
     return 0 if not failures else 1
+
+
+def _all_ok(student: Student, notebooks: list[str]) -> bool:
+    return len(student.notebooks) == len(notebooks) and all(nb["ok"] for nb in student.notebooks)
 
 
 def _round(value: float | None) -> float | None:
@@ -628,8 +837,9 @@ def student_main(argv: list[str]) -> int:
 
     configure_gateway(args.url, token)
     results = []
-    with httpx.Client(base_url=args.url.rstrip("/"), headers={"Authorization": f"token {token}"},
-                      timeout=60) as contents:
+    with httpx.Client(
+        base_url=args.url.rstrip("/"), headers={"Authorization": f"token {token}"}, timeout=60
+    ) as contents:
         for name in args.notebooks:
             path = f"{COURSE_FOLDER}/{name}"
             t0 = time.monotonic()
@@ -639,18 +849,44 @@ def student_main(argv: list[str]) -> int:
                 r.raise_for_status()
                 nb = nbformat.from_dict(r.json()["content"])
                 km = RemoteKernelManager(notebook_path=path)
-                NotebookClient(nb, km=km, timeout=args.cell_timeout, startup_timeout=120,
-                               resources={"metadata": {"path": COURSE_FOLDER}}).execute()
-                problems = [f"stderr: {o['text'][:200]!r}" for c in nb.cells if c.cell_type == "code"
-                            for o in c.outputs if o.get("name") == "stderr"]
-                r = contents.put(f"/api/contents/{path}", json={"type": "notebook", "format": "json",
-                                                                "content": nb})
+                NotebookClient(
+                    nb,
+                    km=km,
+                    timeout=args.cell_timeout,
+                    startup_timeout=120,
+                    resources={"metadata": {"path": COURSE_FOLDER}},
+                ).execute()
+                problems = [
+                    f"stderr: {o['text'][:200]!r}"
+                    for c in nb.cells
+                    if c.cell_type == "code"
+                    for o in c.outputs
+                    if o.get("name") == "stderr"
+                ]
+                r = contents.put(
+                    f"/api/contents/{path}", json={"type": "notebook", "format": "json", "content": nb}
+                )
                 r.raise_for_status()
                 entry.update(ok=not problems, error="; ".join(problems)[:1000])
             except CellExecutionError as exc:
                 text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
-                entry["error"] = "cell failed: " + " | ".join(text.strip().splitlines()[-3:])[:1000]
-            except Exception as exc:  # noqa: BLE001 - recorded; the next notebook still runs
+                failing = next(
+                    (
+                        c
+                        for c in nb.cells
+                        if c.cell_type == "code"
+                        and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+                    ),
+                    None,
+                )
+                where = (
+                    failing.source.strip().splitlines()[0][:120]
+                    if failing and failing.source.strip()
+                    else "?"
+                )
+                entry["error"] = f"cell `{where}` raised {exc.ename}: {exc.evalue}"[:1000]
+                entry["traceback"] = text.strip().splitlines()[-40:]
+            except Exception as exc:  # recorded; the next notebook still runs
                 entry["error"] = f"{type(exc).__name__}: {exc}"[:1000]
             entry["seconds"] = round(time.monotonic() - t0, 2)
             results.append(entry)

@@ -31,9 +31,17 @@ DEFAULT_PORT = 8866
 
 def voila_command(notebook: Path, port: int, open_browser: bool = False) -> list[str]:
     """The Voilà command line: loopback only, sources stripped, tracebacks shown to the presenter."""
-    cmd = [sys.executable, "-m", "voila", notebook.name, f"--port={port}", "--Voila.ip=127.0.0.1",
-           "--strip_sources=True", "--VoilaConfiguration.show_tracebacks=True",
-           "--VoilaConfiguration.file_allowlist=['.*\\.(png|jpg|gif|svg|csv|json)']"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "voila",
+        notebook.name,
+        f"--port={port}",
+        "--Voila.ip=127.0.0.1",
+        "--strip_sources=True",
+        "--VoilaConfiguration.show_tracebacks=True",
+        "--VoilaConfiguration.file_allowlist=['.*\\.(png|jpg|gif|svg|csv|json)']",
+    ]
     if not open_browser:
         cmd.append("--no-browser")
     return cmd
@@ -66,8 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     copy = scratch_copy(notebook)
     cmd = voila_command(copy, args.port, args.open)
-    print(f"Presenting {notebook.name} on http://127.0.0.1:{args.port}/ (code hidden). Ctrl-C stops it.",
-          flush=True)
+    print(
+        f"Presenting {notebook.name} on http://127.0.0.1:{args.port}/ (code hidden). Ctrl-C stops it.",
+        flush=True,
+    )
     proc = subprocess.Popen(cmd, cwd=copy.parent)
 
     def forward(signum: int, _frame: object) -> None:

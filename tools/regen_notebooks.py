@@ -43,15 +43,20 @@ def clean(nb: nbformat.NotebookNode) -> None:
             for out in cell.outputs:
                 if "execution_count" in out:
                     out.execution_count = count
-                out.pop("metadata", None) if not out.get("metadata") else None
+                if out.get("output_type") in ("display_data", "execute_result"):
+                    out.setdefault("metadata", {})  # required there by the nbformat schema
 
 
 def merge_streams(outputs: list) -> list:
     """Join consecutive stdout (or stderr) chunks into one output, as a reader sees them."""
     merged: list = []
     for out in outputs:
-        if (out.get("output_type") == "stream" and merged
-                and merged[-1].get("output_type") == "stream" and merged[-1].get("name") == out.get("name")):
+        if (
+            out.get("output_type") == "stream"
+            and merged
+            and merged[-1].get("output_type") == "stream"
+            and merged[-1].get("name") == out.get("name")
+        ):
             merged[-1]["text"] += out["text"]
         else:
             merged.append(out)
@@ -79,7 +84,10 @@ def regen(path: Path, timeout: int = 300) -> tuple[bool, float]:
         cell.pop("id", None)
     nb.nbformat_minor = 4
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=True,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
     t0 = time.perf_counter()

@@ -174,23 +174,22 @@ class Agent(Protocol):
         """The extended card for authenticated callers, or ``None`` if not configured."""
         ...
 
-    def run(self, ctx: RequestContext) -> AsyncIterator[Update]:
-        ...
+    def run(self, ctx: RequestContext) -> AsyncIterator[Update]: ...
 
 
 def interface_card(url: str, **fields: Any) -> AgentCard:
     """An :class:`AgentCard` whose only interface is JSON-RPC 1.0 at ``url``."""
     return AgentCard(
         supported_interfaces=[
-            AgentInterface(url=url, protocol_binding=JSONRPC_BINDING,
-                           protocol_version=PROTOCOL_VERSION)
+            AgentInterface(url=url, protocol_binding=JSONRPC_BINDING, protocol_version=PROTOCOL_VERSION)
         ],
         **fields,
     )
 
 
-_PROVIDER = AgentProvider(url="https://github.com/agentproto/agentproto",
-                          organization="agentproto teaching kit")
+_PROVIDER = AgentProvider(
+    url="https://github.com/agentproto/agentproto", organization="agentproto teaching kit"
+)
 _MODES = ["text/plain", "application/json"]
 
 
@@ -234,12 +233,11 @@ class TravelDeskAgent:
             url,
             name="Travel Desk",
             description="Plans trips: flights, a hotel and the weather, as one itinerary. "
-                        "Asks for whatever is missing (destination, dates).",
+            "Asks for whatever is missing (destination, dates).",
             provider=_PROVIDER,
             version="1.0.0",
             documentation_url="https://github.com/agentproto/agentproto/blob/main/docs/a2a.md",
-            capabilities=AgentCapabilities(streaming=True, push_notifications=True,
-                                           extended_agent_card=True),
+            capabilities=AgentCapabilities(streaming=True, push_notifications=True, extended_agent_card=True),
             default_input_modes=["text/plain"],
             default_output_modes=_MODES,
             skills=[
@@ -247,10 +245,12 @@ class TravelDeskAgent:
                     id="plan_trip",
                     name="Plan a trip",
                     description="Finds flights and a hotel and checks the weather for a "
-                                "destination and dates; returns an itinerary.",
+                    "destination and dates; returns an itinerary.",
                     tags=["travel", "flights", "hotels", "itinerary"],
-                    examples=["Plan my trip to Sanya next week",
-                              "Trip to Tokyo from 2026-04-08 to 2026-04-12"],
+                    examples=[
+                        "Plan my trip to Sanya next week",
+                        "Trip to Tokyo from 2026-04-08 to 2026-04-12",
+                    ],
                     input_modes=["text/plain"],
                     output_modes=_MODES,
                 )
@@ -273,27 +273,33 @@ class TravelDeskAgent:
     async def run(self, ctx: RequestContext) -> AsyncIterator[Update]:
         said = " ".join(ctx.user_texts())
         if not ctx.is_follow_up and _GREETING.match(ctx.message.text):
-            yield Reply.of("Hello! I am the Travel Desk. Tell me where you want to go and "
-                           "when (YYYY-MM-DD to YYYY-MM-DD), and I will plan the trip.")
+            yield Reply.of(
+                "Hello! I am the Travel Desk. Tell me where you want to go and "
+                "when (YYYY-MM-DD to YYYY-MM-DD), and I will plan the trip."
+            )
             return
-        yield Status.of(TaskState.WORKING, "Thanks, picking up where we left off…"
-                        if ctx.is_follow_up else "Reading your request…")
+        yield Status.of(
+            TaskState.WORKING,
+            "Thanks, picking up where we left off…" if ctx.is_follow_up else "Reading your request…",
+        )
         low = said.lower()
         if any(w in low for w in _OFF_WORLD):
-            yield Status.of(TaskState.REJECTED,
-                            "Sorry, I only plan trips on Earth. Try Sanya or Tokyo.")
+            yield Status.of(TaskState.REJECTED, "Sorry, I only plan trips on Earth. Try Sanya or Tokyo.")
             return
         city = next((c for c, names in _CITIES.items() if any(n in low for n in names)), None)
         dates = _DATE.findall(said)
         if city is None:
-            yield Status.of(TaskState.INPUT_REQUIRED,
-                            "Where would you like to go? I know: " + ", ".join(_CITIES) + ".")
+            yield Status.of(
+                TaskState.INPUT_REQUIRED, "Where would you like to go? I know: " + ", ".join(_CITIES) + "."
+            )
             return
         if len(dates) < 2:
             # Seed 004 §4: "you did not say when you come back, I cannot price a return ticket".
-            yield Status.of(TaskState.INPUT_REQUIRED,
-                            f"When do you leave for {city} and when do you come back? "
-                            "Reply with two dates, e.g. 2026-04-08 to 2026-04-12.")
+            yield Status.of(
+                TaskState.INPUT_REQUIRED,
+                f"When do you leave for {city} and when do you come back? "
+                "Reply with two dates, e.g. 2026-04-08 to 2026-04-12.",
+            )
             return
         depart, back = dates[-2], dates[-1]
         if back < depart:
@@ -302,13 +308,20 @@ class TravelDeskAgent:
         yield Status.of(TaskState.WORKING, f"Searching flights to {city}…")
         yield Wait(self.step_ms)
         price = 800 + _stable_int(city, depart, back, mod=1200)
-        flight = {"to": city, "depart": depart, "return": back,
-                  "flight": f"AP{100 + _stable_int(city, depart, mod=900)}", "priceCny": price}
+        flight = {
+            "to": city,
+            "depart": depart,
+            "return": back,
+            "flight": f"AP{100 + _stable_int(city, depart, mod=900)}",
+            "priceCny": price,
+        }
         yield Status.of(TaskState.WORKING, "Booking a hotel…")
         yield Wait(self.step_ms)
-        hotel = {"name": f"{city} Seaview Hotel" if city == "Sanya" else f"{city} Central Hotel",
-                 "nights": _nights(depart, back),
-                 "pricePerNightCny": 300 + _stable_int(city, "hotel", mod=500)}
+        hotel = {
+            "name": f"{city} Seaview Hotel" if city == "Sanya" else f"{city} Central Hotel",
+            "nights": _nights(depart, back),
+            "pricePerNightCny": 300 + _stable_int(city, "hotel", mod=500),
+        }
         yield Status.of(TaskState.WORKING, "Checking the weather…")
         yield Wait(self.step_ms)
         weather = ["sunny", "cloudy", "showers", "windy"][_stable_int(city, depart, mod=4)]
@@ -320,17 +333,24 @@ class TravelDeskAgent:
             f"{hotel['pricePerNightCny']} CNY per night.\n"
             f"Weather forecast on arrival: {weather}.\n"
         )
-        chunks = [itinerary[i:i + self.chunk_chars]
-                  for i in range(0, len(itinerary), self.chunk_chars)]
+        chunks = [itinerary[i : i + self.chunk_chars] for i in range(0, len(itinerary), self.chunk_chars)]
         for i, chunk in enumerate(chunks):
-            yield ArtifactChunk("itinerary", [text_part(chunk)], name="itinerary.txt",
-                                description="The trip, in words.", append=i > 0,
-                                last_chunk=i == len(chunks) - 1)
+            yield ArtifactChunk(
+                "itinerary",
+                [text_part(chunk)],
+                name="itinerary.txt",
+                description="The trip, in words.",
+                append=i > 0,
+                last_chunk=i == len(chunks) - 1,
+            )
             yield Wait(self.step_ms // 4)
-        yield ArtifactChunk("trip", [data_part({"flight": flight, "hotel": hotel,
-                                                 "weather": weather})],
-                            name="trip.json", description="The trip as structured data.",
-                            last_chunk=True)
+        yield ArtifactChunk(
+            "trip",
+            [data_part({"flight": flight, "hotel": hotel, "weather": weather})],
+            name="trip.json",
+            description="The trip as structured data.",
+            last_chunk=True,
+        )
         yield Status.of(TaskState.COMPLETED, f"Your trip to {city} is planned.")
 
 
@@ -385,18 +405,22 @@ class ConformanceAgent:
             url,
             name="A2A Conformance SUT",
             description="A system under test for A2A conformance suites: the messageId prefix "
-                        "(tck-complete-task, tck-input-required, …) selects the behaviour.",
+            "(tck-complete-task, tck-input-required, …) selects the behaviour.",
             provider=_PROVIDER,
             version="1.0.0",
-            capabilities=AgentCapabilities(streaming=True, push_notifications=True,
-                                           extended_agent_card=False),
+            capabilities=AgentCapabilities(
+                streaming=True, push_notifications=True, extended_agent_card=False
+            ),
             default_input_modes=_MODES,
             default_output_modes=_MODES,
             skills=[
-                AgentSkill(id="tck", name="Conformance behaviours",
-                           description="; ".join(f"{k}: {v}"
-                                                 for k, v in CONFORMANCE_BEHAVIOURS.items()),
-                           tags=["conformance", "tck"], examples=list(CONFORMANCE_BEHAVIOURS))
+                AgentSkill(
+                    id="tck",
+                    name="Conformance behaviours",
+                    description="; ".join(f"{k}: {v}" for k, v in CONFORMANCE_BEHAVIOURS.items()),
+                    tags=["conformance", "tck"],
+                    examples=list(CONFORMANCE_BEHAVIOURS),
+                )
             ],
         )
 
@@ -413,7 +437,8 @@ class ConformanceAgent:
         behaviour = self.behaviour_of(first or ctx.message.message_id)
         S = TaskState
         if ctx.is_follow_up:
-            if behaviour == "tck-multi-turn" and ctx.message.text.strip().lower() != "done":
+            again = self.behaviour_of(ctx.message.message_id) == "tck-input-required"
+            if again or (behaviour == "tck-multi-turn" and ctx.message.text.strip().lower() != "done"):
                 yield Status.of(S.INPUT_REQUIRED, "Got it. Send more, or 'done' to finish.")
                 return
             yield Status.of(S.COMPLETED, f"Follow-up received: {ctx.message.text}")
@@ -428,24 +453,34 @@ class ConformanceAgent:
                 yield Wait(self.delay_ms)
                 yield Status.of(S.COMPLETED, "Done after delay")
             case "tck-artifact-text":
-                yield ArtifactChunk("text-artifact", [text_part("Generated text content")],
-                                    name="text", last_chunk=True)
+                yield ArtifactChunk(
+                    "text-artifact", [text_part("Generated text content")], name="text", last_chunk=True
+                )
                 yield Status.of(S.COMPLETED)
             case "tck-artifact-file":
-                yield ArtifactChunk("file-artifact",
-                                    [file_part(b"Generated file content\n", filename="output.txt",
-                                               media_type="text/plain")],
-                                    name="output.txt", last_chunk=True)
+                yield ArtifactChunk(
+                    "file-artifact",
+                    [file_part(b"Generated file content\n", filename="output.txt", media_type="text/plain")],
+                    name="output.txt",
+                    last_chunk=True,
+                )
                 yield Status.of(S.COMPLETED)
             case "tck-artifact-file-url":
-                yield ArtifactChunk("file-url-artifact",
-                                    [url_part("https://example.com/output.txt",
-                                              filename="output.txt", media_type="text/plain")],
-                                    name="output.txt", last_chunk=True)
+                yield ArtifactChunk(
+                    "file-url-artifact",
+                    [
+                        url_part(
+                            "https://example.com/output.txt", filename="output.txt", media_type="text/plain"
+                        )
+                    ],
+                    name="output.txt",
+                    last_chunk=True,
+                )
                 yield Status.of(S.COMPLETED)
             case "tck-artifact-data":
-                yield ArtifactChunk("data-artifact", [data_part({"key": "value", "count": 42})],
-                                    name="data", last_chunk=True)
+                yield ArtifactChunk(
+                    "data-artifact", [data_part({"key": "value", "count": 42})], name="data", last_chunk=True
+                )
                 yield Status.of(S.COMPLETED)
             case "tck-input-required" | "tck-multi-turn":
                 yield Status.of(S.INPUT_REQUIRED, "Please provide more input.")
@@ -461,15 +496,15 @@ class ConformanceAgent:
                 yield Wait(None)
             case "tck-stream-basic":
                 yield Status.of(S.WORKING)
-                yield ArtifactChunk("stream-artifact", [text_part("streamed content")],
-                                    last_chunk=True)
+                yield ArtifactChunk("stream-artifact", [text_part("streamed content")], last_chunk=True)
                 yield Status.of(S.COMPLETED)
             case "tck-stream-chunked":
                 yield Status.of(S.WORKING)
                 chunks = ["chunk one", " chunk two", " chunk three"]
                 for i, chunk in enumerate(chunks):
-                    yield ArtifactChunk("chunked-artifact", [text_part(chunk)], append=i > 0,
-                                        last_chunk=i == len(chunks) - 1)
+                    yield ArtifactChunk(
+                        "chunked-artifact", [text_part(chunk)], append=i > 0, last_chunk=i == len(chunks) - 1
+                    )
                 yield Status.of(S.COMPLETED)
             case _:
                 yield Status.of(S.COMPLETED, f"Echo: {ctx.message.text}")
@@ -486,20 +521,21 @@ class EchoAgent:
 
     def card(self, url: str) -> AgentCard:
         return interface_card(
-            url, name="Echo", description="Echoes the message text back as an artifact.",
+            url,
+            name="Echo",
+            description="Echoes the message text back as an artifact.",
             version="1.0.0",
             capabilities=AgentCapabilities(streaming=True, push_notifications=False),
-            default_input_modes=_MODES, default_output_modes=["text/plain"],
-            skills=[AgentSkill(id="echo", name="Echo", description="Echo the text back.",
-                               tags=["echo"])],
+            default_input_modes=_MODES,
+            default_output_modes=["text/plain"],
+            skills=[AgentSkill(id="echo", name="Echo", description="Echo the text back.", tags=["echo"])],
         )
 
     def extended_card(self, url: str) -> AgentCard | None:
         return None
 
     async def run(self, ctx: RequestContext) -> AsyncIterator[Update]:
-        yield ArtifactChunk("echo", [text_part(ctx.message.text)], name="echo",
-                            last_chunk=True)
+        yield ArtifactChunk("echo", [text_part(ctx.message.text)], name="echo", last_chunk=True)
         yield Status.of(TaskState.COMPLETED)
 
 

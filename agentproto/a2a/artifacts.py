@@ -26,12 +26,20 @@ fit raises :class:`ArtifactAssemblyError`, which says which artifact and why.
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple
 
-from agentproto.a2a.types import Artifact, StreamResponse
+from agentproto.a2a.types import Artifact, Part, StreamResponse
 
-__all__ = ["ArtifactAssembler", "ArtifactAssemblyError", "Chunk", "UNKNOWN_ARTIFACT",
-           "AFTER_LAST_CHUNK"]
+__all__ = [
+    "ArtifactAssembler",
+    "ArtifactAssemblyError",
+    "Chunk",
+    "UNKNOWN_ARTIFACT",
+    "AFTER_LAST_CHUNK",
+    "fit_parts",
+    "part_media_type",
+]
 
 #: :attr:`ArtifactAssemblyError.reason` of an append to an artifact this stream never started.
 UNKNOWN_ARTIFACT = "unknown-artifact"
@@ -90,12 +98,15 @@ class ArtifactAssembler:
             old = self.artifacts.get(key)
             if old is None:
                 raise ArtifactAssemblyError(
-                    UNKNOWN_ARTIFACT, key,
+                    UNKNOWN_ARTIFACT,
+                    key,
                     f"append to artifact {key!r}, which this stream never started (a lost "
-                    "first chunk?) — re-read the task with GetTask")
+                    "first chunk?) — re-read the task with GetTask",
+                )
             if key in self.complete:
-                raise ArtifactAssemblyError(AFTER_LAST_CHUNK, key,
-                                            f"chunk after lastChunk for artifact {key!r}")
+                raise ArtifactAssemblyError(
+                    AFTER_LAST_CHUNK, key, f"chunk after lastChunk for artifact {key!r}"
+                )
             self.artifacts[key] = old.model_copy(update={"parts": old.parts + artifact.parts})
         else:
             self.artifacts[key] = artifact
@@ -110,3 +121,48 @@ class ArtifactAssembler:
     def data(self, artifact_id: str) -> list[Any]:
         """The data-part values of one assembled artifact (``KeyError`` if unknown)."""
         return self.artifacts[artifact_id].data
+
+
+def part_media_type(part: Part) -> str:
+    """A part's media type: its ``mediaType``, else text/plain (text), application/json (data),
+    application/octet-stream (raw, url)."""
+    if part.media_type:
+        return part.media_type.split(";")[0].strip().lower()
+    return {"text": "text/plain", "data": "application/json"}.get(part.kind, "application/octet-stream")
+
+
+def _accepts(media_type: str, accepted: list[str]) -> bool:
+    major = media_type.split("/")[0]
+    for a in accepted:
+        a = a.split(";")[0].strip().lower()
+        if a in ("*/*", "*", media_type) or (a.endswith("/*") and a[:-2] == major):
+            return True
+    return False
+
+
+def fit_parts(parts: list[Part], accepted: list[str]) -> list[Part]:
+    """``parts`` tailored to a client's ``acceptedOutputModes`` (spec §3.2.1).
+
+    Parts of an accepted type pass; a data part becomes its JSON as text when only text/plain
+    is accepted; other parts are dropped. No modes (the client did not say), or nothing left,
+    returns ``parts`` unchanged: an artifact must have parts, and the agent cannot do better.
+
+    >>> from agentproto.a2a.types import data_part, text_part
+    >>> [p.kind for p in fit_parts([text_part("hi"), data_part({"a": 1})], ["text/plain"])]
+    ['text', 'text']
+    """
+    if not accepted:
+        return parts
+    out: list[Part] = []
+    for part in parts:
+        if _accepts(part_media_type(part), accepted):
+            out.append(part)
+        elif part.kind == "data" and _accepts("text/plain", accepted):
+            out.append(
+                Part(
+                    text=json.dumps(part.data, ensure_ascii=False),
+                    media_type="text/plain",
+                    metadata=part.metadata,
+                )
+            )
+    return out or parts

@@ -127,8 +127,7 @@ class CardCache:
             raise KeyError(f"304 Not Modified for {url}, but no copy is cached")
         etag = _header(headers, "etag") or entry.etag
         now = self.clock.now_ms()
-        self._entries[url] = _Entry(entry.card, etag, now,
-                                    max_age(_header(headers, "cache-control")))
+        self._entries[url] = _Entry(entry.card, etag, now, max_age(_header(headers, "cache-control")))
         self.log.append(CardFetch(now, "revalidated", 304, etag))
         return entry.card
 

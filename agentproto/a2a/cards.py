@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentproto.a2a.types import JSONRPC_BINDING, PROTOCOL_VERSION, AgentCard
+from agentproto.a2a.types import PROTOCOL_VERSION, AgentCard, AgentInterface
 
-__all__ = ["CardProblem", "check_card", "V03_FIELDS", "KNOWN_BINDINGS"]
+__all__ = ["CardProblem", "check_card", "V03_FIELDS", "KNOWN_BINDINGS", "with_bindings"]
 
 #: Standard ``protocolBinding`` values (spec §5.3); anything else must be a URI.
 KNOWN_BINDINGS = frozenset({"JSONRPC", "GRPC", "HTTP+JSON"})
@@ -34,12 +34,12 @@ V03_FIELDS: dict[str, str] = {
     "protocolVersion": "each supportedInterfaces entry has its own protocolVersion",
     "supportsAuthenticatedExtendedCard": "use capabilities.extendedAgentCard",
     "security": "renamed securityRequirements",
-    "authentication": "declare named securitySchemes and reference them in "
-                      "securityRequirements",
+    "authentication": "declare named securitySchemes and reference them in securityRequirements",
 }
 
 _MEDIA_TYPE = re.compile(r"^[\w.+-]+/[\w.+*-]+(;.*)?$")
 _VERSION = re.compile(r"^\d+\.\d+$")
+_GRPC_TARGET = re.compile(r"^(dns:///)?(\[[0-9a-fA-F:]+\]|[\w.-]+):\d+$")
 
 
 @dataclass(frozen=True)
@@ -63,15 +63,13 @@ def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
         if name in wire:
             problems.append(CardProblem(name, f"not an A2A v1.0 field: {instead}"))
     if "stateTransitionHistory" in (wire.get("capabilities") or {}):
-        problems.append(CardProblem("capabilities.stateTransitionHistory",
-                                    "removed in v1.0"))
+        problems.append(CardProblem("capabilities.stateTransitionHistory", "removed in v1.0"))
     try:
         AgentCard.from_wire(wire)
     except ValidationError as exc:
         for e in exc.errors(include_url=False):
             path = ".".join(str(p) for p in e["loc"])
-            msg = "is REQUIRED" if e["type"] == "missing" else e["msg"].removeprefix(
-                "Value error, ")
+            msg = "is REQUIRED" if e["type"] == "missing" else e["msg"].removeprefix("Value error, ")
             problems.append(CardProblem(path, msg))
     # The checks below read the raw JSON, so they also run on a card that failed to parse.
     for key in ("supportedInterfaces", "defaultInputModes", "defaultOutputModes", "skills"):
@@ -83,47 +81,87 @@ def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
     for i, itf in enumerate(interfaces):
         where = f"supportedInterfaces.{i}"
         parts = urllib.parse.urlsplit(str(itf.get("url", "")))
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            problems.append(CardProblem(f"{where}.url", "must be an absolute http(s) URL"))
         binding = str(itf.get("protocolBinding", ""))
+        if binding == "GRPC" and _GRPC_TARGET.match(str(itf.get("url", ""))):
+            pass  # a gRPC target is host:port (what gRPC channels take), or a URL
+        elif parts.scheme not in ("http", "https") or not parts.netloc:
+            problems.append(CardProblem(f"{where}.url", "must be an absolute http(s) URL"))
         if binding not in KNOWN_BINDINGS and ":" not in binding:
-            problems.append(CardProblem(f"{where}.protocolBinding",
-                                        "JSONRPC, GRPC, HTTP+JSON, or a URI for a custom one"))
+            problems.append(
+                CardProblem(f"{where}.protocolBinding", "JSONRPC, GRPC, HTTP+JSON, or a URI for a custom one")
+            )
         if not _VERSION.match(str(itf.get("protocolVersion", ""))):
-            problems.append(CardProblem(f"{where}.protocolVersion",
-                                        'Major.Minor, e.g. "1.0" (no patch number)'))
-    if interfaces and not any(i.get("protocolBinding") == JSONRPC_BINDING
-                              and str(i.get("protocolVersion", "")).split(".")[:2]
-                              == PROTOCOL_VERSION.split(".") for i in interfaces):
-        problems.append(CardProblem("supportedInterfaces",
-                                    "no JSON-RPC 1.0 interface (allowed, but this kit's client "
-                                    "speaks only that one)"))
+            problems.append(
+                CardProblem(f"{where}.protocolVersion", 'Major.Minor, e.g. "1.0" (no patch number)')
+            )
+    if interfaces and not any(
+        i.get("protocolBinding") in KNOWN_BINDINGS
+        and str(i.get("protocolVersion", "")).split(".")[:2] == PROTOCOL_VERSION.split(".")
+        for i in interfaces
+    ):
+        problems.append(
+            CardProblem(
+                "supportedInterfaces",
+                "no standard 1.0 interface (allowed, but this kit's client "
+                "speaks only JSONRPC, HTTP+JSON and GRPC)",
+            )
+        )
     skills = _list(wire.get("skills"))
-    modes = [("defaultInputModes", wire.get("defaultInputModes")),
-             ("defaultOutputModes", wire.get("defaultOutputModes"))]
+    modes = [
+        ("defaultInputModes", wire.get("defaultInputModes")),
+        ("defaultOutputModes", wire.get("defaultOutputModes")),
+    ]
     for i, skill in enumerate(skills):
-        modes += [(f"skills.{i}.inputModes", skill.get("inputModes")),
-                  (f"skills.{i}.outputModes", skill.get("outputModes"))]
+        modes += [
+            (f"skills.{i}.inputModes", skill.get("inputModes")),
+            (f"skills.{i}.outputModes", skill.get("outputModes")),
+        ]
         if not skill.get("tags"):
             problems.append(CardProblem(f"skills.{i}.tags", "is REQUIRED and must not be empty"))
     for where, values in modes:
         for j, mode in enumerate(_list(values)):
             if not isinstance(mode, str) or not _MEDIA_TYPE.match(mode):
-                problems.append(CardProblem(f"{where}.{j}",
-                                            f"{mode!r} is not a media type (e.g. text/plain)"))
+                problems.append(
+                    CardProblem(f"{where}.{j}", f"{mode!r} is not a media type (e.g. text/plain)")
+                )
     declared = set(wire.get("securitySchemes") or {})
     requirements = [("securityRequirements", wire.get("securityRequirements"))]
-    requirements += [(f"skills.{i}.securityRequirements", s.get("securityRequirements"))
-                     for i, s in enumerate(skills)]
+    requirements += [
+        (f"skills.{i}.securityRequirements", s.get("securityRequirements")) for i, s in enumerate(skills)
+    ]
     for where, reqs in requirements:
         for j, req in enumerate(_list(reqs)):
             for name in (req.get("schemes") or {}) if isinstance(req, dict) else ():
                 if name not in declared:
-                    problems.append(CardProblem(f"{where}.{j}.schemes.{name}",
-                                                "names a scheme not in securitySchemes"))
+                    problems.append(
+                        CardProblem(f"{where}.{j}.schemes.{name}", "names a scheme not in securitySchemes")
+                    )
     return problems
 
 
 def _list(value: Any) -> list[Any]:
-    return [v for v in value if isinstance(v, dict) or isinstance(v, str)] \
-        if isinstance(value, list) else []
+    return [v for v in value if isinstance(v, dict) or isinstance(v, str)] if isinstance(value, list) else []
+
+
+def with_bindings(card: AgentCard, *, rest_url: str | None = None, grpc_url: str | None = None) -> AgentCard:
+    """``card`` with HTTP+JSON and gRPC interfaces added after its own, in that order.
+
+    The card's first interface (the JSON-RPC one the agents declare) stays first: the list is in
+    order of preference (spec §8.3). New entries copy its ``protocolVersion`` and ``tenant``.
+
+    >>> card = AgentCard.from_wire({"name": "x", "description": "d", "version": "1",
+    ...     "capabilities": {}, "supportedInterfaces": [{"url": "http://h/a2a",
+    ...     "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]})
+    >>> c = with_bindings(card, rest_url="http://h/a2a/rest", grpc_url="127.0.0.1:50051")
+    >>> [i.protocol_binding for i in c.supported_interfaces]
+    ['JSONRPC', 'HTTP+JSON', 'GRPC']
+    """
+    interfaces = list(card.supported_interfaces)
+    version = interfaces[0].protocol_version if interfaces else PROTOCOL_VERSION
+    tenant = interfaces[0].tenant if interfaces else ""
+    for binding, url in (("HTTP+JSON", rest_url), ("GRPC", grpc_url)):
+        if url and not any(i.protocol_binding == binding for i in interfaces):
+            interfaces.append(
+                AgentInterface(url=url, protocol_binding=binding, protocol_version=version, tenant=tenant)
+            )
+    return card.model_copy(update={"supported_interfaces": interfaces})

@@ -24,6 +24,7 @@ reached (connection refused, HTTP error, timeout).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import urllib.parse
@@ -50,31 +51,48 @@ EXIT_USAGE = 2
 def configure(parser: argparse.ArgumentParser) -> None:
     """Register ``send`` and ``card`` under ``agentproto a2a``."""
     sub = parser.add_subparsers(dest="a2a_command", metavar="SUBCOMMAND")
+
     def usage(_args: argparse.Namespace) -> int:
         parser.print_help()
         return EXIT_USAGE
 
     parser.set_defaults(handler=usage)
 
-    send = sub.add_parser("send", help="send a message; print the resulting task as JSON",
-                          description="Send a message to an A2A agent and print the result.")
+    send = sub.add_parser(
+        "send",
+        help="send a message; print the resulting task as JSON",
+        description="Send a message to an A2A agent and print the result.",
+    )
     send.add_argument("text", metavar="TEXT", help="the message text")
     send.add_argument("--url", required=True, help="the agent's base URL (where its card is)")
     mode = send.add_mutually_exclusive_group()
-    mode.add_argument("--stream", action="store_true",
-                      help="stream the updates (one JSON object per line)")
-    mode.add_argument("--no-wait", action="store_true",
-                      help="return at once (returnImmediately) instead of waiting")
+    mode.add_argument("--stream", action="store_true", help="stream the updates (one JSON object per line)")
+    mode.add_argument(
+        "--no-wait", action="store_true", help="return at once (returnImmediately) instead of waiting"
+    )
     send.add_argument("--task-id", help="continue this task (answer an input-required task)")
     send.add_argument("--context-id", help="the conversation (context) to send in")
-    send.add_argument("--history-length", type=int, default=None,
-                      help="at most this many history messages in the printed task")
-    send.add_argument("--timeout", type=float, default=60.0,
-                      help="give up after this many seconds (default 60)")
+    send.add_argument(
+        "--history-length",
+        type=int,
+        default=None,
+        help="at most this many history messages in the printed task",
+    )
+    send.add_argument(
+        "--timeout", type=float, default=60.0, help="give up after this many seconds (default 60)"
+    )
+    send.add_argument(
+        "--binding",
+        choices=["jsonrpc", "rest", "grpc"],
+        default=None,
+        help="force this protocol binding (default: JSON-RPC, the kit's "
+        "first choice; rest = HTTP+JSON; grpc needs grpcio)",
+    )
     send.set_defaults(handler=_send)
 
-    card = sub.add_parser("card", help="print the agent's card as JSON",
-                          description="Fetch and print an A2A Agent Card.")
+    card = sub.add_parser(
+        "card", help="print the agent's card as JSON", description="Fetch and print an A2A Agent Card."
+    )
     card.add_argument("--url", required=True, help="the agent's base URL")
     card.set_defaults(handler=_card)
 
@@ -133,21 +151,60 @@ def _send(args: argparse.Namespace) -> int:
     def go() -> int:
         if args.history_length is not None and args.history_length < 0:
             raise _UsageError("--history-length must be >= 0")
+        if getattr(args, "binding", None):
+            return asyncio.run(_send_on(args))
         with _connect(args.url, args.timeout) as client:
             if args.stream:
-                for event in client.stream(args.text, task_id=args.task_id,
-                                           context_id=args.context_id,
-                                           history_length=args.history_length,
-                                           timeout=args.timeout):
+                for event in client.stream(
+                    args.text,
+                    task_id=args.task_id,
+                    context_id=args.context_id,
+                    history_length=args.history_length,
+                    timeout=args.timeout,
+                ):
                     _print(event.to_wire(), compact=True)
                 return EXIT_OK
-            result = client.send(args.text, task_id=args.task_id, context_id=args.context_id,
-                                 return_immediately=args.no_wait,
-                                 history_length=args.history_length, timeout=args.timeout)
+            result = client.send(
+                args.text,
+                task_id=args.task_id,
+                context_id=args.context_id,
+                return_immediately=args.no_wait,
+                history_length=args.history_length,
+                timeout=args.timeout,
+            )
             _print(result.to_wire())
             return EXIT_OK
 
     return _run(go)
+
+
+async def _send_on(args: argparse.Namespace) -> int:
+    """``send --binding B``: the async client of that binding (:mod:`.client_bindings`)."""
+    from agentproto.a2a.client_bindings import connect
+
+    if not args.url.startswith(("http://", "https://")):
+        raise _UsageError(f"--url must be an http(s) URL, not {args.url!r}")
+    async with await connect(args.url.rstrip("/"), binding=args.binding, timeout=args.timeout) as client:
+        if args.stream:
+            async for event in client.stream(
+                args.text,
+                task_id=args.task_id,
+                context_id=args.context_id,
+                history_length=args.history_length,
+                timeout=args.timeout,
+            ):
+                _print(event.to_wire(), compact=True)
+            return EXIT_OK
+        result = await client.send(
+            args.text,
+            task_id=args.task_id,
+            context_id=args.context_id,
+            return_immediately=args.no_wait,
+            history_length=args.history_length,
+            timeout=args.timeout,
+        )
+        _print(result.to_wire())
+        return EXIT_OK
 
 
 def _card(args: argparse.Namespace) -> int:

@@ -53,9 +53,11 @@ def _v03_card() -> dict[str, Any]:
         "additionalInterfaces": [{"url": iface["url"], "transport": "JSONRPC"}],
         "provider": card["provider"],
         "version": card["version"],
-        "capabilities": {"streaming": caps["streaming"],
-                         "pushNotifications": caps["pushNotifications"],
-                         "stateTransitionHistory": True},
+        "capabilities": {
+            "streaming": caps["streaming"],
+            "pushNotifications": caps["pushNotifications"],
+            "stateTransitionHistory": True,
+        },
         "supportsAuthenticatedExtendedCard": True,
         "defaultInputModes": card["defaultInputModes"],
         "defaultOutputModes": card["defaultOutputModes"],
@@ -70,10 +72,15 @@ def _seed_card() -> dict[str, Any]:
         "description": "Searches domestic and international flights",
         "version": "1.0.0",
         "capabilities": {"streaming": True, "pushNotifications": True},
-        "skills": [{"id": "search_flight", "name": "Search flights", "inputModes": ["text"],
-                    "outputModes": ["text", "structured_data"]}],
-        "authentication": {"type": "oauth2",
-                           "authorizationUrl": "https://auth.example.com/oauth/authorize"},
+        "skills": [
+            {
+                "id": "search_flight",
+                "name": "Search flights",
+                "inputModes": ["text"],
+                "outputModes": ["text", "structured_data"],
+            }
+        ],
+        "authentication": {"type": "oauth2", "authorizationUrl": "https://auth.example.com/oauth/authorize"},
     }
 
 
@@ -84,20 +91,23 @@ async def _travel_stream() -> str:
     headers = {"A2A-Version": "1.0"}
     text = "Plan my trip to Sanya from 2026-04-08 to 2026-04-12"
     frames = await dispatcher.dispatch(
-        {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-         "params": {"message": {"messageId": "msg-1", "role": "ROLE_USER",
-                                "parts": [{"text": text}]}}}, headers)
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "SendStreamingMessage",
+            "params": {"message": {"messageId": "msg-1", "role": "ROLE_USER", "parts": [{"text": text}]}},
+        },
+        headers,
+    )
     out = []
     async for frame in frames:  # type: ignore[union-attr]
-        out.append("data: " + json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
-                   + "\n\n")
+        out.append("data: " + json.dumps(frame, ensure_ascii=False, separators=(",", ":")) + "\n\n")
     await svc.aclose()
     return "".join(out)
 
 
 def _errors() -> str:
-    return _dump({str(code): cls().response(1) for code, cls in sorted(ERRORS_BY_CODE.items(),
-                                                                         reverse=True)})
+    return _dump({str(code): cls().response(1) for code, cls in sorted(ERRORS_BY_CODE.items(), reverse=True)})
 
 
 def sample_files() -> dict[str, str]:

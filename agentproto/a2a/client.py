@@ -65,7 +65,7 @@ from agentproto.a2a.types import (
 )
 from agentproto.clock import IdSource
 from agentproto.runtime import uuid_ids
-from agentproto.sse import SSEDecodeError, EventStreamDecoder
+from agentproto.sse import EventStreamDecoder, SSEDecodeError
 
 __all__ = [
     "A2AClient",
@@ -121,8 +121,16 @@ class NoProgressError(A2ATimeoutError):
 class _Protocol:
     """Request building and response parsing shared by the async and sync clients."""
 
-    def __init__(self, url: str, *, card: AgentCard | None, version: str,
-                 extensions: Sequence[str], tenant: str, ids: IdSource) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        card: AgentCard | None,
+        version: str,
+        extensions: Sequence[str],
+        tenant: str,
+        ids: IdSource,
+    ) -> None:
         self.url = url
         self.card = card
         self.version = version
@@ -147,10 +155,10 @@ class _Protocol:
         self.requests_made += 1
         return {"jsonrpc": "2.0", "id": next(self._rpc_ids), "method": method, "params": params}
 
-    def message(self, content: Message | str | Part | list[Part], task_id: str | None,
-                context_id: str | None) -> Message:
-        msg = content if isinstance(content, Message) else user_message(
-            content, message_id=self.ids())
+    def message(
+        self, content: Message | str | Part | list[Part], task_id: str | None, context_id: str | None
+    ) -> Message:
+        msg = content if isinstance(content, Message) else user_message(content, message_id=self.ids())
         update = {}
         if task_id:
             update["task_id"] = task_id
@@ -158,10 +166,16 @@ class _Protocol:
             update["context_id"] = context_id
         return msg.model_copy(update=update) if update else msg
 
-    def send_params(self, msg: Message, *, return_immediately: bool, history_length: int | None,
-                    push: TaskPushNotificationConfig | None,
-                    accepted_output_modes: Sequence[str] | None,
-                    metadata: dict[str, Any] | None) -> dict[str, Any]:
+    def send_params(
+        self,
+        msg: Message,
+        *,
+        return_immediately: bool,
+        history_length: int | None,
+        push: TaskPushNotificationConfig | None,
+        accepted_output_modes: Sequence[str] | None,
+        metadata: dict[str, Any] | None,
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {"message": msg.to_wire()}
         config: dict[str, Any] = {}
         if return_immediately:
@@ -208,8 +222,7 @@ class _Protocol:
 
     def events(self, decoder: EventStreamDecoder, chunk: bytes) -> list[StreamResponse]:
         """The complete events in one chunk of an SSE body, parsed (errors raised typed)."""
-        return [self.parse(StreamResponse, self.result(_json(data)))
-                for data in _feed(decoder, chunk)]
+        return [self.parse(StreamResponse, self.result(_json(data))) for data in _feed(decoder, chunk)]
 
     def decode_http(self, response: httpx.Response) -> Any:
         """JSON body of a plain (non-streaming) answer; HTTP errors become client errors."""
@@ -220,19 +233,22 @@ class _Protocol:
         if isinstance(data, dict) and "jsonrpc" in data:
             return data
         if response.status_code >= 400:
-            raise A2AHTTPError(response.status_code,
-                               f"HTTP {response.status_code} from {self.url}: "
-                               f"{response.text[:200]}")
+            raise A2AHTTPError(
+                response.status_code, f"HTTP {response.status_code} from {self.url}: {response.text[:200]}"
+            )
         raise InvalidResponseError(f"not JSON-RPC: {response.text[:200]}")
 
     @staticmethod
     def choose_interface(card: AgentCard, version: str) -> tuple[str, str]:
         itf = card.interface(JSONRPC_BINDING, version)
         if itf is None:
-            offered = ", ".join(f"{i.protocol_binding} {i.protocol_version}"
-                                for i in card.supported_interfaces) or "nothing"
-            raise A2AClientError(f"agent {card.name!r} offers no JSON-RPC {version} interface "
-                                 f"(it offers {offered})")
+            offered = (
+                ", ".join(f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces)
+                or "nothing"
+            )
+            raise A2AClientError(
+                f"agent {card.name!r} offers no JSON-RPC {version} interface (it offers {offered})"
+            )
         return itf.url, itf.tenant
 
 
@@ -274,8 +290,9 @@ class _Progress:
     """The rule of ``wait``: settled → done; unchanged for ``no_progress_timeout`` → give up;
     past ``timeout`` → give up. Times are seconds on whatever clock the caller reads."""
 
-    def __init__(self, task_id: str, start: float, timeout: float | None,
-                 no_progress_timeout: float | None) -> None:
+    def __init__(
+        self, task_id: str, start: float, timeout: float | None, no_progress_timeout: float | None
+    ) -> None:
         self.task_id = task_id
         self.start = self.last_change = start
         self.timeout = timeout
@@ -289,10 +306,11 @@ class _Progress:
         key = _progress_key(task)
         if key != self.last_key:
             self.last_key, self.last_change = key, now
-        elif (self.no_progress_timeout is not None
-              and now - self.last_change >= self.no_progress_timeout):
-            raise NoProgressError(f"task {self.task_id} made no progress for "
-                                  f"{self.no_progress_timeout} s (still {task.status.state.value})")
+        elif self.no_progress_timeout is not None and now - self.last_change >= self.no_progress_timeout:
+            raise NoProgressError(
+                f"task {self.task_id} made no progress for "
+                f"{self.no_progress_timeout} s (still {task.status.state.value})"
+            )
         if self.timeout is not None and now - self.start >= self.timeout:
             raise A2ATimeoutError(f"task {self.task_id} not settled after {self.timeout} s")
         return False
@@ -300,8 +318,13 @@ class _Progress:
 
 def _progress_key(task: Task) -> tuple[Any, ...]:
     """What counts as progress while polling: state, status time, artifacts, history size."""
-    return (task.status.state, task.status.timestamp, len(task.artifacts), len(task.history),
-            sum(len(a.parts) for a in task.artifacts))
+    return (
+        task.status.state,
+        task.status.timestamp,
+        len(task.artifacts),
+        len(task.history),
+        sum(len(a.parts) for a in task.artifacts),
+    )
 
 
 # --------------------------------------------------------------------------- async client
@@ -326,16 +349,23 @@ class A2AClient:
         tenant: str = "",
         ids: IdSource | None = None,
     ) -> None:
-        self._p = _Protocol(url, card=card, version=version, extensions=extensions,
-                            tenant=tenant, ids=ids or uuid_ids)
+        self._p = _Protocol(
+            url, card=card, version=version, extensions=extensions, tenant=tenant, ids=ids or uuid_ids
+        )
         self._http = http or httpx.AsyncClient(timeout=timeout)
         self._own_http = http is None
 
     # -- discovery ---------------------------------------------------------------------------
 
     @classmethod
-    async def fetch_card(cls, base_url: str, *, http: httpx.AsyncClient | None = None,
-                         timeout: float = 10.0, cache: CardCache | None = None) -> AgentCard:
+    async def fetch_card(
+        cls,
+        base_url: str,
+        *,
+        http: httpx.AsyncClient | None = None,
+        timeout: float = 10.0,
+        cache: CardCache | None = None,
+    ) -> AgentCard:
         """GET the Agent Card from ``base_url``'s well-known path.
 
         With ``cache`` the HTTP caching rules apply (spec §8.6): a fresh copy is returned
@@ -355,8 +385,7 @@ class A2AClient:
         return request.answer(response.status_code, response.headers, response.content)
 
     @classmethod
-    async def discover(cls, base_url: str, *, cache: CardCache | None = None,
-                       **kwargs: Any) -> A2AClient:
+    async def discover(cls, base_url: str, *, cache: CardCache | None = None, **kwargs: Any) -> A2AClient:
         """Fetch the card, pick its JSON-RPC 1.0 interface, return a client bound to it."""
         http = kwargs.get("http")
         card = await cls.fetch_card(base_url, http=http, cache=cache)
@@ -389,31 +418,38 @@ class A2AClient:
 
     # -- transport ---------------------------------------------------------------------------
 
-    async def call(self, method: str, params: dict[str, Any], *,
-                   timeout: float | None = None) -> Any:
+    async def call(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
         """One JSON-RPC call; returns ``result`` (raw JSON) or raises the typed error."""
         kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            response = await self._http.post(self._p.url, json=self._p.payload(method, params),
-                                             headers=self._p.headers(), **kwargs)
+            response = await self._http.post(
+                self._p.url, json=self._p.payload(method, params), headers=self._p.headers(), **kwargs
+            )
         except httpx.TimeoutException as exc:
             raise A2ATimeoutError(f"{method}: no answer from {self._p.url} in time") from exc
         except httpx.HTTPError as exc:
             raise A2AConnectionError(f"{method}: cannot reach {self._p.url}: {exc}") from exc
         return self._p.result(self._p.decode_http(response))
 
-    async def call_stream(self, method: str, params: dict[str, Any], *,
-                          timeout: float | None = None,
-                          no_progress_timeout: float | None = None
-                          ) -> AsyncIterator[StreamResponse]:
+    async def call_stream(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        timeout: float | None = None,
+        no_progress_timeout: float | None = None,
+    ) -> AsyncIterator[StreamResponse]:
         """A streaming JSON-RPC call: yields each event's ``StreamResponse``."""
         deadline = None if timeout is None else time.monotonic() + timeout
         request = self._http.build_request(
-            "POST", self._p.url, json=self._p.payload(method, params),
+            "POST",
+            self._p.url,
+            json=self._p.payload(method, params),
             headers=self._p.headers(stream=True),
-            timeout=httpx.Timeout(self._http.timeout.connect, read=None))
+            timeout=httpx.Timeout(self._http.timeout.connect, read=None),
+        )
         try:
             response = await self._http.send(request, stream=True)
         except httpx.HTTPError as exc:
@@ -428,8 +464,7 @@ class A2AClient:
             while True:
                 limit = _remaining(deadline, no_progress_timeout)
                 try:
-                    chunk = await asyncio.wait_for(anext(chunks), limit) if limit else \
-                        await anext(chunks)
+                    chunk = await asyncio.wait_for(anext(chunks), limit) if limit else await anext(chunks)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:
@@ -458,10 +493,14 @@ class A2AClient:
     ) -> Task | Message:
         """``SendMessage``: blocking by default; ``return_immediately`` for polling/push."""
         msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(msg, return_immediately=return_immediately,
-                                     history_length=history_length, push=push,
-                                     accepted_output_modes=accepted_output_modes,
-                                     metadata=metadata)
+        params = self._p.send_params(
+            msg,
+            return_immediately=return_immediately,
+            history_length=history_length,
+            push=push,
+            accepted_output_modes=accepted_output_modes,
+            metadata=metadata,
+        )
         return _send_result(await self.call("SendMessage", params, timeout=timeout))
 
     async def stream(
@@ -478,19 +517,26 @@ class A2AClient:
     ) -> AsyncIterator[StreamResponse]:
         """``SendStreamingMessage``: yields the Task (or a Message), then each update."""
         msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(msg, return_immediately=False,
-                                     history_length=history_length, push=push,
-                                     accepted_output_modes=None, metadata=metadata)
-        async for event in self.call_stream("SendStreamingMessage", params, timeout=timeout,
-                                            no_progress_timeout=no_progress_timeout):
+        params = self._p.send_params(
+            msg,
+            return_immediately=False,
+            history_length=history_length,
+            push=push,
+            accepted_output_modes=None,
+            metadata=metadata,
+        )
+        async for event in self.call_stream(
+            "SendStreamingMessage", params, timeout=timeout, no_progress_timeout=no_progress_timeout
+        ):
             yield event
 
-    async def subscribe(self, task_id: str, *, timeout: float | None = None,
-                        no_progress_timeout: float | None = None
-                        ) -> AsyncIterator[StreamResponse]:
+    async def subscribe(
+        self, task_id: str, *, timeout: float | None = None, no_progress_timeout: float | None = None
+    ) -> AsyncIterator[StreamResponse]:
         """``SubscribeToTask``: the current Task, then live updates until it settles."""
-        async for event in self.call_stream("SubscribeToTask", {"id": task_id}, timeout=timeout,
-                                            no_progress_timeout=no_progress_timeout):
+        async for event in self.call_stream(
+            "SubscribeToTask", {"id": task_id}, timeout=timeout, no_progress_timeout=no_progress_timeout
+        ):
             yield event
 
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
@@ -508,21 +554,26 @@ class A2AClient:
         include_artifacts: bool | None = None,
         status_timestamp_after: str | None = None,
     ) -> ListTasksResponse:
-        params = _list_params(context_id, status, page_size, page_token, history_length,
-                              include_artifacts, status_timestamp_after)
+        params = _list_params(
+            context_id,
+            status,
+            page_size,
+            page_token,
+            history_length,
+            include_artifacts,
+            status_timestamp_after,
+        )
         return self._p.parse(ListTasksResponse, await self.call("ListTasks", params))
 
     async def cancel_task(self, task_id: str) -> Task:
         return self._p.parse(Task, await self.call("CancelTask", {"id": task_id}))
 
-    async def create_push_config(self, config: TaskPushNotificationConfig
-                                 ) -> TaskPushNotificationConfig:
+    async def create_push_config(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
         result = await self.call("CreateTaskPushNotificationConfig", config.to_wire())
         return self._p.parse(TaskPushNotificationConfig, result)
 
     async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
-        result = await self.call("GetTaskPushNotificationConfig",
-                                 {"taskId": task_id, "id": config_id})
+        result = await self.call("GetTaskPushNotificationConfig", {"taskId": task_id, "id": config_id})
         return self._p.parse(TaskPushNotificationConfig, result)
 
     async def list_push_configs(self, task_id: str) -> ListTaskPushNotificationConfigsResponse:
@@ -537,9 +588,15 @@ class A2AClient:
 
     # -- waiting -----------------------------------------------------------------------------
 
-    async def wait(self, task_id: str, *, poll_interval: float = 0.25,
-                   timeout: float | None = 60.0, no_progress_timeout: float | None = None,
-                   history_length: int | None = None) -> Task:
+    async def wait(
+        self,
+        task_id: str,
+        *,
+        poll_interval: float = 0.25,
+        timeout: float | None = 60.0,
+        no_progress_timeout: float | None = None,
+        history_length: int | None = None,
+    ) -> Task:
         """Poll ``GetTask`` until the task is terminal or interrupted."""
         progress = _Progress(task_id, time.monotonic(), timeout, no_progress_timeout)
         while True:
@@ -548,10 +605,16 @@ class A2AClient:
                 return task
             await asyncio.sleep(poll_interval)
 
-    async def send_and_wait(self, message: Message | str | Part | list[Part], *,
-                            mode: str = "blocking", timeout: float | None = 60.0,
-                            no_progress_timeout: float | None = None,
-                            poll_interval: float = 0.25, **kwargs: Any) -> Task | Message:
+    async def send_and_wait(
+        self,
+        message: Message | str | Part | list[Part],
+        *,
+        mode: str = "blocking",
+        timeout: float | None = 60.0,
+        no_progress_timeout: float | None = None,
+        poll_interval: float = 0.25,
+        **kwargs: Any,
+    ) -> Task | Message:
         """Send and return the settled result by ``mode``: blocking, polling or streaming."""
         if mode == "blocking":
             return await self.send(message, timeout=timeout, **kwargs)
@@ -559,12 +622,17 @@ class A2AClient:
             first = await self.send(message, return_immediately=True, **kwargs)
             if isinstance(first, Message) or first.status.state in SETTLED_STATES:
                 return first
-            return await self.wait(first.id, poll_interval=poll_interval, timeout=timeout,
-                                   no_progress_timeout=no_progress_timeout)
+            return await self.wait(
+                first.id,
+                poll_interval=poll_interval,
+                timeout=timeout,
+                no_progress_timeout=no_progress_timeout,
+            )
         if mode == "streaming":
             task: Task | None = None
-            async for event in self.stream(message, timeout=timeout,
-                                           no_progress_timeout=no_progress_timeout, **kwargs):
+            async for event in self.stream(
+                message, timeout=timeout, no_progress_timeout=no_progress_timeout, **kwargs
+            ):
                 if event.message is not None:
                     return event.message
                 if event.task is not None:
@@ -575,9 +643,15 @@ class A2AClient:
         raise ValueError(f"mode must be blocking, polling or streaming, not {mode!r}")
 
 
-def _list_params(context_id: str, status: TaskState | None, page_size: int | None,
-                 page_token: str, history_length: int | None, include_artifacts: bool | None,
-                 status_timestamp_after: str | None) -> dict[str, Any]:
+def _list_params(
+    context_id: str,
+    status: TaskState | None,
+    page_size: int | None,
+    page_token: str,
+    history_length: int | None,
+    include_artifacts: bool | None,
+    status_timestamp_after: str | None,
+) -> dict[str, Any]:
     params: dict[str, Any] = {}
     if context_id:
         params["contextId"] = context_id
@@ -611,9 +685,11 @@ def _json(data: str) -> Any:
 
 
 def _remaining(deadline: float | None, no_progress: float | None) -> float | None:
-    limits = [x for x in (no_progress,
-                          None if deadline is None else max(deadline - time.monotonic(), 0.001))
-              if x is not None]
+    limits = [
+        x
+        for x in (no_progress, None if deadline is None else max(deadline - time.monotonic(), 0.001))
+        if x is not None
+    ]
     return min(limits) if limits else None
 
 
@@ -629,18 +705,33 @@ def _raise_timeout(deadline: float | None, no_progress: float | None, what: str)
 class SyncA2AClient:
     """The same client for scripts and the CLI, on :class:`httpx.Client`."""
 
-    def __init__(self, url: str, *, card: AgentCard | None = None,
-                 http: httpx.Client | None = None, timeout: float = 30.0,
-                 version: str = PROTOCOL_VERSION, extensions: Sequence[str] = (),
-                 tenant: str = "", ids: IdSource | None = None) -> None:
-        self._p = _Protocol(url, card=card, version=version, extensions=extensions,
-                            tenant=tenant, ids=ids or uuid_ids)
+    def __init__(
+        self,
+        url: str,
+        *,
+        card: AgentCard | None = None,
+        http: httpx.Client | None = None,
+        timeout: float = 30.0,
+        version: str = PROTOCOL_VERSION,
+        extensions: Sequence[str] = (),
+        tenant: str = "",
+        ids: IdSource | None = None,
+    ) -> None:
+        self._p = _Protocol(
+            url, card=card, version=version, extensions=extensions, tenant=tenant, ids=ids or uuid_ids
+        )
         self._http = http or httpx.Client(timeout=timeout)
         self._own_http = http is None
 
     @classmethod
-    def fetch_card(cls, base_url: str, *, http: httpx.Client | None = None,
-                   timeout: float = 10.0, cache: CardCache | None = None) -> AgentCard:
+    def fetch_card(
+        cls,
+        base_url: str,
+        *,
+        http: httpx.Client | None = None,
+        timeout: float = 10.0,
+        cache: CardCache | None = None,
+    ) -> AgentCard:
         """GET the Agent Card (through ``cache`` if given), as :meth:`A2AClient.fetch_card`."""
         request = _CardRequest(base_url, cache)
         if request.cached is not None:
@@ -656,8 +747,7 @@ class SyncA2AClient:
         return request.answer(response.status_code, response.headers, response.content)
 
     @classmethod
-    def discover(cls, base_url: str, *, cache: CardCache | None = None,
-                 **kwargs: Any) -> SyncA2AClient:
+    def discover(cls, base_url: str, *, cache: CardCache | None = None, **kwargs: Any) -> SyncA2AClient:
         """Fetch the card, pick its JSON-RPC 1.0 interface, return a client bound to it."""
         card = cls.fetch_card(base_url, http=kwargs.get("http"), cache=cache)
         url, tenant = _Protocol.choose_interface(card, kwargs.get("version", PROTOCOL_VERSION))
@@ -691,22 +781,30 @@ class SyncA2AClient:
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            response = self._http.post(self._p.url, json=self._p.payload(method, params),
-                                       headers=self._p.headers(), **kwargs)
+            response = self._http.post(
+                self._p.url, json=self._p.payload(method, params), headers=self._p.headers(), **kwargs
+            )
         except httpx.TimeoutException as exc:
             raise A2ATimeoutError(f"{method}: no answer from {self._p.url} in time") from exc
         except httpx.HTTPError as exc:
             raise A2AConnectionError(f"{method}: cannot reach {self._p.url}: {exc}") from exc
         return self._p.result(self._p.decode_http(response))
 
-    def call_stream(self, method: str, params: dict[str, Any], *,
-                    timeout: float | None = None,
-                    no_progress_timeout: float | None = None) -> Generator[StreamResponse, None, None]:
+    def call_stream(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        timeout: float | None = None,
+        no_progress_timeout: float | None = None,
+    ) -> Generator[StreamResponse, None, None]:
         deadline = None if timeout is None else time.monotonic() + timeout
         read = _remaining(deadline, no_progress_timeout)
         try:
             with self._http.stream(
-                "POST", self._p.url, json=self._p.payload(method, params),
+                "POST",
+                self._p.url,
+                json=self._p.payload(method, params),
                 headers=self._p.headers(stream=True),
                 timeout=httpx.Timeout(self._http.timeout.connect, read=read),
             ) as response:
@@ -732,53 +830,98 @@ class SyncA2AClient:
         except httpx.HTTPError as exc:
             raise A2AConnectionError(f"{method}: cannot reach {self._p.url}: {exc}") from exc
 
-    def send(self, message: Message | str | Part | list[Part], *, task_id: str | None = None,
-             context_id: str | None = None, return_immediately: bool = False,
-             history_length: int | None = None, push: TaskPushNotificationConfig | None = None,
-             accepted_output_modes: Sequence[str] | None = None,
-             metadata: dict[str, Any] | None = None, timeout: float | None = None
-             ) -> Task | Message:
+    def send(
+        self,
+        message: Message | str | Part | list[Part],
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        return_immediately: bool = False,
+        history_length: int | None = None,
+        push: TaskPushNotificationConfig | None = None,
+        accepted_output_modes: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Task | Message:
         msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(msg, return_immediately=return_immediately,
-                                     history_length=history_length, push=push,
-                                     accepted_output_modes=accepted_output_modes,
-                                     metadata=metadata)
+        params = self._p.send_params(
+            msg,
+            return_immediately=return_immediately,
+            history_length=history_length,
+            push=push,
+            accepted_output_modes=accepted_output_modes,
+            metadata=metadata,
+        )
         return _send_result(self.call("SendMessage", params, timeout=timeout))
 
-    def stream(self, message: Message | str | Part | list[Part], *, task_id: str | None = None,
-               context_id: str | None = None, history_length: int | None = None,
-               timeout: float | None = None, no_progress_timeout: float | None = None
-               ) -> Generator[StreamResponse, None, None]:
+    def stream(
+        self,
+        message: Message | str | Part | list[Part],
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        history_length: int | None = None,
+        timeout: float | None = None,
+        no_progress_timeout: float | None = None,
+    ) -> Generator[StreamResponse, None, None]:
         msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(msg, return_immediately=False,
-                                     history_length=history_length, push=None,
-                                     accepted_output_modes=None, metadata=None)
-        yield from self.call_stream("SendStreamingMessage", params, timeout=timeout,
-                                    no_progress_timeout=no_progress_timeout)
+        params = self._p.send_params(
+            msg,
+            return_immediately=False,
+            history_length=history_length,
+            push=None,
+            accepted_output_modes=None,
+            metadata=None,
+        )
+        yield from self.call_stream(
+            "SendStreamingMessage", params, timeout=timeout, no_progress_timeout=no_progress_timeout
+        )
 
-    def subscribe(self, task_id: str, *, timeout: float | None = None,
-                  no_progress_timeout: float | None = None) -> Generator[StreamResponse, None, None]:
-        yield from self.call_stream("SubscribeToTask", {"id": task_id}, timeout=timeout,
-                                    no_progress_timeout=no_progress_timeout)
+    def subscribe(
+        self, task_id: str, *, timeout: float | None = None, no_progress_timeout: float | None = None
+    ) -> Generator[StreamResponse, None, None]:
+        yield from self.call_stream(
+            "SubscribeToTask", {"id": task_id}, timeout=timeout, no_progress_timeout=no_progress_timeout
+        )
 
     def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         params = self._p.get_task_params(task_id, history_length)
         return self._p.parse(Task, self.call("GetTask", params))
 
-    def list_tasks(self, *, context_id: str = "", status: TaskState | None = None,
-                   page_size: int | None = None, page_token: str = "",
-                   history_length: int | None = None, include_artifacts: bool | None = None,
-                   status_timestamp_after: str | None = None) -> ListTasksResponse:
-        params = _list_params(context_id, status, page_size, page_token, history_length,
-                              include_artifacts, status_timestamp_after)
+    def list_tasks(
+        self,
+        *,
+        context_id: str = "",
+        status: TaskState | None = None,
+        page_size: int | None = None,
+        page_token: str = "",
+        history_length: int | None = None,
+        include_artifacts: bool | None = None,
+        status_timestamp_after: str | None = None,
+    ) -> ListTasksResponse:
+        params = _list_params(
+            context_id,
+            status,
+            page_size,
+            page_token,
+            history_length,
+            include_artifacts,
+            status_timestamp_after,
+        )
         return self._p.parse(ListTasksResponse, self.call("ListTasks", params))
 
     def cancel_task(self, task_id: str) -> Task:
         return self._p.parse(Task, self.call("CancelTask", {"id": task_id}))
 
-    def wait(self, task_id: str, *, poll_interval: float = 0.25, timeout: float | None = 60.0,
-             no_progress_timeout: float | None = None,
-             history_length: int | None = None) -> Task:
+    def wait(
+        self,
+        task_id: str,
+        *,
+        poll_interval: float = 0.25,
+        timeout: float | None = 60.0,
+        no_progress_timeout: float | None = None,
+        history_length: int | None = None,
+    ) -> Task:
         """Poll ``GetTask`` until the task is terminal or interrupted."""
         progress = _Progress(task_id, time.monotonic(), timeout, no_progress_timeout)
         while True:
@@ -786,4 +929,3 @@ class SyncA2AClient:
             if progress.settled(task, time.monotonic()):
                 return task
             time.sleep(poll_interval)
-

@@ -65,6 +65,11 @@ __all__ = [
     "ERROR_DOMAIN",
     "error_from_wire",
     "FieldViolation",
+    "GRPC_STATUS",
+    "ERRORS_BY_REASON",
+    "grpc_status_name",
+    "status_json",
+    "error_from_details",
 ]
 
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -85,7 +90,7 @@ class A2AError(Exception):
     code: ClassVar[int] = -32603
     reason: ClassVar[str] = "INTERNAL"
     default_message: ClassVar[str] = "Internal error"
-    #: HTTP status of the HTTP+JSON binding (spec §5.4, v1.0.1 column) — documentation only here.
+    #: HTTP status of the HTTP+JSON binding (spec §5.4, v1.0.1 column), used by :mod:`~agentproto.a2a.rest`.
     http_status: ClassVar[int] = 500
 
     def __init__(
@@ -124,9 +129,7 @@ class A2AError(Exception):
             out.append(
                 {
                     "@type": BAD_REQUEST_TYPE,
-                    "fieldViolations": [
-                        {"field": f, "description": d} for f, d in self.violations
-                    ],
+                    "fieldViolations": [{"field": f, "description": d} for f, d in self.violations],
                 }
             )
         return out
@@ -314,3 +317,60 @@ def error_from_wire(error: Mapping[str, Any]) -> A2AError:
         return UnknownA2AError(code if isinstance(code, int) else 0, message, details)
     exc = cls(message or None, metadata=metadata, details=details)
     return exc
+
+
+# --------------------------------------------------------------------------- gRPC and REST
+
+#: gRPC status of each error (spec §5.4); the JSON-RPC protocol errors get the closest code.
+GRPC_STATUS: dict[type[A2AError], str] = {
+    JSONParseError: "INVALID_ARGUMENT",
+    InvalidRequestError: "INVALID_ARGUMENT",
+    MethodNotFoundError: "UNIMPLEMENTED",
+    InvalidParamsError: "INVALID_ARGUMENT",
+    InternalError: "INTERNAL",
+    TaskNotFoundError: "NOT_FOUND",
+    TaskNotCancelableError: "FAILED_PRECONDITION",
+    PushNotificationNotSupportedError: "FAILED_PRECONDITION",
+    UnsupportedOperationError: "FAILED_PRECONDITION",
+    ContentTypeNotSupportedError: "INVALID_ARGUMENT",
+    InvalidAgentResponseError: "INTERNAL",
+    ExtendedAgentCardNotConfiguredError: "FAILED_PRECONDITION",
+    ExtensionSupportRequiredError: "FAILED_PRECONDITION",
+    VersionNotSupportedError: "FAILED_PRECONDITION",
+}
+
+#: ErrorInfo ``reason`` → class, for turning a REST or gRPC error back into an exception.
+ERRORS_BY_REASON: dict[str, type[A2AError]] = {cls.reason: cls for cls in GRPC_STATUS}
+
+
+def grpc_status_name(exc: A2AError) -> str:
+    """The gRPC status code name (``NOT_FOUND`` …) the spec maps ``exc`` to (§5.4)."""
+    for cls in type(exc).__mro__:
+        if cls in GRPC_STATUS:
+            return GRPC_STATUS[cls]
+    return "UNKNOWN"
+
+
+def status_json(exc: A2AError) -> dict[str, Any]:
+    """The HTTP+JSON error body: a ``google.rpc.Status`` under ``error`` (spec §11.6)."""
+    return {
+        "error": {
+            "code": exc.http_status,
+            "status": grpc_status_name(exc),
+            "message": exc.message,
+            "details": exc.details(),
+        }
+    }
+
+
+def error_from_details(
+    message: str, details: list[dict[str, Any]] | None, fallback: type[A2AError] | None = None
+) -> A2AError:
+    """Rebuild the typed exception from a Status' message and details (by ErrorInfo reason)."""
+    info = next((d for d in details or [] if isinstance(d, dict) and d.get("@type") == ERROR_INFO_TYPE), None)
+    cls = ERRORS_BY_REASON.get(str(info.get("reason"))) if info else None
+    cls = cls or fallback
+    if cls is None:
+        return UnknownA2AError(0, message, details)
+    metadata = dict(info.get("metadata") or {}) if info else {}
+    return cls(message or None, metadata=metadata, details=details)

@@ -13,6 +13,7 @@ A request goes through these checks, in order; the first that fails decides the 
 ======================================================  ======================================
 check                                                   error
 ======================================================  ======================================
+``Content-Type``, if given, is a JSON media type        -32005 ContentTypeNotSupportedError
 body is JSON                                            -32700 JSONParseError
 body is one request object (no batches), ``jsonrpc``    -32600 InvalidRequestError
 is ``"2.0"``, ``method`` a string, ``id`` a string,
@@ -39,7 +40,6 @@ those methods can be dispatched to, e.g. a stub in a test.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -47,8 +47,10 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from agentproto import limits
 from agentproto.a2a.errors import (
     A2AError,
+    ContentTypeNotSupportedError,
     ExtensionSupportRequiredError,
     InternalError,
     InvalidParamsError,
@@ -85,6 +87,7 @@ __all__ = [
     "METHODS",
     "V03_METHODS",
     "VERSION_HEADER",
+    "JSON_MEDIA_TYPES",
     "EXTENSIONS_HEADER",
     "requested_version",
     "success",
@@ -94,6 +97,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 VERSION_HEADER = "A2A-Version"
+#: Request media types the JSON bindings accept (``application/a2a+json`` is the v1.0 one).
+JSON_MEDIA_TYPES = ("application/json", "application/a2a+json")
 EXTENSIONS_HEADER = "A2A-Extensions"
 
 
@@ -184,8 +189,7 @@ class A2AHandler(Protocol):
 
     async def send_message(self, req: SendMessageRequest) -> Task | Message: ...
 
-    async def send_streaming_message(self, req: SendMessageRequest
-                                     ) -> AsyncIterator[StreamResponse]: ...
+    async def send_streaming_message(self, req: SendMessageRequest) -> AsyncIterator[StreamResponse]: ...
 
     async def get_task(self, req: GetTaskRequest) -> Task: ...
 
@@ -195,17 +199,17 @@ class A2AHandler(Protocol):
 
     async def subscribe(self, req: SubscribeToTaskRequest) -> AsyncIterator[StreamResponse]: ...
 
-    async def create_push_config(self, cfg: TaskPushNotificationConfig
-                                 ) -> TaskPushNotificationConfig: ...
+    async def create_push_config(self, cfg: TaskPushNotificationConfig) -> TaskPushNotificationConfig: ...
 
-    async def get_push_config(self, req: GetTaskPushNotificationConfigRequest
-                              ) -> TaskPushNotificationConfig: ...
+    async def get_push_config(
+        self, req: GetTaskPushNotificationConfigRequest
+    ) -> TaskPushNotificationConfig: ...
 
-    async def list_push_configs(self, req: ListTaskPushNotificationConfigsRequest
-                                ) -> ListTaskPushNotificationConfigsResponse: ...
+    async def list_push_configs(
+        self, req: ListTaskPushNotificationConfigsRequest
+    ) -> ListTaskPushNotificationConfigsResponse: ...
 
-    async def delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest
-                                 ) -> None: ...
+    async def delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest) -> None: ...
 
     async def extended_card(self, base_url: str = ...) -> AgentCard: ...
 
@@ -213,9 +217,15 @@ class A2AHandler(Protocol):
 class JSONRPCDispatcher:
     """Routes JSON-RPC requests to an :class:`A2AHandler` (in the kit: ``A2AService``)."""
 
-    def __init__(self, service: A2AHandler, *,
-                 supported_versions: tuple[str, ...] = (PROTOCOL_VERSION,)) -> None:
+    def __init__(
+        self,
+        service: A2AHandler,
+        *,
+        supported_versions: tuple[str, ...] = (PROTOCOL_VERSION,),
+        input_limits: limits.Limits = limits.DEFAULT_LIMITS,
+    ) -> None:
         self.service = service
+        self.limits = input_limits
         self.supported_versions = supported_versions
         self._supported = {_major_minor(v) for v in supported_versions}
         self._handlers: dict[str, Callable[[Any, str], Awaitable[Any]]] = {
@@ -239,24 +249,28 @@ class JSONRPCDispatcher:
         *,
         query: Mapping[str, str] | None = None,
         base_url: str = "http://127.0.0.1",
-    ) -> dict[str, Any] | AsyncIterator[dict[str, Any]]:
-        """Answer one request: a response dict, or an async iterator of them (streaming)."""
+    ) -> dict[str, Any] | AsyncIterator[dict[str, Any]] | None:
+        """Answer one request: a response dict, or an async iterator of them (streaming).
+
+        ``None`` means "send nothing back": the request was a notification (a valid request
+        without an ``id`` member, JSON-RPC 2.0 §4.1); it is still carried out.
+        """
         request_id: str | int | None = None
+        notification = False
         try:
-            if isinstance(body, bytes | bytearray | str):
-                try:
-                    body = json.loads(body)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    raise JSONParseError(f"Invalid JSON payload: {exc}") from None
+            self._check_content_type(headers or {})
+            body = self._within_limits(body)
             request_id = self._request_id(body)
             method, params = self._envelope(body)
+            notification = isinstance(body, dict) and "id" not in body
             spec = METHODS.get(method)
             if spec is None:
                 hint = V03_METHODS.get(method)
                 raise MethodNotFoundError(
                     f"Method not found: {method!r}"
                     + (f" (A2A v0.3 name; v1.0 calls it {hint!r})" if hint else ""),
-                    metadata={"method": method})
+                    metadata={"method": method},
+                )
             self._check_version(headers or {}, query)
             self._check_extensions(headers or {})
             try:
@@ -265,10 +279,17 @@ class JSONRPCDispatcher:
                 raise validation_error(exc) from None
             result = await self._handlers[method](request, base_url)
         except A2AError as exc:
-            return exc.response(request_id)
+            return None if notification else exc.response(request_id)
         except Exception as exc:
             log.exception("internal error handling a JSON-RPC request")
+            if notification:
+                return None
             return InternalError(f"Internal error: {type(exc).__name__}").response(request_id)
+        if notification:
+            aclose = getattr(result, "aclose", None) if spec.streaming else None
+            if aclose is not None:
+                await aclose()
+            return None
         if spec.streaming:
             return self._frames(request_id, result)
         if isinstance(result, ProtoModel):
@@ -276,6 +297,29 @@ class JSONRPCDispatcher:
         return success(request_id, result)
 
     # ------------------------------------------------------------------ envelope
+
+    def _within_limits(self, body: Any) -> Any:
+        """The one input boundary (:mod:`agentproto.limits`): parse and check size, depth,
+        strings, integers and parts before any model sees the request. Not JSON → -32700;
+        outside a limit in ``params`` → -32602 naming the field; elsewhere → -32600."""
+        try:
+            if isinstance(body, bytes | bytearray | str):
+                body = limits.loads(body, self.limits)
+            else:
+                limits.check(body, self.limits)
+            params = body.get("params") if isinstance(body, dict) else None
+            if isinstance(params, dict):
+                limits.check_parts(params.get("message"), self.limits, "$.params.message")
+        except limits.LimitError as exc:
+            if exc.kind == "json":
+                raise JSONParseError(f"Invalid JSON payload: {exc.message}") from None
+            if exc.path.startswith("$.params"):
+                field = exc.path.removeprefix("$.")
+                raise InvalidParamsError(
+                    f"Invalid parameters: {exc.message}", violations=[(field, exc.message)]
+                ) from None
+            raise InvalidRequestError(f"Invalid request: {exc.message}") from None
+        return body
 
     @staticmethod
     def _request_id(body: Any) -> str | int | None:
@@ -303,9 +347,22 @@ class JSONRPCDispatcher:
         if params is None:
             params = {}
         if not isinstance(params, dict):
-            raise InvalidParamsError("A2A 'params' must be an object (the request message)",
-                                     violations=[("params", "must be an object")])
+            raise InvalidParamsError(
+                "A2A 'params' must be an object (the request message)",
+                violations=[("params", "must be an object")],
+            )
         return method, params
+
+    @staticmethod
+    def _check_content_type(headers: Mapping[str, str]) -> None:
+        """A body declared as something other than JSON is refused with -32005 (spec §9.1)."""
+        ctype = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+        media = ctype.split(";")[0].strip().lower()
+        if media and media not in JSON_MEDIA_TYPES:
+            raise ContentTypeNotSupportedError(
+                f"Content-Type {media!r} is not supported; send application/json",
+                metadata={"contentType": media},
+            )
 
     def _check_version(self, headers: Mapping[str, str], query: Mapping[str, str] | None) -> None:
         asked = requested_version(headers, query)
@@ -314,7 +371,8 @@ class JSONRPCDispatcher:
             raise VersionNotSupportedError(
                 f"A2A version '{asked}' is not supported by this server; supported: {served}"
                 + (" (no A2A-Version header means 0.3, spec §3.6.2)" if asked == "0.3" else ""),
-                metadata={"requestedVersion": asked, "supportedVersions": served})
+                metadata={"requestedVersion": asked, "supportedVersions": served},
+            )
 
     def _check_extensions(self, headers: Mapping[str, str]) -> None:
         required = self.service.required_extensions()
@@ -329,7 +387,8 @@ class JSONRPCDispatcher:
             raise ExtensionSupportRequiredError(
                 f"this agent requires the extension(s) {', '.join(missing)}; "
                 f"list them in the {EXTENSIONS_HEADER} header",
-                metadata={"extensions": ",".join(missing)})
+                metadata={"extensions": ",".join(missing)},
+            )
 
     # ------------------------------------------------------------------ methods
 
@@ -339,13 +398,15 @@ class JSONRPCDispatcher:
             return SendMessageResponse(task=out).to_wire()
         return SendMessageResponse(message=out).to_wire()
 
-    async def _delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest,
-                                  _: str) -> dict[str, Any]:
+    async def _delete_push_config(
+        self, req: DeleteTaskPushNotificationConfigRequest, _: str
+    ) -> dict[str, Any]:
         await self.service.delete_push_config(req)
         return {}  # google.protobuf.Empty
 
-    async def _frames(self, request_id: str | int | None,
-                      events: AsyncIterator[StreamResponse]) -> AsyncIterator[dict[str, Any]]:
+    async def _frames(
+        self, request_id: str | int | None, events: AsyncIterator[StreamResponse]
+    ) -> AsyncIterator[dict[str, Any]]:
         """Each StreamResponse as a full JSON-RPC response; a failure ends with an error."""
         try:
             async for event in events:
@@ -359,4 +420,3 @@ class JSONRPCDispatcher:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
                 await aclose()
-

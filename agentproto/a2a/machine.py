@@ -238,8 +238,9 @@ class TaskMachine:
         return t
 
 
-def resolve_follow_up(task_id: str, task_context_id: str, task_state: TaskState,
-                      message_context_id: str) -> str:
+def resolve_follow_up(
+    task_id: str, task_context_id: str, task_state: TaskState, message_context_id: str
+) -> str:
     """Check a message that names an existing task; return the ``contextId`` it belongs to.
 
     Rules 2 and 5 of the module docstring: a terminal task takes no more messages
@@ -254,8 +255,7 @@ def resolve_follow_up(task_id: str, task_context_id: str, task_state: TaskState,
         )
     if message_context_id and message_context_id != task_context_id:
         raise InvalidParamsError(
-            f"Context {message_context_id} does not match context {task_context_id} "
-            f"of task {task_id}",
+            f"Context {message_context_id} does not match context {task_context_id} of task {task_id}",
             metadata={"taskId": task_id, "contextId": message_context_id},
             violations=[("message.contextId", "must equal the contextId of the task")],
         )

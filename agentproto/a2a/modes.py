@@ -36,8 +36,7 @@ from agentproto.a2a.agents import ArtifactChunk, Reply, RequestContext, Status, 
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES
 from agentproto.a2a.types import user_message
 
-__all__ = ["MODES", "ScheduledUpdate", "agent_schedule", "ModeResult", "model_modes",
-           "ScheduledAgent"]
+__all__ = ["MODES", "ScheduledUpdate", "agent_schedule", "ModeResult", "model_modes", "ScheduledAgent"]
 
 #: The four ways to wait for a task's result (spec §3.2.2, §3.1.2, §3.1.7).
 MODES = ("blocking", "polling", "streaming", "push")
@@ -64,11 +63,11 @@ class ScheduledUpdate:
         if self.kind == "message":
             return True
         return isinstance(self.update, Status) and (
-            self.update.state in TERMINAL_STATES or self.update.state in INTERRUPTED_STATES)
+            self.update.state in TERMINAL_STATES or self.update.state in INTERRUPTED_STATES
+        )
 
 
-def agent_schedule(agent: ScheduledAgent, text: str, *,
-                   message_id: str = "msg-1") -> list[ScheduledUpdate]:
+def agent_schedule(agent: ScheduledAgent, text: str, *, message_id: str = "msg-1") -> list[ScheduledUpdate]:
     """Run a sans-I/O agent on ``text`` and list its updates on virtual time.
 
     The agent's ``Wait(ms)`` updates advance the virtual clock; nothing sleeps. This is the
@@ -91,14 +90,15 @@ def agent_schedule(agent: ScheduledAgent, text: str, *,
             now += update.ms
         elif isinstance(update, Status):
             words = "".join(p.text or "" for p in update.parts)
-            out.append(ScheduledUpdate(now, "status",
-                                       update.state.short + (f": {words}" if words else ""),
-                                       update))
+            out.append(
+                ScheduledUpdate(now, "status", update.state.short + (f": {words}" if words else ""), update)
+            )
         elif isinstance(update, ArtifactChunk):
             chunks[update.artifact_id] = chunks.get(update.artifact_id, 0) + 1
             n = chunks[update.artifact_id]
-            label = update.artifact_id + (f" +chunk {n}" if update.append else
-                                          (" chunk 1" if not update.last_chunk else ""))
+            label = update.artifact_id + (
+                f" +chunk {n}" if update.append else (" chunk 1" if not update.last_chunk else "")
+            )
             out.append(ScheduledUpdate(now, "artifact", label, update))
         elif isinstance(update, Reply):
             out.append(ScheduledUpdate(now, "message", "direct message", update))
@@ -144,8 +144,9 @@ class ModeResult:
         return max(self.total - len(self.seen), 0)
 
 
-def model_modes(schedule: Sequence[ScheduledUpdate], *, poll_ms: float = 1000.0,
-                latency_ms: float = 50.0) -> list[ModeResult]:
+def model_modes(
+    schedule: Sequence[ScheduledUpdate], *, poll_ms: float = 1000.0, latency_ms: float = 50.0
+) -> list[ModeResult]:
     """Blocking, polling, streaming and push on one schedule, with a one-way network latency.
 
     The model (virtual time, the client sends at 0, the server receives at ``latency_ms``):
@@ -164,12 +165,14 @@ def model_modes(schedule: Sequence[ScheduledUpdate], *, poll_ms: float = 1000.0,
     if poll_ms <= 0:
         raise ValueError("poll_ms must be positive")
     d = float(latency_ms)
-    settle = next((s.at_ms for s in schedule if s.settles),
-                  schedule[-1].at_ms if schedule else 0)
+    settle = next((s.at_ms for s in schedule if s.settles), schedule[-1].at_ms if schedule else 0)
     total = len(schedule) + 1
     first_progress = schedule[0].at_ms if schedule else 0
-    results = [ModeResult("blocking", 1, 0, 2 * d + settle, 2 * d + settle,
-                          [(2 * d + settle, "the settled Task")], total)]
+    results = [
+        ModeResult(
+            "blocking", 1, 0, 2 * d + settle, 2 * d + settle, [(2 * d + settle, "the settled Task")], total
+        )
+    ]
     # polling: the Task as created, then GetTask number k leaves at T = 2d + k·poll_ms, is read
     # by the server at T + d (= schedule time T, the agent having started at d) and answered
     # at T + 2d.
@@ -189,8 +192,8 @@ def model_modes(schedule: Sequence[ScheduledUpdate], *, poll_ms: float = 1000.0,
             results.append(ModeResult("polling", requests, 0, first, sent + 2 * d, seen, total))
             break
     arrivals = [(2 * d, "Task: submitted")] + [(s.at_ms + 2 * d, s.label) for s in schedule]
-    results.append(ModeResult("streaming", 1, 0, first_progress + 2 * d, settle + 2 * d,
-                              arrivals, total))
-    results.append(ModeResult("push", 1, total, first_progress + 2 * d, settle + 2 * d,
-                              list(arrivals), total))
+    results.append(ModeResult("streaming", 1, 0, first_progress + 2 * d, settle + 2 * d, arrivals, total))
+    results.append(
+        ModeResult("push", 1, total, first_progress + 2 * d, settle + 2 * d, list(arrivals), total)
+    )
     return results

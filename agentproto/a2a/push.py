@@ -42,8 +42,15 @@ if TYPE_CHECKING:  # pragma: no cover - starlette is imported when the recorder 
 #: One queued delivery, or ``None`` telling the worker to stop.
 _Job = tuple[TaskPushNotificationConfig, StreamResponse] | None
 
-__all__ = ["PushNotifier", "Delivery", "check_webhook_url", "WebhookRecorder", "ReceivedPush",
-           "A2A_JSON", "TOKEN_HEADER"]
+__all__ = [
+    "PushNotifier",
+    "Delivery",
+    "check_webhook_url",
+    "WebhookRecorder",
+    "ReceivedPush",
+    "A2A_JSON",
+    "TOKEN_HEADER",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +59,13 @@ A2A_JSON = "application/a2a+json"
 TOKEN_HEADER = "X-A2A-Notification-Token"
 
 
-def check_webhook_url(url: str, *, allow_loopback: bool = False,
-                      allow_private: bool = False) -> None:
+def check_webhook_url(url: str, *, allow_loopback: bool = False, allow_private: bool = False) -> None:
     """Refuse webhook URLs that would let a client aim the server at internal hosts.
 
     Only literal addresses and ``localhost`` are judged (no DNS lookup: this runs offline and
     inside request handling); raises :class:`InvalidParamsError` naming the problem.
     """
+
     def refuse(why: str) -> InvalidParamsError:
         return InvalidParamsError(
             f"push notification url {url!r} refused: {why}",
@@ -86,8 +93,9 @@ def check_webhook_url(url: str, *, allow_loopback: bool = False,
         if not allow_loopback:
             raise refuse("loopback targets are not allowed (spec §13.2)")
         return
-    if not allow_private and (addr.is_private or addr.is_link_local or addr.is_multicast
-                              or addr.is_reserved or addr.is_unspecified):
+    if not allow_private and (
+        addr.is_private or addr.is_link_local or addr.is_multicast or addr.is_reserved or addr.is_unspecified
+    ):
         raise refuse("private, link-local and reserved addresses are not allowed (spec §13.2)")
 
 
@@ -143,7 +151,8 @@ class PushNotifier:
         if queue is None:
             queue = self._queues[key] = asyncio.Queue()
             self._workers[key] = asyncio.get_running_loop().create_task(
-                self._work(key, queue), name=f"a2a-push-{config.task_id}-{config.id}")
+                self._work(key, queue), name=f"a2a-push-{config.task_id}-{config.id}"
+            )
         queue.put_nowait((config, event))
 
     def retire(self, task_id: str) -> None:
@@ -205,14 +214,14 @@ class PushNotifier:
                 status = response.status_code
             except httpx.HTTPError as exc:
                 error = f"{type(exc).__name__}: {exc}"
-            self._log(Delivery(config.task_id, config.id, config.url, event.kind, attempt,
-                               status, error))
+            self._log(Delivery(config.task_id, config.id, config.url, event.kind, attempt, status, error))
             if status is not None and (200 <= status < 300 or not _retryable(status)):
                 return  # delivered — or refused for good (a 4xx will not change on retry)
             if attempt < self.attempts:
                 await self._sleep(self.backoff_s * 2 ** (attempt - 1))
-        log.warning("push to %s for task %s failed after %d attempts", config.url,
-                    config.task_id, self.attempts)
+        log.warning(
+            "push to %s for task %s failed after %d attempts", config.url, config.task_id, self.attempts
+        )
 
     def _log(self, d: Delivery) -> None:
         self.deliveries.append(d)
@@ -265,8 +274,10 @@ class WebhookRecorder:
                 failing = self.attempts <= self.fail_first
             if failing:
                 return Response(status_code=500)
-            if self.expect_token is not None and \
-                    request.headers.get(TOKEN_HEADER.lower()) != self.expect_token:
+            if (
+                self.expect_token is not None
+                and request.headers.get(TOKEN_HEADER.lower()) != self.expect_token
+            ):
                 return Response(status_code=401)
             body = json.loads(await request.body())
             with self._lock:

@@ -65,8 +65,7 @@ def sdk_echo_app(*, rpc_path: str = "/a2a", url: str = "http://127.0.0.1") -> An
             await event_queue.enqueue_event(task)
             updater = TaskUpdater(event_queue, task.id, task.context_id)
             text = "".join(p.text for p in context.message.parts if p.HasField("text"))
-            await updater.add_artifact([pb.Part(text=text)], artifact_id="echo", name="echo",
-                                       last_chunk=True)
+            await updater.add_artifact([pb.Part(text=text)], artifact_id="echo", name="echo", last_chunk=True)
             await updater.complete()
 
         async def cancel(self, context: Any, event_queue: Any) -> None:
@@ -74,7 +73,8 @@ def sdk_echo_app(*, rpc_path: str = "/a2a", url: str = "http://127.0.0.1") -> An
             await updater.cancel()
 
     card = to_sdk(EchoAgent().card(url.rstrip("/") + rpc_path))
-    handler = DefaultRequestHandler(agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(),
-                                    agent_card=card)
+    handler = DefaultRequestHandler(
+        agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=card
+    )
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_path)
     return Starlette(routes=routes)

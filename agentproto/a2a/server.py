@@ -3,8 +3,9 @@
 Two routes (spec §8.2, §9):
 
 * ``GET /.well-known/agent-card.json`` — the Agent Card. Its JSON-RPC interface URL is built
-  from the address the request actually reached (scheme, host, port, mount path), so a server
-  on an ephemeral port, or behind ``agentproto serve --port N``, never advertises a wrong URL.
+  from the configured ``public_url``, else from the socket address the request actually arrived
+  on (scheme, bound address, port, mount path) — never from the ``Host`` header, which a
+  DNS-rebinding page controls — so a server on an ephemeral port never advertises a wrong URL.
   Caching (spec §8.6): ``Cache-Control: public, max-age=300`` and a strong ``ETag`` (a hash of the
   exact bytes served); ``If-None-Match`` with a matching tag gets ``304 Not Modified``.
 * ``POST /a2a`` — JSON-RPC 2.0. Plain methods answer ``application/json``; the two streaming
@@ -24,19 +25,23 @@ import contextlib
 import hashlib
 import json
 from collections.abc import AsyncIterator
+from email.utils import formatdate
 from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from agentproto.a2a.agents import Agent, make_agent
 from agentproto.a2a.jsonrpc import JSONRPCDispatcher
+from agentproto.a2a.rest import REST_PATH, RestBinding
 from agentproto.a2a.service import A2AService
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.clock import Clock, IdSource
+from agentproto.http_guard import GuardConfig, HTTPGuard, log_event
 from agentproto.store import Store
 
 __all__ = [
@@ -58,9 +63,20 @@ def _dumps(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _base_url(request: Request) -> str:
-    """``scheme://host[:port][/mount]`` as the client reached us (from the Host header)."""
-    return str(request.base_url).rstrip("/")
+def _base_url(request: Request, public_url: str | None = None) -> str:
+    """``public_url`` when configured, else ``scheme://address:port[/mount]`` of the socket the
+    request arrived on — never the ``Host`` header, which a DNS-rebinding page controls."""
+    if public_url:
+        return public_url.rstrip("/")
+    server = request.scope.get("server")
+    if not server:
+        return str(request.base_url).rstrip("/")
+    host, port = str(server[0]), server[1]
+    host = f"[{host}]" if ":" in host else host
+    scheme = request.url.scheme
+    default = {"http": 80, "https": 443}.get(scheme)
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    return f"{scheme}://{netloc}{request.scope.get('root_path', '')}".rstrip("/")
 
 
 def _etag_matches(header: str, etag: str) -> bool:
@@ -74,31 +90,58 @@ def _etag_matches(header: str, etag: str) -> bool:
 class A2AApplication:
     """The HTTP endpoints of one :class:`A2AService` (also reachable as ``app.state.a2a``)."""
 
-    def __init__(self, service: A2AService, *, rpc_path: str = RPC_PATH) -> None:
+    def __init__(
+        self,
+        service: A2AService,
+        *,
+        rpc_path: str = RPC_PATH,
+        public_url: str | None = None,
+        rest_path: str = REST_PATH,
+    ) -> None:
         self.service = service
+        self.public_url = public_url
         self.dispatcher = JSONRPCDispatcher(service)
         self.rpc_path = rpc_path
         service.rpc_path = rpc_path
+        self.rest = RestBinding(service, path=rest_path)
+        service.rest_path = rest_path
+        #: The card changes only on redeploy: its Last-Modified is the time the app was built.
+        self.card_modified = formatdate(service.clock.now_ms() / 1000, usegmt=True)
 
     def routes(self) -> list[BaseRoute]:
         return [
             Route(AGENT_CARD_PATH, self.agent_card, methods=["GET"], name="a2a_agent_card"),
             Route(self.rpc_path, self.rpc, methods=["POST"], name="a2a_jsonrpc"),
+            # the interface URL with a trailing slash is the same endpoint (no 307 for a POST)
+            Route(self.rpc_path.rstrip("/") + "/", self.rpc, methods=["POST"], name="a2a_jsonrpc_slash"),
+            *self.rest.routes(),
         ]
 
     async def agent_card(self, request: Request) -> Response:
-        body = _dumps(self.service.card(_base_url(request)).to_wire())
+        body = _dumps(self.service.card(_base_url(request, self.public_url)).to_wire())
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        headers = {"Cache-Control": CARD_CACHE_CONTROL, "ETag": etag}
+        headers = {"Cache-Control": CARD_CACHE_CONTROL, "ETag": etag, "Last-Modified": self.card_modified}
         if _etag_matches(request.headers.get("if-none-match", ""), etag):
             return Response(status_code=304, headers=headers)
         return Response(body, media_type="application/json", headers=headers)
 
     async def rpc(self, request: Request) -> Response:
         out = await self.dispatcher.dispatch(
-            await request.body(), request.headers, query=request.query_params,
-            base_url=_base_url(request))
+            await request.body(),
+            request.headers,
+            query=request.query_params,
+            base_url=_base_url(request, self.public_url),
+        )
+        if out is None:  # a JSON-RPC notification: no response body at all
+            return Response(status_code=204)
         if isinstance(out, dict):
+            if "error" in out:  # one structured line per failed request
+                log_event(
+                    "a2a_error",
+                    code=out["error"].get("code"),
+                    requestId=out.get("id"),
+                    message=str(out["error"].get("message", ""))[:200],
+                )
             return JSONResponse(out)
         return EventSourceResponse(self._sse(out), ping=15)
 
@@ -113,12 +156,22 @@ class A2AApplication:
                 await aclose()
 
 
-def _make_service(store: Store | str, agent: str | Agent, clock: Clock | None,
-                  ids: IdSource | None, allow_loopback_webhooks: bool,
-                  agent_options: dict[str, Any] | None) -> A2AService:
+def _make_service(
+    store: Store | str,
+    agent: str | Agent,
+    clock: Clock | None,
+    ids: IdSource | None,
+    allow_loopback_webhooks: bool,
+    agent_options: dict[str, Any] | None,
+) -> A2AService:
     the_agent = make_agent(agent, **(agent_options or {})) if isinstance(agent, str) else agent
-    return A2AService(the_agent, store=TaskStore(store), clock=clock, ids=ids,
-                      allow_loopback_webhooks=allow_loopback_webhooks)
+    return A2AService(
+        the_agent,
+        store=TaskStore(store),
+        clock=clock,
+        ids=ids,
+        allow_loopback_webhooks=allow_loopback_webhooks,
+    )
 
 
 def build_a2a_routes(
@@ -131,6 +184,7 @@ def build_a2a_routes(
     agent_options: dict[str, Any] | None = None,
     store: Store | None = None,
     service: A2AService | None = None,
+    public_url: str | None = None,
 ) -> list[BaseRoute]:
     """The two A2A routes, ready to mount in any Starlette app (``agentproto serve`` does).
 
@@ -141,9 +195,15 @@ def build_a2a_routes(
     (spec §13.2).
     """
     if service is None:
-        service = _make_service(store if store is not None else store_path, agent, clock, ids,
-                                allow_loopback_webhooks, agent_options)
-    return A2AApplication(service).routes()
+        service = _make_service(
+            store if store is not None else store_path,
+            agent,
+            clock,
+            ids,
+            allow_loopback_webhooks,
+            agent_options,
+        )
+    return A2AApplication(service, public_url=public_url).routes()
 
 
 def create_a2a_app(
@@ -152,23 +212,60 @@ def create_a2a_app(
     agent: str | Agent = "travel",
     clock: Clock | None = None,
     ids: IdSource | None = None,
-    allow_loopback_webhooks: bool = True,
+    allow_loopback_webhooks: bool = False,
     agent_options: dict[str, Any] | None = None,
     store: Store | None = None,
     service: A2AService | None = None,
+    public_url: str | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    allowed_origins: tuple[str, ...] = (),
+    max_body_bytes: int = 1_000_000,
+    grpc: bool = False,
 ) -> Starlette:
     """A standalone Starlette app serving one agent; ``app.state.a2a`` is its
-    :class:`A2AApplication` (``app.state.a2a.service`` for tasks, timelines, pushes)."""
+    :class:`A2AApplication` (``app.state.a2a.service`` for tasks, timelines, pushes).
+
+    JSON-RPC is at ``/a2a``, HTTP+JSON under ``/a2a/rest``; ``grpc=True`` also starts the gRPC
+    binding on a free loopback port for the app's lifetime (:mod:`agentproto.a2a.grpc_server`;
+    needs grpcio) — the card then lists all three.
+
+    Safe by default: push webhooks to loopback/private addresses are refused (pass
+    ``allow_loopback_webhooks=True`` on a teaching machine), and :class:`~agentproto.http_guard.
+    HTTPGuard` refuses other ``Host`` names than the loopback ones, the bound address and
+    ``allowed_hosts`` (DNS rebinding), any ``Origin`` not in ``allowed_origins``, non-JSON POSTs
+    to the RPC path (415) and bodies over ``max_body_bytes`` (413). Card URLs come from
+    ``public_url``, else from the bound address — never from ``Host``."""
     if service is None:
-        service = _make_service(store if store is not None else store_path, agent, clock, ids,
-                                allow_loopback_webhooks, agent_options)
-    a2a = A2AApplication(service)
+        service = _make_service(
+            store if store is not None else store_path,
+            agent,
+            clock,
+            ids,
+            allow_loopback_webhooks,
+            agent_options,
+        )
+    a2a = A2AApplication(service, public_url=public_url)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        yield
-        await service.aclose()
+        grpc_server = None
+        if grpc:
+            from agentproto.a2a.grpc_server import start_grpc_server
 
-    app = Starlette(routes=a2a.routes(), lifespan=lifespan)
+            grpc_server = await start_grpc_server(service, base_url=public_url or "http://127.0.0.1")
+        try:
+            yield
+        finally:
+            if grpc_server is not None:
+                await grpc_server.stop()
+            await service.aclose()
+
+    guard = GuardConfig.build(
+        hosts=allowed_hosts,
+        origins=allowed_origins,
+        jsonrpc_paths=(a2a.rpc_path,),
+        max_body_bytes=max_body_bytes,
+    )
+    app = Starlette(routes=a2a.routes(), lifespan=lifespan, middleware=[Middleware(HTTPGuard, config=guard)])
     app.state.a2a = a2a
     return app

@@ -30,6 +30,8 @@ streams open): a stream closes when the task becomes terminal, or when it is int
 *and the agent's run has ended* — i.e. when only the client can make the next move. An agent
 that announces AUTH_REQUIRED and keeps running (credentials arriving out of band, §7.6) keeps
 its streams open. The client's answer to an interrupted task opens a new stream.
+``SubscribeToTask`` streams are the exception: §3.1.6 ends them only at a terminal state, so
+they stay open across interruptions (another client may answer meanwhile).
 
 Only one run per task exists at a time. A message for a task whose agent is still running is
 refused with ``UnsupportedOperationError`` (the spec lets agents accept such messages, §3.3.3,
@@ -54,6 +56,8 @@ from agentproto.a2a.agents import (
     Update,
     Wait,
 )
+from agentproto.a2a.artifacts import fit_parts
+from agentproto.a2a.cards import with_bindings
 from agentproto.a2a.errors import (
     A2AError,
     ContentTypeNotSupportedError,
@@ -124,8 +128,9 @@ def trim_task(task: Task, history_length: int | None, *, include_artifacts: bool
     update: dict[str, Any] = {}
     if history_length is not None:
         if history_length < 0:
-            raise InvalidParamsError("historyLength must be >= 0",
-                                     violations=[("historyLength", "must be >= 0")])
+            raise InvalidParamsError(
+                "historyLength must be >= 0", violations=[("historyLength", "must be >= 0")]
+            )
         update["history"] = task.history[-history_length:] if history_length else []
     if not include_artifacts:
         update["artifacts"] = []
@@ -163,6 +168,11 @@ class _Live:
     run: asyncio.Task[None] | None = None
     push_configs: list[TaskPushNotificationConfig] | None = None  # cached; None = not loaded
     starting: bool = False  # a follow-up is waiting for the agent's first update
+    #: The client's acceptedOutputModes for the current run (empty: anything).
+    accepted: list[str] = field(default_factory=list)
+    #: SubscribeToTask streams: they end only at a terminal state (spec §3.1.6), not when the
+    #: task is interrupted — another client may answer it while they watch.
+    watchers: list[_Subscriber] = field(default_factory=list)
 
     @property
     def state(self) -> TaskState:
@@ -210,6 +220,10 @@ class A2AService:
         self.allow_loopback_webhooks = allow_loopback_webhooks
         self.allow_private_webhooks = allow_private_webhooks
         self.rpc_path = rpc_path
+        #: Where the other bindings are served (set by the adapters that serve them): the REST
+        #: path under the same base URL, and the gRPC server's absolute URL.
+        self.rest_path: str | None = None
+        self.grpc_url: str | None = None
         self._live: dict[str, _Live] = {}
         self._template = agent.card("http://localhost" + rpc_path)
         self._recover()
@@ -217,8 +231,14 @@ class A2AService:
     # ------------------------------------------------------------------ cards and capabilities
 
     def card(self, base_url: str = "http://127.0.0.1") -> AgentCard:
-        """The Agent Card, with its JSON-RPC interface at ``base_url`` + ``rpc_path``."""
-        return self.agent.card(base_url.rstrip("/") + self.rpc_path)
+        """The Agent Card: JSON-RPC at ``base_url`` + ``rpc_path``, then REST and gRPC if served."""
+        return self._bindings(self.agent.card(base_url.rstrip("/") + self.rpc_path), base_url)
+
+    def _bindings(self, card: AgentCard, base_url: str) -> AgentCard:
+        if card.signatures:  # a signed card is served byte for byte as its signer made it
+            return card
+        rest = base_url.rstrip("/") + self.rest_path if self.rest_path else None
+        return with_bindings(card, rest_url=rest, grpc_url=self.grpc_url)
 
     @property
     def capabilities(self) -> AgentCapabilities:
@@ -232,24 +252,26 @@ class A2AService:
     def require_streaming(self) -> None:
         """Streaming operations need ``capabilities.streaming`` (spec §3.3.4)."""
         if not self.capabilities.streaming:
-            raise UnsupportedOperationError("this agent does not support streaming "
-                                            "(capabilities.streaming is not true)")
+            raise UnsupportedOperationError(
+                "this agent does not support streaming (capabilities.streaming is not true)"
+            )
 
     def _require_push(self) -> None:
         if not self.capabilities.push_notifications:
             raise PushNotificationNotSupportedError(
-                "this agent does not support push notifications "
-                "(capabilities.pushNotifications is not true)")
+                "this agent does not support push notifications (capabilities.pushNotifications is not true)"
+            )
 
     async def extended_card(self, base_url: str = "http://127.0.0.1") -> AgentCard:
         """``GetExtendedAgentCard``: -32004 if not declared, -32007 if declared but missing."""
         if not self.capabilities.extended_agent_card:
             raise UnsupportedOperationError(
-                "this agent declares no extended card (capabilities.extendedAgentCard)")
+                "this agent declares no extended card (capabilities.extendedAgentCard)"
+            )
         card = self.agent.extended_card(base_url.rstrip("/") + self.rpc_path)
         if card is None:
             raise ExtendedAgentCardNotConfiguredError()
-        return card
+        return self._bindings(card, base_url)
 
     # ------------------------------------------------------------------ SendMessage
 
@@ -258,8 +280,9 @@ class A2AService:
         cfg = req.configuration
         history_length = cfg.history_length if cfg else None
         if history_length is not None and history_length < 0:
-            raise InvalidParamsError("historyLength must be >= 0",
-                                     violations=[("configuration.historyLength", "must be >= 0")])
+            raise InvalidParamsError(
+                "historyLength must be >= 0", violations=[("configuration.historyLength", "must be >= 0")]
+            )
         immediately = cfg is not None and cfg.return_immediately
         started = await self._start(req, subscribe=not immediately)
         if isinstance(started, Message):
@@ -273,15 +296,15 @@ class A2AService:
                 if item is None:
                     break
                 su = item.status_update
-                if su is not None and (su.status.state in TERMINAL_STATES
-                                       or su.status.state in INTERRUPTED_STATES):
+                if su is not None and (
+                    su.status.state in TERMINAL_STATES or su.status.state in INTERRUPTED_STATES
+                ):
                     break
         finally:
             self._unsubscribe(live, queue)
         return trim_task(self._snapshot(live), history_length)
 
-    async def send_streaming_message(self, req: SendMessageRequest
-                                     ) -> AsyncIterator[StreamResponse]:
+    async def send_streaming_message(self, req: SendMessageRequest) -> AsyncIterator[StreamResponse]:
         """``SendStreamingMessage``: validate now (errors raise here), then stream."""
         self.require_streaming()
         started = await self._start(req, subscribe=True)
@@ -298,19 +321,18 @@ class A2AService:
         live = self._live_task(req.id)
         live.machine.check(Operation.SUBSCRIBE)
         queue = self._subscribe(live)
+        live.watchers.append(queue)  # open until terminal, through interruptions (§3.1.6)
         first = StreamResponse(task=self._snapshot(live))
-        if not live.running and live.machine.is_interrupted:
-            self._unsubscribe(live, queue)
-            return _single(first)  # only the client can move it: nothing more will come
         return self._stream(live, queue, first)
 
-    async def _start(self, req: SendMessageRequest, *,
-                     subscribe: bool = False) -> Message | _Started:
+    async def _start(self, req: SendMessageRequest, *, subscribe: bool = False) -> Message | _Started:
         """Validate the message, get the agent's first update, create or resume the task."""
         msg = req.message
         if msg.role is not Role.USER:
-            raise InvalidParamsError("messages sent to an agent must have role ROLE_USER",
-                                     violations=[("message.role", "must be ROLE_USER")])
+            raise InvalidParamsError(
+                "messages sent to an agent must have role ROLE_USER",
+                violations=[("message.role", "must be ROLE_USER")],
+            )
         self._check_content_types(msg)
         cfg = req.configuration
         push_cfg = cfg.task_push_notification_config if cfg else None
@@ -321,13 +343,13 @@ class A2AService:
         live: _Live | None = None
         if msg.task_id:
             live = self._live_task(msg.task_id)
-            context_id = resolve_follow_up(live.task.id, live.task.context_id,
-                                           live.state, msg.context_id)
+            context_id = resolve_follow_up(live.task.id, live.task.context_id, live.state, msg.context_id)
             if live.running:
                 raise UnsupportedOperationError(
                     f"Task {live.task.id} is {live.state.value} and its agent is still "
                     "running; send the next message once it asks for input",
-                    metadata={"taskId": live.task.id})
+                    metadata={"taskId": live.task.id},
+                )
             msg = msg.model_copy(update={"context_id": context_id})
             so_far = self._snapshot(live)
             so_far.history.append(msg)
@@ -355,20 +377,32 @@ class A2AService:
             await _aclose(gen)
             raise UnsupportedOperationError(
                 f"Task {live.task.id} became {live.state.value} meanwhile",
-                metadata={"taskId": live.task.id, "state": live.state.value})
+                metadata={"taskId": live.task.id, "state": live.state.value},
+            )
         if isinstance(first, Reply):
             await _aclose(gen)
             if live is not None:
                 raise InvalidAgentResponseError(
-                    "the agent answered a task with a direct Message; it must update the task")
-            return Message(message_id=self.ids(), role=Role.AGENT, parts=first.parts,
-                           context_id=context_id, metadata=first.metadata)
+                    "the agent answered a task with a direct Message; it must update the task"
+                )
+            accepted = list(cfg.accepted_output_modes) if cfg else []
+            return Message(
+                message_id=self.ids(),
+                role=Role.AGENT,
+                parts=fit_parts(first.parts, accepted),
+                context_id=context_id,
+                metadata=first.metadata,
+            )
 
         if live is None:
             msg = msg.model_copy(update={"task_id": self.ids()})
-            task = Task(id=msg.task_id, context_id=context_id,
-                        status=TaskStatus(state=TaskState.SUBMITTED), history=[msg],
-                        metadata=req.metadata)
+            task = Task(
+                id=msg.task_id,
+                context_id=context_id,
+                status=TaskStatus(state=TaskState.SUBMITTED),
+                history=[msg],
+                metadata=req.metadata,
+            )
             live = _Live(task, TaskMachine(task.id, clock=self.clock), push_configs=[])
             self._live[task.id] = live
             t = live.machine.create(TaskState.SUBMITTED, reason="message received")
@@ -378,11 +412,13 @@ class A2AService:
             self._save(live)
         if push_cfg is not None:
             self._register_push(push_cfg, live.task.id)
+        live.accepted = list(cfg.accepted_output_modes) if cfg else []
         queue = self._subscribe(live) if subscribe else None
         snapshot = self._snapshot(live)
         self._notify_push(live, StreamResponse(task=snapshot))
         live.run = asyncio.get_running_loop().create_task(
-            self._drive(live, gen, first), name=f"a2a-run-{live.task.id}")
+            self._drive(live, gen, first), name=f"a2a-run-{live.task.id}"
+        )
         return live, snapshot, queue
 
     def _check_content_types(self, msg: Message) -> None:
@@ -395,7 +431,8 @@ class A2AService:
                 raise ContentTypeNotSupportedError(
                     f"part {i} has media type {media_type!r}; this agent accepts "
                     f"{', '.join(dict.fromkeys(accepted))}",
-                    metadata={"mediaType": media_type})
+                    metadata={"mediaType": media_type},
+                )
 
     # ------------------------------------------------------------------ the run
 
@@ -411,14 +448,16 @@ class A2AService:
                         await self._sleep(update.ms / 1000)
                 elif live.machine.is_terminal:
                     raise InvalidAgentResponseError(
-                        f"the agent sent {type(update).__name__} after the task ended")
+                        f"the agent sent {type(update).__name__} after the task ended"
+                    )
                 else:
                     self._apply(live, update)
                 update = await anext(gen, None)
             if not (live.machine.is_terminal or live.machine.is_interrupted):
                 raise InvalidAgentResponseError(
                     f"the agent stopped while the task was {live.state.value}; "
-                    "it must end in a terminal or interrupted state")
+                    "it must end in a terminal or interrupted state"
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -428,8 +467,7 @@ class A2AService:
                 log.exception("task %s: the agent raised", live.task.id)
             if not live.machine.is_terminal:
                 why = exc.message if isinstance(exc, A2AError) else f"{type(exc).__name__}: {exc}"
-                self._apply(live, Status.of(TaskState.FAILED, f"Agent error: {why}"),
-                            reason="agent error")
+                self._apply(live, Status.of(TaskState.FAILED, f"Agent error: {why}"), reason="agent error")
         finally:
             live.run = None
             try:
@@ -437,7 +475,7 @@ class A2AService:
             except Exception:  # pragma: no cover - an agent misbehaving on close
                 log.exception("task %s: agent failed to close", live.task.id)
             if live.machine.is_interrupted and not live.running:
-                self._close_streams(live)
+                self._close_streams(live, keep_watchers=True)
 
     def _apply(self, live: _Live, update: Update, *, reason: str = "") -> None:
         """One update → machine, task, store, streams, webhooks (all or nothing before publish)."""
@@ -446,46 +484,66 @@ class A2AService:
             t = live.machine.advance(update.state, reason=reason)  # may raise InvalidTransition
             message = None
             if update.parts:
-                message = Message(message_id=self.ids(), role=Role.AGENT, parts=update.parts,
-                                  task_id=task.id, context_id=task.context_id)
+                message = Message(
+                    message_id=self.ids(),
+                    role=Role.AGENT,
+                    parts=update.parts,
+                    task_id=task.id,
+                    context_id=task.context_id,
+                )
                 task.history.append(message)
             self._stamp(live, t, message)
-            event = StreamResponse(status_update=TaskStatusUpdateEvent(
-                task_id=task.id, context_id=task.context_id, status=task.status))
+            event = StreamResponse(
+                status_update=TaskStatusUpdateEvent(
+                    task_id=task.id, context_id=task.context_id, status=task.status
+                )
+            )
             self._publish(live, event)
             if live.machine.is_terminal:
                 self._close_streams(live)
                 self.push.retire(task.id)
                 self._live.pop(task.id, None)
         elif isinstance(update, ArtifactChunk):
-            artifact = Artifact(artifact_id=update.artifact_id, name=update.name,
-                                description=update.description, parts=update.parts,
-                                metadata=update.metadata)
-            index = next((i for i, a in enumerate(task.artifacts)
-                          if a.artifact_id == update.artifact_id), None)
+            parts = fit_parts(update.parts, live.accepted)
+            artifact = Artifact(
+                artifact_id=update.artifact_id,
+                name=update.name,
+                description=update.description,
+                parts=parts,
+                metadata=update.metadata,
+            )
+            index = next(
+                (i for i, a in enumerate(task.artifacts) if a.artifact_id == update.artifact_id), None
+            )
             if index is None:
                 task.artifacts.append(artifact)
             elif update.append:
                 old = task.artifacts[index]
-                task.artifacts[index] = old.model_copy(update={"parts": old.parts + update.parts})
+                task.artifacts[index] = old.model_copy(update={"parts": old.parts + parts})
             else:
                 task.artifacts[index] = artifact
             self._save(live)
-            self._publish(live, StreamResponse(artifact_update=TaskArtifactUpdateEvent(
-                task_id=task.id, context_id=task.context_id, artifact=artifact,
-                append=update.append, last_chunk=update.last_chunk)))
+            self._publish(
+                live,
+                StreamResponse(
+                    artifact_update=TaskArtifactUpdateEvent(
+                        task_id=task.id,
+                        context_id=task.context_id,
+                        artifact=artifact,
+                        append=update.append,
+                        last_chunk=update.last_chunk,
+                    )
+                ),
+            )
         elif isinstance(update, Reply):
-            raise InvalidAgentResponseError(
-                "a direct Message is only allowed as the agent's first update")
+            raise InvalidAgentResponseError("a direct Message is only allowed as the agent's first update")
         else:  # pragma: no cover - Wait is handled by the run loop
             raise InvalidAgentResponseError(f"unknown update {update!r}")
 
     def _stamp(self, live: _Live, t: Transition, message: Message | None) -> None:
         """Set the task's status from a recorded transition and persist both."""
-        live.task.status = TaskStatus(state=t.target, message=message,
-                                      timestamp=iso_utc(t.at_ms))
-        self.store.save(live.task, status_ms=t.at_ms,
-                        transition=(len(live.machine.history) - 1, t))
+        live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
+        self.store.save(live.task, status_ms=t.at_ms, transition=(len(live.machine.history) - 1, t))
 
     def _save(self, live: _Live) -> None:
         last = live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms()
@@ -501,6 +559,8 @@ class A2AService:
     def _unsubscribe(self, live: _Live, queue: _Subscriber) -> None:
         if queue in live.subscribers:
             live.subscribers.remove(queue)
+        if queue in live.watchers:
+            live.watchers.remove(queue)
 
     def _publish(self, live: _Live, event: StreamResponse) -> None:
         for queue in live.subscribers:
@@ -517,13 +577,18 @@ class A2AService:
         for config in live.push_configs:
             self.push.enqueue(config, event)
 
-    def _close_streams(self, live: _Live) -> None:
+    def _close_streams(self, live: _Live, *, keep_watchers: bool = False) -> None:
+        """End the task's streams (``keep_watchers``: all but the SubscribeToTask ones)."""
+        kept = [q for q in live.subscribers if keep_watchers and q in live.watchers]
         for queue in live.subscribers:
-            queue.put_nowait(None)
-        live.subscribers.clear()
+            if queue not in kept:
+                queue.put_nowait(None)
+        live.subscribers[:] = kept
+        live.watchers[:] = kept
 
-    async def _stream(self, live: _Live, queue: _Subscriber, first: StreamResponse
-                      ) -> AsyncIterator[StreamResponse]:
+    async def _stream(
+        self, live: _Live, queue: _Subscriber, first: StreamResponse
+    ) -> AsyncIterator[StreamResponse]:
         try:
             yield first
             while True:
@@ -558,8 +623,11 @@ class A2AService:
         if task is None:
             raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
         history = self.store.transitions(task_id)
-        machine = (TaskMachine.restore(task_id, history, self.clock) if history
-                   else TaskMachine(task_id, clock=self.clock))
+        machine = (
+            TaskMachine.restore(task_id, history, self.clock)
+            if history
+            else TaskMachine(task_id, clock=self.clock)
+        )
         if not history:  # a task stored without transitions: adopt its current state
             machine.create(task.status.state, reason="restored")
         live = _Live(task, machine)
@@ -575,21 +643,29 @@ class A2AService:
         """``ListTasks``: filters, newest status first, cursor pages (spec §3.1.4)."""
         size = DEFAULT_PAGE_SIZE if req.page_size is None else req.page_size
         if not 1 <= size <= MAX_PAGE_SIZE:
-            raise InvalidParamsError(f"pageSize must be between 1 and {MAX_PAGE_SIZE}",
-                                     violations=[("pageSize", f"1..{MAX_PAGE_SIZE}")])
+            raise InvalidParamsError(
+                f"pageSize must be between 1 and {MAX_PAGE_SIZE}",
+                violations=[("pageSize", f"1..{MAX_PAGE_SIZE}")],
+            )
         if req.history_length is not None and req.history_length < 0:
-            raise InvalidParamsError("historyLength must be >= 0",
-                                     violations=[("historyLength", "must be >= 0")])
+            raise InvalidParamsError(
+                "historyLength must be >= 0", violations=[("historyLength", "must be >= 0")]
+            )
         after_ms = None
         if req.status_timestamp_after is not None:
             after_ms = int(parse_timestamp(req.status_timestamp_after).timestamp() * 1000)
-        page = self.store.page(context_id=req.context_id, state=req.status,
-                               status_after_ms=after_ms, page_size=size,
-                               page_token=req.page_token)
+        page = self.store.page(
+            context_id=req.context_id,
+            state=req.status,
+            status_after_ms=after_ms,
+            page_size=size,
+            page_token=req.page_token,
+        )
         include = bool(req.include_artifacts)
         tasks = [trim_task(t, req.history_length, include_artifacts=include) for t in page.tasks]
-        return ListTasksResponse(tasks=tasks, next_page_token=page.next_page_token,
-                                 page_size=size, total_size=page.total_size)
+        return ListTasksResponse(
+            tasks=tasks, next_page_token=page.next_page_token, page_size=size, total_size=page.total_size
+        )
 
     def timeline(self, task_id: str) -> list[Transition]:
         """Every transition of a task with its time — for plots (notebook 10)."""
@@ -614,21 +690,22 @@ class A2AService:
         if live.machine.is_terminal:  # the agent finished first
             raise TaskNotCancelableError(
                 f"Task {req.id} is in terminal state: {live.state.value}",
-                metadata={"taskId": req.id, "state": live.state.value})
-        self._apply(live, Status.of(TaskState.CANCELED, "Canceled at the client's request."),
-                    reason="CancelTask")
+                metadata={"taskId": req.id, "state": live.state.value},
+            )
+        self._apply(
+            live, Status.of(TaskState.CANCELED, "Canceled at the client's request."), reason="CancelTask"
+        )
         return self._current(req.id)
 
     # ------------------------------------------------------------------ push configs
 
     def _check_url(self, url: str) -> None:
-        check_webhook_url(url, allow_loopback=self.allow_loopback_webhooks,
-                          allow_private=self.allow_private_webhooks)
+        check_webhook_url(
+            url, allow_loopback=self.allow_loopback_webhooks, allow_private=self.allow_private_webhooks
+        )
 
-    def _register_push(self, cfg: TaskPushNotificationConfig, task_id: str
-                       ) -> TaskPushNotificationConfig:
-        stored = cfg.model_copy(update={"task_id": task_id, "id": cfg.id or self.ids(),
-                                        "tenant": ""})
+    def _register_push(self, cfg: TaskPushNotificationConfig, task_id: str) -> TaskPushNotificationConfig:
+        stored = cfg.model_copy(update={"task_id": task_id, "id": cfg.id or self.ids(), "tenant": ""})
         self.store.save_push_config(stored)
         self._forget_push_configs(task_id)
         return stored
@@ -638,8 +715,7 @@ class A2AService:
         if live is not None:
             live.push_configs = None  # reloaded on the next event
 
-    async def create_push_config(self, cfg: TaskPushNotificationConfig
-                                 ) -> TaskPushNotificationConfig:
+    async def create_push_config(self, cfg: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
         """``CreateTaskPushNotificationConfig``: the server assigns ``id`` if missing."""
         self._require_push()
         if not cfg.task_id:
@@ -648,19 +724,20 @@ class A2AService:
         self._check_url(cfg.url)
         return self._register_push(cfg, cfg.task_id)
 
-    async def get_push_config(self, req: GetTaskPushNotificationConfigRequest
-                              ) -> TaskPushNotificationConfig:
+    async def get_push_config(self, req: GetTaskPushNotificationConfigRequest) -> TaskPushNotificationConfig:
         self._require_push()
         self._current(req.task_id)
         cfg = self.store.push_config(req.task_id, req.id)
         if cfg is None:
             raise TaskNotFoundError(
                 f"push notification config {req.id} not found for task {req.task_id}",
-                metadata={"taskId": req.task_id, "configId": req.id})
+                metadata={"taskId": req.task_id, "configId": req.id},
+            )
         return cfg
 
-    async def list_push_configs(self, req: ListTaskPushNotificationConfigsRequest
-                                ) -> ListTaskPushNotificationConfigsResponse:
+    async def list_push_configs(
+        self, req: ListTaskPushNotificationConfigsRequest
+    ) -> ListTaskPushNotificationConfigsResponse:
         self._require_push()
         self._current(req.task_id)
         configs = self.store.push_configs(req.task_id)
@@ -669,10 +746,11 @@ class A2AService:
             try:
                 start = int(req.page_token)
             except ValueError:
-                raise InvalidParamsError(f"invalid pageToken {req.page_token!r}",
-                                         violations=[("pageToken", "not issued here")]) from None
+                raise InvalidParamsError(
+                    f"invalid pageToken {req.page_token!r}", violations=[("pageToken", "not issued here")]
+                ) from None
         size = req.page_size if req.page_size > 0 else len(configs) or 1
-        page = configs[start:start + size]
+        page = configs[start : start + size]
         nxt = str(start + size) if start + size < len(configs) else ""
         return ListTaskPushNotificationConfigsResponse(configs=page, next_page_token=nxt)
 
@@ -690,9 +768,11 @@ class A2AService:
         for task in self.store.tasks_in((TaskState.SUBMITTED, TaskState.WORKING)):
             live = self._live_task(task.id)
             try:
-                self._apply(live, Status.of(TaskState.FAILED,
-                                            "The server restarted while this task was running."),
-                            reason="server restart")
+                self._apply(
+                    live,
+                    Status.of(TaskState.FAILED, "The server restarted while this task was running."),
+                    reason="server restart",
+                )
             except InvalidTransitionError:  # pragma: no cover - stored history inconsistent
                 log.warning("could not fail orphaned task %s", task.id)
 

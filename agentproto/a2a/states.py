@@ -44,9 +44,7 @@ class TaskState(str, Enum):
 
 
 #: A task in one of these states never changes again (spec §3.2.2 / proto comments).
-TERMINAL_STATES = frozenset(
-    {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
-)
+TERMINAL_STATES = frozenset({TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED})
 #: The agent is waiting for the client (more input, or credentials).
 INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
 #: Not terminal, not interrupted: the agent owns the next move.

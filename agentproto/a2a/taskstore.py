@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import logging
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,6 +29,8 @@ from agentproto.a2a.types import Task, TaskPushNotificationConfig
 from agentproto.store import Store
 
 __all__ = ["TaskStore", "TaskPage", "A2A_SCHEMA_VERSION"]
+
+log = logging.getLogger(__name__)
 
 #: Version of the ``a2a_*`` tables (component ``"a2a"`` of the shared store).
 A2A_SCHEMA_VERSION = 1
@@ -93,6 +97,8 @@ class TaskStore:
         self.store = store if isinstance(store, Store) else Store(store)
         self.store.ensure_schema("a2a", A2A_SCHEMA_VERSION, {1: _SCHEMA_V1})
         self._tx = self.store.transaction
+        #: Records that failed to load: task id (or body prefix) → the error (see ``_task``).
+        self.quarantined: dict[str, str] = {}
 
     @property
     def path(self) -> str:
@@ -103,8 +109,7 @@ class TaskStore:
 
     # -- tasks -----------------------------------------------------------------------------
 
-    def save(self, task: Task, *, status_ms: int,
-             transition: tuple[int, Transition] | None = None) -> None:
+    def save(self, task: Task, *, status_ms: int, transition: tuple[int, Transition] | None = None) -> None:
         """Insert or replace a task; ``status_ms`` is its status time (the sort key).
 
         ``transition`` — ``(n, t)``, the task's ``n``-th transition (0 = creation) — is stored
@@ -124,9 +129,25 @@ class TaskStore:
 
     def load(self, task_id: str) -> Task | None:
         with self._tx() as db:
-            row = db.execute("SELECT body FROM a2a_tasks WHERE id = ?",
-                                   (task_id,)).fetchone()
-        return None if row is None else Task.model_validate_json(row[0])
+            row = db.execute("SELECT body FROM a2a_tasks WHERE id = ?", (task_id,)).fetchone()
+        return None if row is None else self._task(row[0], task_id)
+
+    def _task(self, body: str, task_id: str = "") -> Task | None:
+        """A stored task, or None if its record no longer loads (a *poison* record, e.g.
+        written before :mod:`agentproto.limits` existed): it is quarantined — remembered in
+        :attr:`quarantined` and logged once — and never breaks a read or a listing."""
+        try:
+            return Task.model_validate_json(body)
+        except (ValueError, RecursionError) as exc:  # pydantic ValidationError, deep JSON
+            key = task_id or body[:80]
+            if key not in self.quarantined:
+                self.quarantined[key] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                log.warning(
+                    json.dumps(
+                        {"event": "a2a_task_quarantined", "taskId": task_id, "error": type(exc).__name__}
+                    )
+                )
+            return None
 
     def tasks_in(self, states: Iterable[TaskState]) -> list[Task]:
         """Every task currently in one of ``states`` (e.g. to recover after a restart)."""
@@ -134,9 +155,9 @@ class TaskStore:
         marks = ",".join("?" * len(wanted))
         with self._tx() as db:
             rows = db.execute(
-                f"SELECT body FROM a2a_tasks WHERE state IN ({marks}) ORDER BY seq", wanted
+                f"SELECT body, id FROM a2a_tasks WHERE state IN ({marks}) ORDER BY seq", wanted
             ).fetchall()
-        return [Task.model_validate_json(r[0]) for r in rows]
+        return [t for t in (self._task(r[0], r[1]) for r in rows) if t is not None]
 
     def page(
         self,
@@ -170,14 +191,15 @@ class TaskStore:
         with self._tx() as db:
             total = db.execute(f"SELECT COUNT(*) FROM a2a_tasks{filt}", args).fetchone()[0]
             rows = db.execute(
-                f"SELECT body, status_ms, seq FROM a2a_tasks{pfilt} "
+                f"SELECT body, status_ms, seq, id FROM a2a_tasks{pfilt} "
                 "ORDER BY status_ms DESC, seq DESC LIMIT ?",
                 [*page_args, page_size + 1],
             ).fetchall()
         more = len(rows) > page_size
         rows = rows[:page_size]
         token = _encode_cursor(rows[-1][1], rows[-1][2]) if more and rows else ""
-        return TaskPage([Task.model_validate_json(r[0]) for r in rows], token, total)
+        tasks = [t for t in (self._task(r[0], r[3]) for r in rows) if t is not None]
+        return TaskPage(tasks, token, total - (len(rows) - len(tasks)))
 
     # -- transitions -----------------------------------------------------------------------
 
@@ -187,22 +209,19 @@ class TaskStore:
             self._insert_transition(db, task_id, n, t)
 
     @staticmethod
-    def _insert_transition(db: sqlite3.Connection, task_id: str, n: int, t: Transition
-                           ) -> None:
+    def _insert_transition(db: sqlite3.Connection, task_id: str, n: int, t: Transition) -> None:
         db.execute(
             "INSERT OR REPLACE INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
-            (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms,
-             t.reason),
+            (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms, t.reason),
         )
 
     def transitions(self, task_id: str) -> list[Transition]:
         with self._tx() as db:
             rows = db.execute(
-                "SELECT source, target, at_ms, reason FROM a2a_transitions "
-                "WHERE task_id = ? ORDER BY n", (task_id,)
+                "SELECT source, target, at_ms, reason FROM a2a_transitions WHERE task_id = ? ORDER BY n",
+                (task_id,),
             ).fetchall()
-        return [Transition(TaskState(s) if s else None, TaskState(t), at, r)
-                for s, t, at, r in rows]
+        return [Transition(TaskState(s) if s else None, TaskState(t), at, r) for s, t, at, r in rows]
 
     # -- push notification configs ---------------------------------------------------------
 

@@ -229,8 +229,7 @@ def _one_of(model: BaseModel, group: str, members: tuple[str, ...], *, required:
         return
     wire = ", ".join(to_camel(m) for m in members)
     found = " and ".join(to_camel(m) for m in present) if present else "none"
-    raise ValueError(
-        f"{type(model).__name__}.{group} is a oneof: set exactly one of {wire}; got {found}")
+    raise ValueError(f"{type(model).__name__}.{group} is a oneof: set exactly one of {wire}; got {found}")
 
 
 # --------------------------------------------------------------------------- content
@@ -420,8 +419,7 @@ class StreamResponse(ProtoModel):
 
     @property
     def payload(self) -> Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent:
-        item: StreamEvent = next(getattr(self, m) for m in self.PAYLOAD
-                                 if getattr(self, m) is not None)
+        item: StreamEvent = next(getattr(self, m) for m in self.PAYLOAD if getattr(self, m) is not None)
         return item
 
     @classmethod
@@ -773,8 +771,9 @@ class AgentCard(_KeepsRequired):
     signatures: list[AgentCardSignature] = Field(default_factory=list)
     icon_url: str | None = None
 
-    def interface(self, binding: str = JSONRPC_BINDING,
-                  version: str = PROTOCOL_VERSION) -> AgentInterface | None:
+    def interface(
+        self, binding: str = JSONRPC_BINDING, version: str = PROTOCOL_VERSION
+    ) -> AgentInterface | None:
         """The first declared interface with this binding and major.minor version (spec §8.3.2)."""
         want = version.split(".")[:2]
         for itf in self.supported_interfaces:
@@ -798,8 +797,7 @@ def data_part(data: Any, *, media_type: str = "application/json", **kw: Any) -> 
 
 def file_part(content: bytes, *, filename: str = "", media_type: str = "", **kw: Any) -> Part:
     """Inline bytes: ``{"raw": <base64>, "filename": ..., "mediaType": ...}``."""
-    return Part(raw=base64.b64encode(content).decode("ascii"), filename=filename,
-                media_type=media_type, **kw)
+    return Part(raw=base64.b64encode(content).decode("ascii"), filename=filename, media_type=media_type, **kw)
 
 
 def url_part(url: str, *, filename: str = "", media_type: str = "", **kw: Any) -> Part:
@@ -807,11 +805,12 @@ def url_part(url: str, *, filename: str = "", media_type: str = "", **kw: Any) -
     return Part(url=url, filename=filename, media_type=media_type, **kw)
 
 
-def _message(role: Role, content: str | Part | list[Part], message_id: str,
-             **kw: Any) -> Message:
+def _message(role: Role, content: str | Part | list[Part], message_id: str, **kw: Any) -> Message:
     if not message_id:
-        raise ValueError("message_id is REQUIRED: the message's creator picks it (e.g. from an "
-                         "IdFactory in tests, agentproto.runtime.uuid_ids in production)")
+        raise ValueError(
+            "message_id is REQUIRED: the message's creator picks it (e.g. from an "
+            "IdFactory in tests, agentproto.runtime.uuid_ids in production)"
+        )
     if isinstance(content, str):
         parts = [Part(text=content)]
     elif isinstance(content, Part):

@@ -64,24 +64,45 @@ from agentproto.agui.events import (
     ToolCallStartEvent,
 )
 
-__all__ = ["ChunkExpander", "PendingStream", "expand_chunks", "CLOSES_OWN_LANE",
-           "CLOSES_ALL_LANES", "CLOSES_NOTHING"]
+__all__ = [
+    "ChunkExpander",
+    "PendingStream",
+    "expand_chunks",
+    "CLOSES_OWN_LANE",
+    "CLOSES_ALL_LANES",
+    "CLOSES_NOTHING",
+]
 
 E = EventType
 
 #: Events that close their own lane's pending chunk stream first (spec streaming).
-CLOSES_OWN_LANE = frozenset({
-    E.TEXT_MESSAGE_START, E.TEXT_MESSAGE_CONTENT, E.TEXT_MESSAGE_END,
-    E.TOOL_CALL_START, E.TOOL_CALL_ARGS, E.TOOL_CALL_END, E.TOOL_CALL_RESULT,
-    E.STATE_SNAPSHOT, E.STATE_DELTA, E.CUSTOM, E.STEP_STARTED, E.STEP_FINISHED,
-    E.REASONING_START, E.REASONING_END, E.REASONING_MESSAGE_START,
-    E.REASONING_MESSAGE_CONTENT, E.REASONING_MESSAGE_END,
-})
+CLOSES_OWN_LANE = frozenset(
+    {
+        E.TEXT_MESSAGE_START,
+        E.TEXT_MESSAGE_CONTENT,
+        E.TEXT_MESSAGE_END,
+        E.TOOL_CALL_START,
+        E.TOOL_CALL_ARGS,
+        E.TOOL_CALL_END,
+        E.TOOL_CALL_RESULT,
+        E.STATE_SNAPSHOT,
+        E.STATE_DELTA,
+        E.CUSTOM,
+        E.STEP_STARTED,
+        E.STEP_FINISHED,
+        E.REASONING_START,
+        E.REASONING_END,
+        E.REASONING_MESSAGE_START,
+        E.REASONING_MESSAGE_CONTENT,
+        E.REASONING_MESSAGE_END,
+    }
+)
 #: Run-level events: every lane closes (a chunked stream never outlives its run).
 CLOSES_ALL_LANES = frozenset({E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR, E.MESSAGES_SNAPSHOT})
 #: Events that leave every pending stream open.
-CLOSES_NOTHING = frozenset({E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA,
-                            E.REASONING_ENCRYPTED_VALUE, E.SUBAGENT_STARTED})
+CLOSES_NOTHING = frozenset(
+    {E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA, E.REASONING_ENCRYPTED_VALUE, E.SUBAGENT_STARTED}
+)
 _CLOSES_SUBAGENT_LANE = frozenset({E.SUBAGENT_FINISHED, E.SUBAGENT_ERROR})
 _CHUNKS = frozenset({E.TEXT_MESSAGE_CHUNK, E.TOOL_CALL_CHUNK, E.REASONING_MESSAGE_CHUNK})
 
@@ -118,22 +139,32 @@ def _synth(cls: type[BaseEvent], fields: dict[str, Any]) -> BaseEvent:
 class PendingStream:
     """What one lane is assembling: its kind, id and the fields its opener established."""
 
-    kind: str             # "text" | "tool" | "reasoning"
+    kind: str  # "text" | "tool" | "reasoning"
     id: str
-    owner: str | None     # the opener's subagentRunId
-    role: str | None = None           # text: established role ("assistant" when absent)
-    name: str | None = None           # text: display name; tool: toolCallName
+    owner: str | None  # the opener's subagentRunId
+    role: str | None = None  # text: established role ("assistant" when absent)
+    name: str | None = None  # text: display name; tool: toolCallName
     parent_message_id: str | None = None  # tool only
 
 
-def _disagree(kind: str, entity: str, field: str, incoming: str | None,
-              established: str | None, index: int | None, type_: str) -> None:
+def _disagree(
+    kind: str,
+    entity: str,
+    field: str,
+    incoming: str | None,
+    established: str | None,
+    index: int | None,
+    type_: str,
+) -> None:
     if incoming is not None and incoming != established:
         shown = "(absent)" if established is None else f"'{established}'"
         raise ChunkError(
             f"Cannot continue {_KIND_LABEL[kind]} '{entity}': chunk {field} '{incoming}' does "
             f"not match the open stream's {field} {shown}.",
-            rule="chunk.field-mismatch", index=index, event_type=type_)
+            rule="chunk.field-mismatch",
+            index=index,
+            event_type=type_,
+        )
 
 
 class ChunkExpander:
@@ -172,8 +203,10 @@ class ChunkExpander:
                 return [event]
             if action is _ALL:
                 return [*self._close_all(), event]
-            return [*self._close_lane(event.subagent_run_id),  # type: ignore[attr-defined]
-                    event]  # own / subagent's lane (every event routed here carries one)
+            return [
+                *self._close_lane(event.subagent_run_id),  # type: ignore[attr-defined]
+                event,
+            ]  # own / subagent's lane (every event routed here carries one)
         finally:
             self.idle = not self._lanes
 
@@ -190,13 +223,12 @@ class ChunkExpander:
         if pending is None:
             return []
         if pending.kind == "text":
-            return [_synth(TextMessageEndEvent,
-                           {"message_id": pending.id, "subagent_run_id": pending.owner})]
+            return [_synth(TextMessageEndEvent, {"message_id": pending.id, "subagent_run_id": pending.owner})]
         if pending.kind == "tool":
-            return [_synth(ToolCallEndEvent,
-                           {"tool_call_id": pending.id, "subagent_run_id": pending.owner})]
-        return [_synth(ReasoningMessageEndEvent,
-                       {"message_id": pending.id, "subagent_run_id": pending.owner})]
+            return [_synth(ToolCallEndEvent, {"tool_call_id": pending.id, "subagent_run_id": pending.owner})]
+        return [
+            _synth(ReasoningMessageEndEvent, {"message_id": pending.id, "subagent_run_id": pending.owner})
+        ]
 
     def _close_all(self) -> list[BaseEvent]:
         out: list[BaseEvent] = []
@@ -204,8 +236,9 @@ class ChunkExpander:
             out.extend(self._close_lane(owner))
         return out
 
-    def _resolve_lane(self, kind: str, entity_id: str | None, tag: str | None,
-                      chunk_type: str, index: int | None) -> str | None:
+    def _resolve_lane(
+        self, kind: str, entity_id: str | None, tag: str | None, chunk_type: str, index: int | None
+    ) -> str | None:
         if entity_id is not None:
             for owner, pending in self._lanes.items():
                 if pending.kind == kind and pending.id == entity_id:
@@ -214,8 +247,11 @@ class ChunkExpander:
                         raise ChunkError(
                             f"Cannot continue {_KIND_LABEL[kind]} '{entity_id}': chunk "
                             f"subagentRunId '{tag}' does not match the open stream's subagent "
-                            f"'{shown}'.", rule="chunk.owner-mismatch", index=index,
-                            event_type=chunk_type)
+                            f"'{shown}'.",
+                            rule="chunk.owner-mismatch",
+                            index=index,
+                            event_type=chunk_type,
+                        )
                     return owner
             return tag  # an id nobody holds opens a new stream in the lane its tag names
         if tag is not None:
@@ -231,7 +267,10 @@ class ChunkExpander:
                 f"Ambiguous {chunk_type}: it carries neither a {_ID_FIELD[kind]} nor a "
                 f"subagentRunId, but {len(candidates)} lanes have an open {_KIND_LABEL[kind]}. "
                 f"Attribute the chunk to the subagent it belongs to.",
-                rule="chunk.ambiguous", index=index, event_type=chunk_type)
+                rule="chunk.ambiguous",
+                index=index,
+                event_type=chunk_type,
+            )
         return None
 
     @staticmethod
@@ -259,29 +298,47 @@ class ChunkExpander:
         out: list[BaseEvent] = []
         if pending is not None and pending.kind == "text" and (mid is None or mid == pending.id):
             if chunk.role is not None or chunk.name is not None:
-                _disagree("text", pending.id, "role", chunk.role, pending.role, index,
-                          "TEXT_MESSAGE_CHUNK")
-                _disagree("text", pending.id, "name", chunk.name, pending.name, index,
-                          "TEXT_MESSAGE_CHUNK")
+                _disagree("text", pending.id, "role", chunk.role, pending.role, index, "TEXT_MESSAGE_CHUNK")
+                _disagree("text", pending.id, "name", chunk.name, pending.name, index, "TEXT_MESSAGE_CHUNK")
         else:
             out.extend(self._close_lane(lane))
             if mid is None:
-                raise ChunkError("First TEXT_MESSAGE_CHUNK must have a messageId",
-                                 rule="chunk.missing-id", index=index,
-                                 event_type="TEXT_MESSAGE_CHUNK")
-            pending = PendingStream("text", mid, tag,
-                                    role=chunk.role if chunk.role is not None else "assistant",
-                                    name=chunk.name)
+                raise ChunkError(
+                    "First TEXT_MESSAGE_CHUNK must have a messageId",
+                    rule="chunk.missing-id",
+                    index=index,
+                    event_type="TEXT_MESSAGE_CHUNK",
+                )
+            pending = PendingStream(
+                "text", mid, tag, role=chunk.role if chunk.role is not None else "assistant", name=chunk.name
+            )
             self._lanes[lane] = pending
-            out.append(_synth(TextMessageStartEvent, self._carry(chunk, {
-                "message_id": mid, "role": pending.role, "name": chunk.name,
-                "subagent_run_id": tag}, False)))
+            out.append(
+                _synth(
+                    TextMessageStartEvent,
+                    self._carry(
+                        chunk,
+                        {"message_id": mid, "role": pending.role, "name": chunk.name, "subagent_run_id": tag},
+                        False,
+                    ),
+                )
+            )
         delta = chunk.delta
-        if delta is not None or chunk.raw_event is not None or (
-                not out and chunk.metadata is not None):
-            out.append(_synth(TextMessageContentEvent, self._carry(chunk, {
-                "message_id": pending.id, "delta": delta or "",
-                "subagent_run_id": tag if tag is not None else pending.owner}, True)))
+        if delta is not None or chunk.raw_event is not None or (not out and chunk.metadata is not None):
+            out.append(
+                _synth(
+                    TextMessageContentEvent,
+                    self._carry(
+                        chunk,
+                        {
+                            "message_id": pending.id,
+                            "delta": delta or "",
+                            "subagent_run_id": tag if tag is not None else pending.owner,
+                        },
+                        True,
+                    ),
+                )
+            )
         return out
 
     def _tool(self, chunk: ToolCallChunkEvent, index: int | None) -> list[BaseEvent]:
@@ -295,32 +352,75 @@ class ChunkExpander:
         out: list[BaseEvent] = []
         if pending is not None and pending.kind == "tool" and (tid is None or tid == pending.id):
             if chunk.tool_call_name is not None or chunk.parent_message_id is not None:
-                _disagree("tool", pending.id, "toolCallName", chunk.tool_call_name,
-                          pending.name, index, "TOOL_CALL_CHUNK")
-                _disagree("tool", pending.id, "parentMessageId", chunk.parent_message_id,
-                          pending.parent_message_id, index, "TOOL_CALL_CHUNK")
+                _disagree(
+                    "tool",
+                    pending.id,
+                    "toolCallName",
+                    chunk.tool_call_name,
+                    pending.name,
+                    index,
+                    "TOOL_CALL_CHUNK",
+                )
+                _disagree(
+                    "tool",
+                    pending.id,
+                    "parentMessageId",
+                    chunk.parent_message_id,
+                    pending.parent_message_id,
+                    index,
+                    "TOOL_CALL_CHUNK",
+                )
         else:
             out.extend(self._close_lane(lane))
             if tid is None:
-                raise ChunkError("First TOOL_CALL_CHUNK must have a toolCallId",
-                                 rule="chunk.missing-id", index=index,
-                                 event_type="TOOL_CALL_CHUNK")
+                raise ChunkError(
+                    "First TOOL_CALL_CHUNK must have a toolCallId",
+                    rule="chunk.missing-id",
+                    index=index,
+                    event_type="TOOL_CALL_CHUNK",
+                )
             if chunk.tool_call_name is None:
-                raise ChunkError("First TOOL_CALL_CHUNK must have a toolCallName",
-                                 rule="chunk.missing-name", index=index,
-                                 event_type="TOOL_CALL_CHUNK")
-            pending = PendingStream("tool", tid, tag, name=chunk.tool_call_name,
-                                    parent_message_id=chunk.parent_message_id)
+                raise ChunkError(
+                    "First TOOL_CALL_CHUNK must have a toolCallName",
+                    rule="chunk.missing-name",
+                    index=index,
+                    event_type="TOOL_CALL_CHUNK",
+                )
+            pending = PendingStream(
+                "tool", tid, tag, name=chunk.tool_call_name, parent_message_id=chunk.parent_message_id
+            )
             self._lanes[lane] = pending
-            out.append(_synth(ToolCallStartEvent, self._carry(chunk, {
-                "tool_call_id": tid, "tool_call_name": pending.name,
-                "parent_message_id": chunk.parent_message_id, "subagent_run_id": tag}, False)))
+            out.append(
+                _synth(
+                    ToolCallStartEvent,
+                    self._carry(
+                        chunk,
+                        {
+                            "tool_call_id": tid,
+                            "tool_call_name": pending.name,
+                            "parent_message_id": chunk.parent_message_id,
+                            "subagent_run_id": tag,
+                        },
+                        False,
+                    ),
+                )
+            )
         delta = chunk.delta
-        if delta is not None or chunk.raw_event is not None or (
-                not out and chunk.metadata is not None):
-            out.append(_synth(ToolCallArgsEvent, self._carry(chunk, {
-                "tool_call_id": pending.id, "delta": delta or "",
-                "subagent_run_id": tag if tag is not None else pending.owner}, True)))
+        if delta is not None or chunk.raw_event is not None or (not out and chunk.metadata is not None):
+            out.append(
+                _synth(
+                    ToolCallArgsEvent,
+                    self._carry(
+                        chunk,
+                        {
+                            "tool_call_id": pending.id,
+                            "delta": delta or "",
+                            "subagent_run_id": tag if tag is not None else pending.owner,
+                        },
+                        True,
+                    ),
+                )
+            )
         return out
 
     def _reasoning(self, chunk: ReasoningMessageChunkEvent, index: int | None) -> list[BaseEvent]:
@@ -332,23 +432,39 @@ class ChunkExpander:
             lane = self._resolve_lane("reasoning", mid, tag, "REASONING_MESSAGE_CHUNK", index)
             pending = self._lanes.get(lane)
         out: list[BaseEvent] = []
-        if not (pending is not None and pending.kind == "reasoning"
-                and (mid is None or mid == pending.id)):
+        if not (pending is not None and pending.kind == "reasoning" and (mid is None or mid == pending.id)):
             out.extend(self._close_lane(lane))
             if mid is None:
-                raise ChunkError("First REASONING_MESSAGE_CHUNK must have a messageId",
-                                 rule="chunk.missing-id", index=index,
-                                 event_type="REASONING_MESSAGE_CHUNK")
+                raise ChunkError(
+                    "First REASONING_MESSAGE_CHUNK must have a messageId",
+                    rule="chunk.missing-id",
+                    index=index,
+                    event_type="REASONING_MESSAGE_CHUNK",
+                )
             pending = PendingStream("reasoning", mid, tag)
             self._lanes[lane] = pending
-            out.append(_synth(ReasoningMessageStartEvent, self._carry(chunk, {
-                "message_id": mid, "subagent_run_id": tag}, False)))
+            out.append(
+                _synth(
+                    ReasoningMessageStartEvent,
+                    self._carry(chunk, {"message_id": mid, "subagent_run_id": tag}, False),
+                )
+            )
         delta = chunk.delta
-        if delta is not None or chunk.raw_event is not None or (
-                not out and chunk.metadata is not None):
-            out.append(_synth(ReasoningMessageContentEvent, self._carry(chunk, {
-                "message_id": pending.id, "delta": delta or "",
-                "subagent_run_id": tag if tag is not None else pending.owner}, True)))
+        if delta is not None or chunk.raw_event is not None or (not out and chunk.metadata is not None):
+            out.append(
+                _synth(
+                    ReasoningMessageContentEvent,
+                    self._carry(
+                        chunk,
+                        {
+                            "message_id": pending.id,
+                            "delta": delta or "",
+                            "subagent_run_id": tag if tag is not None else pending.owner,
+                        },
+                        True,
+                    ),
+                )
+            )
         return out
 
 

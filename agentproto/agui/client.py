@@ -146,8 +146,11 @@ class ThreadView:
         self.state = snapshot.get("state")
         self.messages = list(snapshot.get("messages") or [])
         self.pending_interrupts = list(snapshot.get("pendingInterrupts") or [])
-        interrupted = [r for r in snapshot.get("runs") or []
-                       if r.get("status") == "interrupt" and r.get("kind") != "replay"]
+        interrupted = [
+            r
+            for r in snapshot.get("runs") or []
+            if r.get("status") == "interrupt" and r.get("kind") != "replay"
+        ]
         self.interrupted_run_id = interrupted[-1]["runId"] if interrupted else None
 
 
@@ -195,8 +198,8 @@ class Deduplicator:
             key, action, space = _OPEN_CLOSE[kind]
             is_open = self._open.get((space, str(data.get(key))))
             duplicate = text in self._seen and (
-                (action == "open" and is_open is True) or
-                (action == "close" and is_open is False))
+                (action == "open" and is_open is True) or (action == "close" and is_open is False)
+            )
         if duplicate:
             self.dropped += 1
             return True
@@ -216,23 +219,31 @@ class Deduplicator:
         return False
 
 
-_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout,
-            httpx.StreamClosed)
+_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout, httpx.StreamClosed)
 
 
 class AGUIClient:
     """An async AG-UI client for one server (see the module docstring)."""
 
-    def __init__(self, base_url: str, *, http: httpx.AsyncClient | None = None,
-                 ids: Callable[[], str] | None = None, clock: Clock | None = None,
-                 prefix: str = "/ag-ui", timeout_s: float | None = None,
-                 recover_timeout_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        http: httpx.AsyncClient | None = None,
+        ids: Callable[[], str] | None = None,
+        clock: Clock | None = None,
+        prefix: str = "/ag-ui",
+        timeout_s: float | None = None,
+        recover_timeout_s: float = 10.0,
+    ) -> None:
         """``timeout_s`` (default 30 s; streams have no read timeout) configures the httpx
         client made here; with ``http=`` given it would do nothing, so passing both raises
         ``ValueError`` — set the timeout on that client instead."""
         if http is not None and timeout_s is not None:
-            raise ValueError("timeout_s configures the client this object makes; with http= "
-                             "given, set the timeout on that httpx.AsyncClient instead")
+            raise ValueError(
+                "timeout_s configures the client this object makes; with http= "
+                "given, set the timeout on that httpx.AsyncClient instead"
+            )
         if (timeout_s is not None and timeout_s <= 0) or recover_timeout_s <= 0:
             raise ValueError("timeout_s and recover_timeout_s must be positive")
         self.base_url = base_url.rstrip("/")
@@ -242,7 +253,8 @@ class AGUIClient:
         self.recover_timeout_s = recover_timeout_s
         self._own_http = http is None
         self.http = http or httpx.AsyncClient(
-            timeout=httpx.Timeout(30.0 if timeout_s is None else timeout_s, read=None))
+            timeout=httpx.Timeout(30.0 if timeout_s is None else timeout_s, read=None)
+        )
         self.threads: dict[str, ThreadView] = {}
 
     async def aclose(self) -> None:
@@ -293,8 +305,7 @@ class AGUIClient:
     async def cancel_run(self, run_id: str, thread_id: str | None = None) -> dict[str, Any]:
         """Ask the server to stop a running run (it will finish ``cancelled``)."""
         params = {"threadId": thread_id} if thread_id else None
-        response = await self.http.post(f"{self.base_url}{self.prefix}/runs/{run_id}/cancel",
-                                        params=params)
+        response = await self.http.post(f"{self.base_url}{self.prefix}/runs/{run_id}/cancel", params=params)
         if response.status_code >= 400:
             raise AGUIHTTPError(response.status_code, _json_or_text(response))
         answer: dict[str, Any] = response.json()
@@ -307,11 +318,17 @@ class AGUIClient:
         message = {"id": self.ids(), "role": "user", "content": text}
         return await self.run(thread_id, new_messages=[message], **kwargs)
 
-    async def run(self, thread_id: str, *, new_messages: Iterable[dict[str, Any]] = (),
-                  resume: list[dict[str, Any]] | None = None, run_id: str | None = None,
-                  forwarded_props: Any = None,
-                  on_event: Callable[[dict[str, Any]], Any] | None = None,
-                  body_override: Mapping[str, Any] | None = None) -> RunResult:
+    async def run(
+        self,
+        thread_id: str,
+        *,
+        new_messages: Iterable[dict[str, Any]] = (),
+        resume: list[dict[str, Any]] | None = None,
+        run_id: str | None = None,
+        forwarded_props: Any = None,
+        on_event: Callable[[dict[str, Any]], Any] | None = None,
+        body_override: Mapping[str, Any] | None = None,
+    ) -> RunResult:
         """POST one run and consume its stream; returns when the run ends (or is recovered).
 
         ``on_event`` is called with each accepted event (wire dict) as it arrives — a notebook
@@ -322,9 +339,13 @@ class AGUIClient:
         run_id = run_id or self.ids()
         outgoing = [m for m in view.messages if m.get("role") != "activity"]  # spec: strip
         outgoing += list(new_messages)
-        body: dict[str, Any] = {"threadId": thread_id, "runId": run_id,
-                                "protocolVersion": ev.PROTOCOL_VERSION, "state": view.state,
-                                "messages": outgoing}
+        body: dict[str, Any] = {
+            "threadId": thread_id,
+            "runId": run_id,
+            "protocolVersion": ev.PROTOCOL_VERSION,
+            "state": view.state,
+            "messages": outgoing,
+        }
         if resume is not None:
             body["resume"] = resume
         if forwarded_props is not None:
@@ -335,8 +356,9 @@ class AGUIClient:
         consumer = _Consumer(view, result, on_event, baseline=body["messages"])
         url = f"{self.base_url}{self.prefix}/agent"
         try:
-            async with self.http.stream("POST", url, json=body,
-                                        headers={"Accept": SSE_CONTENT_TYPE}) as response:
+            async with self.http.stream(
+                "POST", url, json=body, headers={"Accept": SSE_CONTENT_TYPE}
+            ) as response:
                 if response.status_code != 200:
                     await response.aread()
                     raise AGUIHTTPError(response.status_code, _json_or_text(response))
@@ -365,8 +387,7 @@ class AGUIClient:
 
     # -- human in the loop -------------------------------------------------------------------
 
-    async def resume(self, thread_id: str, responses: Mapping[str, Any], **kwargs: Any
-                     ) -> RunResult:
+    async def resume(self, thread_id: str, responses: Mapping[str, Any], **kwargs: Any) -> RunResult:
         """Answer the thread's pending interrupts (``responses``: id → :func:`resolved` /
         :func:`cancelled`) in a new run.
 
@@ -376,19 +397,23 @@ class AGUIClient:
         """
         view = self.thread(thread_id)
         entries = build_resume(view.pending_interrupts, responses)
-        ledger = ThreadRecord.from_pending(thread_id, view.interrupted_run_id or "",
-                                           view.pending_interrupts)
-        validate_resume(ledger, {"threadId": thread_id, "resume": entries},
-                        self.clock.now_ms())
+        ledger = ThreadRecord.from_pending(thread_id, view.interrupted_run_id or "", view.pending_interrupts)
+        validate_resume(ledger, {"threadId": thread_id, "resume": entries}, self.clock.now_ms())
         return await self.run(thread_id, resume=entries, **kwargs)
 
     def _targets(self, thread_id: str, interrupt_id: str | None) -> list[str]:
         pending = [i["id"] for i in self.thread(thread_id).pending_interrupts]
         return pending if interrupt_id is None else [interrupt_id]
 
-    async def approve(self, thread_id: str, interrupt_id: str | None = None, *,
-                      edited_args: Mapping[str, Any] | None = None,
-                      comment: str | None = None, **kwargs: Any) -> RunResult:
+    async def approve(
+        self,
+        thread_id: str,
+        interrupt_id: str | None = None,
+        *,
+        edited_args: Mapping[str, Any] | None = None,
+        comment: str | None = None,
+        **kwargs: Any,
+    ) -> RunResult:
         """Approve the pending tool call(s), optionally with edited arguments.
 
         ``edited_args`` holds only the arguments the reviewer changed; an empty mapping would
@@ -404,8 +429,9 @@ class AGUIClient:
         ids = self._targets(thread_id, interrupt_id)
         return await self.resume(thread_id, {i: resolved(payload) for i in ids}, **kwargs)
 
-    async def deny(self, thread_id: str, interrupt_id: str | None = None, *,
-                   comment: str | None = None, **kwargs: Any) -> RunResult:
+    async def deny(
+        self, thread_id: str, interrupt_id: str | None = None, *, comment: str | None = None, **kwargs: Any
+    ) -> RunResult:
         """Deny: a resolved answer whose payload says no (a denial is a payload)."""
         payload: dict[str, Any] = {"approved": False}
         if comment:
@@ -413,8 +439,7 @@ class AGUIClient:
         ids = self._targets(thread_id, interrupt_id)
         return await self.resume(thread_id, {i: resolved(payload) for i in ids}, **kwargs)
 
-    async def cancel(self, thread_id: str, interrupt_id: str | None = None,
-                     **kwargs: Any) -> RunResult:
+    async def cancel(self, thread_id: str, interrupt_id: str | None = None, **kwargs: Any) -> RunResult:
         """Abandon the pending interrupt(s): ``status: "cancelled"``, no payload."""
         ids = self._targets(thread_id, interrupt_id)
         return await self.resume(thread_id, {i: cancelled() for i in ids}, **kwargs)
@@ -423,9 +448,13 @@ class AGUIClient:
 class _Consumer:
     """Feeds one response body through the core pipeline and fills a :class:`RunResult`."""
 
-    def __init__(self, view: ThreadView, result: RunResult,
-                 on_event: Callable[[dict[str, Any]], Any] | None,
-                 baseline: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        view: ThreadView,
+        result: RunResult,
+        on_event: Callable[[dict[str, Any]], Any] | None,
+        baseline: list[dict[str, Any]],
+    ) -> None:
         from agentproto.agui.pipeline import Pipeline
 
         self.view = view
@@ -555,22 +584,30 @@ class SyncAGUIClient:
         after checking them as the spec asks (:meth:`AGUIClient.resume`)."""
         return self._call(lambda: self._client.resume(thread_id, responses, **kwargs))
 
-    def approve(self, thread_id: str, interrupt_id: str | None = None, *,
-                edited_args: Mapping[str, Any] | None = None, comment: str | None = None,
-                **kwargs: Any) -> RunResult:
+    def approve(
+        self,
+        thread_id: str,
+        interrupt_id: str | None = None,
+        *,
+        edited_args: Mapping[str, Any] | None = None,
+        comment: str | None = None,
+        **kwargs: Any,
+    ) -> RunResult:
         """Approve the pending tool call(s), optionally with edited arguments
         (:meth:`AGUIClient.approve`)."""
-        return self._call(lambda: self._client.approve(
-            thread_id, interrupt_id, edited_args=edited_args, comment=comment, **kwargs))
+        return self._call(
+            lambda: self._client.approve(
+                thread_id, interrupt_id, edited_args=edited_args, comment=comment, **kwargs
+            )
+        )
 
-    def deny(self, thread_id: str, interrupt_id: str | None = None, *,
-             comment: str | None = None, **kwargs: Any) -> RunResult:
+    def deny(
+        self, thread_id: str, interrupt_id: str | None = None, *, comment: str | None = None, **kwargs: Any
+    ) -> RunResult:
         """Deny: a resolved answer whose payload says no (:meth:`AGUIClient.deny`)."""
-        return self._call(lambda: self._client.deny(thread_id, interrupt_id, comment=comment,
-                                                    **kwargs))
+        return self._call(lambda: self._client.deny(thread_id, interrupt_id, comment=comment, **kwargs))
 
-    def cancel(self, thread_id: str, interrupt_id: str | None = None,
-               **kwargs: Any) -> RunResult:
+    def cancel(self, thread_id: str, interrupt_id: str | None = None, **kwargs: Any) -> RunResult:
         """Abandon the pending interrupt(s): ``status: "cancelled"`` (:meth:`AGUIClient.cancel`)."""
         return self._call(lambda: self._client.cancel(thread_id, interrupt_id, **kwargs))
 

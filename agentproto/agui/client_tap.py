@@ -49,8 +49,7 @@ class Capture:
 class _TappedStream(httpx.AsyncByteStream):
     """Forwards a response body frame by frame, recording it; optionally cuts it short."""
 
-    def __init__(self, inner: httpx.AsyncByteStream, capture: Capture,
-                 drop_after: int | None) -> None:
+    def __init__(self, inner: httpx.AsyncByteStream, capture: Capture, drop_after: int | None) -> None:
         self._inner = inner
         self._capture = capture
         self._drop_after = drop_after
@@ -82,8 +81,7 @@ class _TappedStream(httpx.AsyncByteStream):
     async def _drop(self) -> None:
         self._capture.dropped = True
         await self._inner.aclose()  # the TCP connection really goes away
-        raise httpx.ReadError(
-            f"connection dropped after {self._drop_after} events (TapTransport)")
+        raise httpx.ReadError(f"connection dropped after {self._drop_after} events (TapTransport)")
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -121,8 +119,7 @@ class TapTransport(httpx.AsyncBaseTransport):
     @property
     def streams(self) -> list[Capture]:
         """The exchanges whose response was an event stream, oldest first."""
-        return [c for c in self.captures
-                if c.headers.get("content-type", "").startswith(SSE_CONTENT_TYPE)]
+        return [c for c in self.captures if c.headers.get("content-type", "").startswith(SSE_CONTENT_TYPE)]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body: Any = None
@@ -144,9 +141,13 @@ class TapTransport(httpx.AsyncBaseTransport):
         if capture.headers.get("content-type", "").startswith(SSE_CONTENT_TYPE):
             drop, self._drop_next = self._drop_next, None
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        return httpx.Response(status_code=response.status_code, headers=response.headers,
-                              stream=_TappedStream(response.stream, capture, drop),
-                              extensions=response.extensions, request=request)
+        return httpx.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=_TappedStream(response.stream, capture, drop),
+            extensions=response.extensions,
+            request=request,
+        )
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -47,8 +47,7 @@ _TOLERATED_NULLS: dict[str, tuple[str, ...]] = {
     "TOOL_CALL_RESULT": ("role",),
 }
 _TOLERATED_OUTCOME_NULLS = ("pendingToolCallIds",)
-_TOLERATED_USAGE_NULLS = ("provider", "reasoningTokens", "cachedInputTokens",
-                          "cacheWriteInputTokens")
+_TOLERATED_USAGE_NULLS = ("provider", "reasoningTokens", "cachedInputTokens", "cacheWriteInputTokens")
 _TOLERATED_INPUT_NULLS = ("forwardedProps",)
 _TOLERATED_TOOL_NULLS = ("parameters",)
 _TOLERATED_RESUME_NULLS = ("payload",)
@@ -74,8 +73,9 @@ class CompatibilityBoundary:
         """A RUN_STARTED went by: tolerated nulls are warned about afresh in each run."""
         self._noticed.clear()
 
-    def translate(self, obj: dict[str, Any], index: int | None,
-                  warnings: list[PipelineWarning]) -> dict[str, Any]:
+    def translate(
+        self, obj: dict[str, Any], index: int | None, warnings: list[PipelineWarning]
+    ) -> dict[str, Any]:
         kind = obj.get("type")
         if kind == "RUN_STARTED":
             self.new_run()
@@ -85,8 +85,15 @@ class CompatibilityBoundary:
         return obj
 
     # -- nulls ---------------------------------------------------------------------------
-    def _drop_nulls(self, obj: Any, keys: tuple[str, ...], where: str, base: str,
-                    index: int | None, warnings: list[PipelineWarning]) -> Any:
+    def _drop_nulls(
+        self,
+        obj: Any,
+        keys: tuple[str, ...],
+        where: str,
+        base: str,
+        index: int | None,
+        warnings: list[PipelineWarning],
+    ) -> Any:
         if not isinstance(obj, dict):
             return obj
         out = None
@@ -98,14 +105,19 @@ class CompatibilityBoundary:
                 label = f"{where}.{key}"
                 if label not in self._noticed:
                     self._noticed.add(label)
-                    warnings.append(PipelineWarning(
-                        index, f"{base}/{key}",
-                        f"{label}: null read as an absent field (compatibility shim for "
-                        f"pre-1.0 producers; send no field instead)"))
+                    warnings.append(
+                        PipelineWarning(
+                            index,
+                            f"{base}/{key}",
+                            f"{label}: null read as an absent field (compatibility shim for "
+                            f"pre-1.0 producers; send no field instead)",
+                        )
+                    )
         return obj if out is None else out
 
-    def _nulls(self, obj: dict[str, Any], kind: Any, index: int | None,
-               warnings: list[PipelineWarning]) -> dict[str, Any]:
+    def _nulls(
+        self, obj: dict[str, Any], kind: Any, index: int | None, warnings: list[PipelineWarning]
+    ) -> dict[str, Any]:
         drop = self._drop_nulls
         obj = drop(obj, _TOLERATED_NULLS["*"], "event", "", index, warnings)
         if not isinstance(kind, str):
@@ -115,13 +127,14 @@ class CompatibilityBoundary:
             obj = drop(obj, fields, kind, "", index, warnings)
         if kind == "RUN_FINISHED":
             outcome = obj.get("outcome")
-            new = drop(outcome, _TOLERATED_OUTCOME_NULLS, "RUN_FINISHED.outcome", "/outcome",
-                       index, warnings)
+            new = drop(outcome, _TOLERATED_OUTCOME_NULLS, "RUN_FINISHED.outcome", "/outcome", index, warnings)
             usage = obj.get("usage")
             new_usage = usage
             if isinstance(usage, list):
-                new_usage = [drop(u, _TOLERATED_USAGE_NULLS, "RUN_FINISHED.usage[]",
-                                  f"/usage/{i}", index, warnings) for i, u in enumerate(usage)]
+                new_usage = [
+                    drop(u, _TOLERATED_USAGE_NULLS, "RUN_FINISHED.usage[]", f"/usage/{i}", index, warnings)
+                    for i, u in enumerate(usage)
+                ]
                 if all(a is b for a, b in zip(new_usage, usage)):
                     new_usage = usage
             if new is not outcome or new_usage is not usage:
@@ -140,17 +153,21 @@ class CompatibilityBoundary:
                 obj = {**obj, "messages": msgs}
         return obj
 
-    def translate_input(self, inp: dict[str, Any], base: str, index: int | None,
-                        warnings: list[PipelineWarning]) -> dict[str, Any]:
+    def translate_input(
+        self, inp: dict[str, Any], base: str, index: int | None, warnings: list[PipelineWarning]
+    ) -> dict[str, Any]:
         """A ``RunAgentInput`` (at ``base`` in its document) with tolerated nulls made absent."""
         drop = self._drop_nulls
         out: dict[str, Any] = drop(inp, _TOLERATED_INPUT_NULLS, "RunAgentInput", base, index, warnings)
-        for key, keys, label in (("tools", _TOLERATED_TOOL_NULLS, "Tool"),
-                                 ("resume", _TOLERATED_RESUME_NULLS, "ResumeEntry")):
+        for key, keys, label in (
+            ("tools", _TOLERATED_TOOL_NULLS, "Tool"),
+            ("resume", _TOLERATED_RESUME_NULLS, "ResumeEntry"),
+        ):
             items = out.get(key)
             if isinstance(items, list):
-                new = [drop(x, keys, label, f"{base}/{key}/{i}", index, warnings)
-                       for i, x in enumerate(items)]
+                new = [
+                    drop(x, keys, label, f"{base}/{key}/{i}", index, warnings) for i, x in enumerate(items)
+                ]
                 if any(a is not b for a, b in zip(new, items)):
                     out = {**out, key: new}
         msgs = out.get("messages")
@@ -160,17 +177,27 @@ class CompatibilityBoundary:
                 out = {**out, "messages": new_msgs}
         return out
 
-    def _message_nulls(self, msgs: list[Any], base: str, index: int | None,
-                       warnings: list[PipelineWarning]) -> list[Any]:
+    def _message_nulls(
+        self, msgs: list[Any], base: str, index: int | None, warnings: list[PipelineWarning]
+    ) -> list[Any]:
         changed = False
         out: list[Any] = []
         for i, msg in enumerate(msgs):
             content = msg.get("content") if isinstance(msg, dict) else None
             if isinstance(content, list):
-                parts = [self._drop_nulls(p, ("metadata",), f"{p.get('type')} input content",
-                                          f"{base}/{i}/content/{j}", index, warnings)
-                         if isinstance(p, dict) and p.get("type") in _MEDIA_PARTS else p
-                         for j, p in enumerate(content)]
+                parts = [
+                    self._drop_nulls(
+                        p,
+                        ("metadata",),
+                        f"{p.get('type')} input content",
+                        f"{base}/{i}/content/{j}",
+                        index,
+                        warnings,
+                    )
+                    if isinstance(p, dict) and p.get("type") in _MEDIA_PARTS
+                    else p
+                    for j, p in enumerate(content)
+                ]
                 if any(a is not b for a, b in zip(parts, content)):
                     msg = {**msg, "content": parts}
                     changed = True
@@ -178,24 +205,33 @@ class CompatibilityBoundary:
         return out if changed else msgs
 
     # -- THINKING_* ----------------------------------------------------------------------
-    def _mint(self, what: str, established: str | None, index: int | None,
-              warnings: list[PipelineWarning]) -> str:
+    def _mint(
+        self, what: str, established: str | None, index: int | None, warnings: list[PipelineWarning]
+    ) -> str:
         if established is not None:
             return established
         minted = self._ids()
-        warnings.append(PipelineWarning(
-            index, "/messageId",
-            f"minted messageId {minted!r} for {what}: no THINKING opener preceded it, so "
-            f"the id is this consumer's invention, not the producer's"))
+        warnings.append(
+            PipelineWarning(
+                index,
+                "/messageId",
+                f"minted messageId {minted!r} for {what}: no THINKING opener preceded it, so "
+                f"the id is this consumer's invention, not the producer's",
+            )
+        )
         return minted
 
-    def _thinking(self, obj: dict[str, Any], kind: str, index: int | None,
-                  warnings: list[PipelineWarning]) -> dict[str, Any]:
+    def _thinking(
+        self, obj: dict[str, Any], kind: str, index: int | None, warnings: list[PipelineWarning]
+    ) -> dict[str, Any]:
         new_kind = RETIRED_EVENTS[kind]
-        warnings.append(PipelineWarning(
-            index, "/type",
-            f"retired event {kind} translated to {new_kind} (spec basic/versioning, "
-            f"'Retired shapes')"))
+        warnings.append(
+            PipelineWarning(
+                index,
+                "/type",
+                f"retired event {kind} translated to {new_kind} (spec basic/versioning, 'Retired shapes')",
+            )
+        )
         out = dict(obj)
         out["type"] = new_kind
         if kind == "THINKING_START":
@@ -203,10 +239,14 @@ class CompatibilityBoundary:
             out["messageId"] = self._span
             if "title" in out:
                 title = out.pop("title")
-                warnings.append(PipelineWarning(
-                    index, "/title",
-                    f"THINKING_START.title {title!r} dropped: REASONING_START has no title, "
-                    f"so the span's label is lost"))
+                warnings.append(
+                    PipelineWarning(
+                        index,
+                        "/title",
+                        f"THINKING_START.title {title!r} dropped: REASONING_START has no title, "
+                        f"so the span's label is lost",
+                    )
+                )
         elif kind == "THINKING_TEXT_MESSAGE_START":
             self._message = self._ids()
             out["messageId"] = self._message
@@ -233,12 +273,18 @@ def version_warning(version: str, index: int | None) -> PipelineWarning | None:
     m = _VERSION_RE.match(version)
     ours = tuple(int(x) for x in PROTOCOL_VERSION.split("."))
     if m is None:
-        return PipelineWarning(index, "/protocolVersion",
-                               f"cannot interpret protocolVersion {version!r} (expected "
-                               f"MAJOR.MINOR); proceeding as if it were newer than "
-                               f"{PROTOCOL_VERSION}")
+        return PipelineWarning(
+            index,
+            "/protocolVersion",
+            f"cannot interpret protocolVersion {version!r} (expected "
+            f"MAJOR.MINOR); proceeding as if it were newer than "
+            f"{PROTOCOL_VERSION}",
+        )
     if (int(m.group(1)), int(m.group(2))) > ours:
-        return PipelineWarning(index, "/protocolVersion",
-                               f"producer speaks protocol {version}; this consumer speaks "
-                               f"{PROTOCOL_VERSION}. Unrecognised material will be stripped")
+        return PipelineWarning(
+            index,
+            "/protocolVersion",
+            f"producer speaks protocol {version}; this consumer speaks "
+            f"{PROTOCOL_VERSION}. Unrecognised material will be stripped",
+        )
     return None

@@ -98,8 +98,14 @@ def _shape_of(annotation: Any, info: FieldInfo | None = None) -> Any:
     origin = typing.get_origin(annotation)
     if origin is Annotated:
         args = typing.get_args(annotation)
-        disc = next((m.discriminator for m in args[1:] if isinstance(m, FieldInfo)
-                     and isinstance(m.discriminator, str)), None)
+        disc = next(
+            (
+                m.discriminator
+                for m in args[1:]
+                if isinstance(m, FieldInfo) and isinstance(m.discriminator, str)
+            ),
+            None,
+        )
         if disc:
             return _union_shape(args[0], disc)
         return _shape_of(args[0])
@@ -179,8 +185,11 @@ class Enforcer:
                 return value  # wrong type: the validator reports it
             tag = value.get(shape.discriminator)
             if isinstance(tag, str) and tag not in shape.members:
-                self.warn(path, f"unrecognised {shape.what} {tag!r} stripped "
-                                f"(spec basic/processing: unknown union members are removed)")
+                self.warn(
+                    path,
+                    f"unrecognised {shape.what} {tag!r} stripped "
+                    f"(spec basic/processing: unknown union members are removed)",
+                )
                 return REMOVE
             member = shape.members.get(tag) if isinstance(tag, str) else None
             return value if member is None else self.model(value, member, path)
@@ -200,8 +209,11 @@ class Enforcer:
             return value if out is None else out
         if isinstance(shape, _EnumMemberShape):
             if isinstance(value, str) and value not in shape.values:
-                self.warn(path, f"unrecognised {shape.what} {value!r} stripped "
-                                f"(spec basic/processing: unknown union members are removed)")
+                self.warn(
+                    path,
+                    f"unrecognised {shape.what} {value!r} stripped "
+                    f"(spec basic/processing: unknown union members are removed)",
+                )
                 return REMOVE
             return value
         return value
@@ -248,13 +260,24 @@ class Enforcer:
     def null_optional(self, path: str, key: str) -> None:
         if key == "subagentRunId" and path == "/subagentRunId":
             # The reference verifier's own wording for this mistake.
-            msg = (f"Cannot send '{self.event_type}' with 'subagentRunId: null'. "
-                   f"The field is optional \u2014 omit it entirely.")
-            raise MalformedEventError(msg, path=path, reason="null in an optional field",
-                                      rule="schema.null-attribution", index=self.index,
-                                      event_type=self.event_type)
+            msg = (
+                f"Cannot send '{self.event_type}' with 'subagentRunId: null'. "
+                f"The field is optional \u2014 omit it entirely."
+            )
+            raise MalformedEventError(
+                msg,
+                path=path,
+                reason="null in an optional field",
+                rule="schema.null-attribution",
+                index=self.index,
+                event_type=self.event_type,
+            )
         raise MalformedEventError(
             f"{self.event_type} {path}: null is not a value for an optional field; omit the "
             f"field instead (spec basic/index, 'Absent means absent')",
-            path=path, reason="null in an optional field", rule="schema.null-optional",
-            index=self.index, event_type=self.event_type)
+            path=path,
+            reason="null in an optional field",
+            rule="schema.null-optional",
+            index=self.index,
+            event_type=self.event_type,
+        )

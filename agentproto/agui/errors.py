@@ -31,9 +31,9 @@ the offending event when it is known.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from agentproto.sse import SSEDecodeError
-from typing import Any
 
 __all__ = [
     "AGUIError",
@@ -65,8 +65,14 @@ class AGUIError(Exception):
 
     rule: str = "agui.error"
 
-    def __init__(self, message: str, *, rule: str | None = None, index: int | None = None,
-                 event_type: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str | None = None,
+        index: int | None = None,
+        event_type: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         if rule is not None:
@@ -79,8 +85,7 @@ class AGUIError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         """The ``{event, type, rule, message}`` object the lint report prints."""
-        return {"event": self.index, "type": self.event_type, "rule": self.rule,
-                "message": self.message}
+        return {"event": self.index, "type": self.event_type, "rule": self.rule, "message": self.message}
 
 
 class DecodeError(AGUIError, SSEDecodeError):
@@ -105,9 +110,16 @@ class MalformedEventError(AGUIError):
 
     rule = "schema.invalid-value"
 
-    def __init__(self, message: str, *, path: str = "", reason: str = "",
-                 rule: str | None = None, index: int | None = None,
-                 event_type: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        reason: str = "",
+        rule: str | None = None,
+        index: int | None = None,
+        event_type: str | None = None,
+    ) -> None:
         super().__init__(message, rule=rule, index=index, event_type=event_type)
         self.path = path
         self.reason = reason
@@ -144,8 +156,7 @@ class VerificationError(AGUIError):
 
     rule = "verify.error"
 
-    def __init__(self, rule: str, index: int | None, event_type: str | None,
-                 message: str) -> None:
+    def __init__(self, rule: str, index: int | None, event_type: str | None, message: str) -> None:
         super().__init__(message, rule=rule, index=index, event_type=event_type)
 
 
@@ -164,9 +175,15 @@ class ResyncNeeded(GuardError):
 
     rule = "guard.resync-needed"
 
-    def __init__(self, message: str, *, expected: int | None = None,
-                 got: int | None = None, index: int | None = None,
-                 event_type: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: int | None = None,
+        got: int | None = None,
+        index: int | None = None,
+        event_type: str | None = None,
+    ) -> None:
         super().__init__(message, index=index, event_type=event_type)
         self.expected = expected
         self.got = got
@@ -184,8 +201,9 @@ class UIIntentError(AGUIError):
 
     rule = "intent.invalid"
 
-    def __init__(self, message: str, *, path: str = "", component: str | None = None,
-                 index: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, path: str = "", component: str | None = None, index: int | None = None
+    ) -> None:
         super().__init__(message, index=index, event_type="CUSTOM")
         self.path = path
         self.component = component

@@ -44,40 +44,93 @@ __all__ = [
     "EventType",
     "BaseEvent",
     # lifecycle
-    "RunStartedEvent", "RunFinishedEvent", "RunErrorEvent", "StepStartedEvent",
+    "RunStartedEvent",
+    "RunFinishedEvent",
+    "RunErrorEvent",
+    "StepStartedEvent",
     "StepFinishedEvent",
     # text
-    "TextMessageStartEvent", "TextMessageContentEvent", "TextMessageEndEvent",
+    "TextMessageStartEvent",
+    "TextMessageContentEvent",
+    "TextMessageEndEvent",
     "TextMessageChunkEvent",
     # tools
-    "ToolCallStartEvent", "ToolCallArgsEvent", "ToolCallEndEvent", "ToolCallChunkEvent",
+    "ToolCallStartEvent",
+    "ToolCallArgsEvent",
+    "ToolCallEndEvent",
+    "ToolCallChunkEvent",
     "ToolCallResultEvent",
     # state, messages, activity
-    "StateSnapshotEvent", "StateDeltaEvent", "MessagesSnapshotEvent", "ActivitySnapshotEvent",
+    "StateSnapshotEvent",
+    "StateDeltaEvent",
+    "MessagesSnapshotEvent",
+    "ActivitySnapshotEvent",
     "ActivityDeltaEvent",
     # reasoning
-    "ReasoningStartEvent", "ReasoningEndEvent", "ReasoningMessageStartEvent",
-    "ReasoningMessageContentEvent", "ReasoningMessageEndEvent", "ReasoningMessageChunkEvent",
+    "ReasoningStartEvent",
+    "ReasoningEndEvent",
+    "ReasoningMessageStartEvent",
+    "ReasoningMessageContentEvent",
+    "ReasoningMessageEndEvent",
+    "ReasoningMessageChunkEvent",
     "ReasoningEncryptedValueEvent",
     # subagents, passthrough
-    "SubagentStartedEvent", "SubagentFinishedEvent", "SubagentErrorEvent", "RawEvent",
+    "SubagentStartedEvent",
+    "SubagentFinishedEvent",
+    "SubagentErrorEvent",
+    "RawEvent",
     "CustomEvent",
     "Event",
     # shapes
-    "TextMessageRole", "Role", "ReasoningEncryptedValueSubtype",
-    "FunctionCall", "ToolCall",
-    "DeveloperMessage", "SystemMessage", "AssistantMessage", "UserMessage", "ToolMessage",
-    "ActivityMessage", "ReasoningMessage", "Message",
-    "TextPart", "ImagePart", "AudioPart", "VideoPart", "DocumentPart", "ContentPart",
-    "DataSource", "UrlSource", "FileSource", "PartSource",
-    "AddOperation", "RemoveOperation", "ReplaceOperation", "MoveOperation", "CopyOperation",
-    "TestOperation", "JsonPatchOperation", "JsonPatch",
-    "Tool", "Context", "ResumeEntry", "RunAgentInput", "Interrupt", "TokenUsage",
-    "RunFinishedSuccessOutcome", "RunFinishedInterruptOutcome", "RunFinishedCancelledOutcome",
-    "RunFinishedOutcome", "SubagentFinishedSuccessOutcome", "SubagentFinishedSuspendedOutcome",
+    "TextMessageRole",
+    "Role",
+    "ReasoningEncryptedValueSubtype",
+    "FunctionCall",
+    "ToolCall",
+    "DeveloperMessage",
+    "SystemMessage",
+    "AssistantMessage",
+    "UserMessage",
+    "ToolMessage",
+    "ActivityMessage",
+    "ReasoningMessage",
+    "Message",
+    "TextPart",
+    "ImagePart",
+    "AudioPart",
+    "VideoPart",
+    "DocumentPart",
+    "ContentPart",
+    "DataSource",
+    "UrlSource",
+    "FileSource",
+    "PartSource",
+    "AddOperation",
+    "RemoveOperation",
+    "ReplaceOperation",
+    "MoveOperation",
+    "CopyOperation",
+    "TestOperation",
+    "JsonPatchOperation",
+    "JsonPatch",
+    "Tool",
+    "Context",
+    "ResumeEntry",
+    "RunAgentInput",
+    "Interrupt",
+    "TokenUsage",
+    "RunFinishedSuccessOutcome",
+    "RunFinishedInterruptOutcome",
+    "RunFinishedCancelledOutcome",
+    "RunFinishedOutcome",
+    "SubagentFinishedSuccessOutcome",
+    "SubagentFinishedSuspendedOutcome",
     "SubagentFinishedOutcome",
     # serialisation
-    "EVENT_CLASSES", "dump_event", "event_to_json", "dump_model",
+    "EVENT_CLASSES",
+    "dump_event",
+    "event_to_json",
+    "dump_model",
 ]
 
 #: The protocol version this package speaks: the 1.0 wire format plus the 1.1 addition
@@ -197,6 +250,7 @@ class _Attributable(BaseEvent):
 # Content parts, messages, tools
 # --------------------------------------------------------------------------------------------
 
+
 class TextPart(_Model):
     type: Literal["text"] = "text"
     id: str | None = None
@@ -258,8 +312,9 @@ class DocumentPart(_Model):
     metadata: Any | None = None
 
 
-ContentPart = Annotated[TextPart | ImagePart | AudioPart | VideoPart | DocumentPart,
-                        Field(discriminator="type")]
+ContentPart = Annotated[
+    TextPart | ImagePart | AudioPart | VideoPart | DocumentPart, Field(discriminator="type")
+]
 
 
 class FunctionCall(_Model):
@@ -357,8 +412,15 @@ class ReasoningMessage(_Model):
 
 
 Message = Annotated[
-    (DeveloperMessage | SystemMessage | AssistantMessage | UserMessage | ToolMessage
-     | ActivityMessage | ReasoningMessage),
+    (
+        DeveloperMessage
+        | SystemMessage
+        | AssistantMessage
+        | UserMessage
+        | ToolMessage
+        | ActivityMessage
+        | ReasoningMessage
+    ),
     Field(discriminator="role"),
 ]
 
@@ -456,6 +518,7 @@ JsonPatch = list[JsonPatchOperation]
 # Outcomes, interrupts, usage
 # --------------------------------------------------------------------------------------------
 
+
 class Interrupt(_Model):
     """Something a run needs from outside before it can continue (spec interrupt-resume)."""
 
@@ -520,6 +583,7 @@ SubagentFinishedOutcome = Annotated[
 # --------------------------------------------------------------------------------------------
 # The 31 events
 # --------------------------------------------------------------------------------------------
+
 
 class TextMessageStartEvent(_Attributable):
     type: Literal[EventType.TEXT_MESSAGE_START] = EventType.TEXT_MESSAGE_START
@@ -729,14 +793,37 @@ class SubagentErrorEvent(BaseEvent):
 
 Event = Annotated[
     (
-        TextMessageStartEvent | TextMessageContentEvent | TextMessageEndEvent | TextMessageChunkEvent |
-        ToolCallStartEvent | ToolCallArgsEvent | ToolCallEndEvent | ToolCallChunkEvent |
-        ToolCallResultEvent | StateSnapshotEvent | StateDeltaEvent | MessagesSnapshotEvent |
-        ActivitySnapshotEvent | ActivityDeltaEvent | RawEvent | CustomEvent | RunStartedEvent |
-        RunFinishedEvent | RunErrorEvent | StepStartedEvent | StepFinishedEvent | ReasoningStartEvent |
-        ReasoningMessageStartEvent | ReasoningMessageContentEvent | ReasoningMessageEndEvent |
-        ReasoningMessageChunkEvent | ReasoningEndEvent | ReasoningEncryptedValueEvent |
-        SubagentStartedEvent | SubagentFinishedEvent | SubagentErrorEvent
+        TextMessageStartEvent
+        | TextMessageContentEvent
+        | TextMessageEndEvent
+        | TextMessageChunkEvent
+        | ToolCallStartEvent
+        | ToolCallArgsEvent
+        | ToolCallEndEvent
+        | ToolCallChunkEvent
+        | ToolCallResultEvent
+        | StateSnapshotEvent
+        | StateDeltaEvent
+        | MessagesSnapshotEvent
+        | ActivitySnapshotEvent
+        | ActivityDeltaEvent
+        | RawEvent
+        | CustomEvent
+        | RunStartedEvent
+        | RunFinishedEvent
+        | RunErrorEvent
+        | StepStartedEvent
+        | StepFinishedEvent
+        | ReasoningStartEvent
+        | ReasoningMessageStartEvent
+        | ReasoningMessageContentEvent
+        | ReasoningMessageEndEvent
+        | ReasoningMessageChunkEvent
+        | ReasoningEndEvent
+        | ReasoningEncryptedValueEvent
+        | SubagentStartedEvent
+        | SubagentFinishedEvent
+        | SubagentErrorEvent
     ),
     Field(discriminator="type"),
 ]
@@ -754,6 +841,7 @@ _validate_json = _EVENT_ADAPTER.validator.validate_json  # the pydantic-core cal
 # --------------------------------------------------------------------------------------------
 # Serialisation
 # --------------------------------------------------------------------------------------------
+
 
 def dump_model(model: BaseModel) -> Any:
     """Any protocol model as wire-shaped JSON data (camelCase, absent optionals omitted)."""

@@ -242,8 +242,10 @@ def _interrupt_wire(obj: Any) -> Any:
     record = getattr(obj, "interrupt", None)
     wire = _wire(record if isinstance(record, dict) else obj)
     if not isinstance(wire, dict) or "id" not in wire:
-        raise TypeError(f"not an interrupt: {type(obj).__name__} (need an Interrupt, its wire "
-                        "dict, or an InterruptRecord)")
+        raise TypeError(
+            f"not an interrupt: {type(obj).__name__} (need an Interrupt, its wire "
+            "dict, or an InterruptRecord)"
+        )
     return wire
 
 
@@ -285,8 +287,7 @@ class ThreadRecord:
     last_interrupted_run_id: str | None = None
 
     @classmethod
-    def from_pending(cls, thread_id: str, run_id: str,
-                     interrupts: Iterable[Any]) -> ThreadRecord:
+    def from_pending(cls, thread_id: str, run_id: str, interrupts: Iterable[Any]) -> ThreadRecord:
         """A ledger holding just the interrupts of one interrupted run, all still open."""
         records = tuple(InterruptRecord(interrupt=_wire(i), run_id=run_id) for i in interrupts)
         return cls(thread_id, records, run_id if records else None)
@@ -294,8 +295,9 @@ class ThreadRecord:
     @property
     def pending(self) -> list[InterruptRecord]:
         """Open interrupts of the most recent interrupted run, in the order they were raised."""
-        return [r for r in self.interrupts
-                if r.status == "pending" and r.run_id == self.last_interrupted_run_id]
+        return [
+            r for r in self.interrupts if r.status == "pending" and r.run_id == self.last_interrupted_run_id
+        ]
 
     def find(self, interrupt_id: str) -> InterruptRecord | None:
         for record in self.interrupts:
@@ -309,10 +311,15 @@ class ThreadRecord:
 # ------------------------------------------------------------------------------------------
 
 
-def tool_approval_interrupt(interrupt_id: str, tool_call_id: str, message: str, *,
-                            expires_at: str | None = None,
-                            response_schema: dict[str, Any] | None = None,
-                            metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+def tool_approval_interrupt(
+    interrupt_id: str,
+    tool_call_id: str,
+    message: str,
+    *,
+    expires_at: str | None = None,
+    response_schema: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """An ``Interrupt`` asking a person to approve (or edit, or deny) one proposed tool call.
 
     ``reason`` is ``"tool_call"`` and ``toolCallId`` names the call whose START/ARGS/END the
@@ -333,9 +340,15 @@ def tool_approval_interrupt(interrupt_id: str, tool_call_id: str, message: str, 
     return interrupt
 
 
-def finish_with_interrupts(thread_id: str, run_id: str, interrupts: Sequence[Any], *,
-                           state: Json, messages: Sequence[Any],
-                           timestamp: int | None = None) -> list[Any]:
+def finish_with_interrupts(
+    thread_id: str,
+    run_id: str,
+    interrupts: Sequence[Any],
+    *,
+    state: Json,
+    messages: Sequence[Any],
+    timestamp: int | None = None,
+) -> list[Any]:
     """The events that end a run waiting for outside input, in order.
 
     ``STATE_SNAPSHOT`` and ``MESSAGES_SNAPSHOT`` come first so that a consumer that reloads
@@ -361,8 +374,9 @@ def finish_with_interrupts(thread_id: str, run_id: str, interrupts: Sequence[Any
     return [
         ev.StateSnapshotEvent(snapshot=state, **stamp),
         ev.MessagesSnapshotEvent(messages=[_wire(m) for m in messages], **stamp),
-        ev.RunFinishedEvent(thread_id=thread_id, run_id=run_id,
-                            outcome={"type": "interrupt", "interrupts": items}, **stamp),
+        ev.RunFinishedEvent(
+            thread_id=thread_id, run_id=run_id, outcome={"type": "interrupt", "interrupts": items}, **stamp
+        ),
     ]
 
 
@@ -399,8 +413,7 @@ def cancelled(*, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
     return out
 
 
-def build_resume(pending: Iterable[Any],
-                 responses: Mapping[str, Any]) -> list[dict[str, Any]]:
+def build_resume(pending: Iterable[Any], responses: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The ``resume`` list answering every open interrupt, in the order they were raised.
 
     ``responses`` maps interrupt id → a response (:func:`resolved`, :func:`cancelled`, a
@@ -414,13 +427,13 @@ def build_resume(pending: Iterable[Any],
     missing = [i for i in open_ids if i not in responses]
     if missing:
         raise BuildResumeError(
-            f"buildResumeArray: missing responses for open interrupts: {_ids(missing)}",
-            missing=missing)
+            f"buildResumeArray: missing responses for open interrupts: {_ids(missing)}", missing=missing
+        )
     unknown = [i for i in responses if i not in open_ids]
     if unknown:
         raise BuildResumeError(
-            f"buildResumeArray: responses reference unknown interrupt ids: {_ids(unknown)}",
-            unknown=unknown)
+            f"buildResumeArray: responses reference unknown interrupt ids: {_ids(unknown)}", unknown=unknown
+        )
     entries = []
     for interrupt_id in open_ids:
         response = _wire(responses[interrupt_id])
@@ -524,8 +537,7 @@ class ResumePlan:
         return [a.entry for a in self.answers]
 
 
-def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any],
-                   warnings: list[str]) -> None:
+def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any], warnings: list[str]) -> None:
     schema = interrupt.get("responseSchema")
     if schema is None:
         return
@@ -539,8 +551,10 @@ def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any],
         validator_cls = jsonschema.validators.validator_for(schema)
         validator_cls.check_schema(schema)
     except jsonschema.exceptions.SchemaError as exc:  # the producer's bug, not the consumer's
-        warnings.append(f"Interrupt {interrupt['id']} has an unusable responseSchema "
-                        f"({exc.message}); payload not validated")
+        warnings.append(
+            f"Interrupt {interrupt['id']} has an unusable responseSchema "
+            f"({exc.message}); payload not validated"
+        )
         return
     error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(entry.get("payload")))
     if error is not None:
@@ -548,12 +562,19 @@ def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any],
         raise PayloadSchemaError(
             f"Resume payload for interrupt {interrupt['id']} does not match its "
             f"responseSchema: {error.message} (at {where})",
-            interruptId=interrupt["id"], path=where)
+            interruptId=interrupt["id"],
+            path=where,
+        )
 
 
-def validate_resume(thread: ThreadRecord, run_input: Any, now_ms: int, *,
-                    owner_of: Callable[[str], str | None] | None = None,
-                    strict: bool = True) -> ResumePlan:
+def validate_resume(
+    thread: ThreadRecord,
+    run_input: Any,
+    now_ms: int,
+    *,
+    owner_of: Callable[[str], str | None] | None = None,
+    strict: bool = True,
+) -> ResumePlan:
     """Check ``run_input`` against the thread's interrupts; return what kind of run it asks for.
 
     ``thread`` is the ledger of the thread the input names; ``now_ms`` judges ``expiresAt``;
@@ -569,7 +590,10 @@ def validate_resume(thread: ThreadRecord, run_input: Any, now_ms: int, *,
     if thread_id != thread.thread_id:
         raise ThreadMismatchError(
             f"Run input is for thread {thread_id}, but the interrupts checked belong to "
-            f"thread {thread.thread_id}", threadId=thread_id, expected=thread.thread_id)
+            f"thread {thread.thread_id}",
+            threadId=thread_id,
+            expected=thread.thread_id,
+        )
 
     entries = [_wire(e) for e in (data.get("resume") or [])]
     pending = thread.pending
@@ -581,7 +605,8 @@ def validate_resume(thread: ThreadRecord, run_input: Any, now_ms: int, *,
             raise ResumeRequiredError(
                 f"Thread {thread_id} has {len(pending)} pending interrupt(s) "
                 f"({_ids(pending_ids)}); new input must carry resume entries answering them",
-                pendingInterruptIds=pending_ids)
+                pendingInterruptIds=pending_ids,
+            )
         return ResumePlan("new", thread_id)
 
     counts: dict[str, int] = {}
@@ -590,8 +615,8 @@ def validate_resume(thread: ThreadRecord, run_input: Any, now_ms: int, *,
     repeated = [i for i, n in counts.items() if n > 1]
     if repeated:
         raise DuplicateEntryError(
-            f"Resume answers interrupt(s) more than once: {_ids(repeated)}",
-            interruptIds=repeated)
+            f"Resume answers interrupt(s) more than once: {_ids(repeated)}", interruptIds=repeated
+        )
 
     # Classify every entry: an answer to a pending interrupt, or a repeat of a recorded one.
     answers: list[ResumeAnswer] = []
@@ -605,48 +630,64 @@ def validate_resume(thread: ThreadRecord, run_input: Any, now_ms: int, *,
                 raise ThreadMismatchError(
                     f"Interrupt {interrupt_id} belongs to thread {owner}, not to thread "
                     f"{thread_id}; a resume must stay on the interrupted thread",
-                    interruptId=interrupt_id, threadId=thread_id, owner=owner)
+                    interruptId=interrupt_id,
+                    threadId=thread_id,
+                    owner=owner,
+                )
             if strict:
                 raise UnknownInterruptError(
                     f"Resume references unknown interrupt id(s): {interrupt_id} "
                     f"(open on thread {thread_id}: {_ids(pending_ids) or 'none'})",
-                    interruptId=interrupt_id, pendingInterruptIds=pending_ids)
+                    interruptId=interrupt_id,
+                    pendingInterruptIds=pending_ids,
+                )
             warnings.append(f"Ignored resume entry for unknown interrupt {interrupt_id}")
             continue
         if record.status == "pending" and record.run_id == thread.last_interrupted_run_id:
             answers.append(ResumeAnswer(record.interrupt, entry, resume_key(thread_id, entry)))
             continue
-        if record.decision is not None and \
-                resume_key(thread_id, record.decision) == resume_key(thread_id, entry):
+        if record.decision is not None and resume_key(thread_id, record.decision) == resume_key(
+            thread_id, entry
+        ):
             replays.append(record)
             continue
         if record.run_id != thread.last_interrupted_run_id:
             raise StaleInterruptError(
                 f"Interrupt {interrupt_id} belongs to run {record.run_id}, not to the most "
                 f"recent interrupted run {thread.last_interrupted_run_id}",
-                interruptId=interrupt_id, runId=record.run_id,
-                expectedRunId=thread.last_interrupted_run_id)
+                interruptId=interrupt_id,
+                runId=record.run_id,
+                expectedRunId=thread.last_interrupted_run_id,
+            )
         raise ResumeConflictError(
             f"Interrupt {interrupt_id} was already {record.status} by run {record.settled_by}; "
             f"a different answer cannot replace it",
-            interruptId=interrupt_id, settledBy=record.settled_by)
+            interruptId=interrupt_id,
+            settledBy=record.settled_by,
+        )
 
     if replays and not answers:
         # All entries repeat recorded decisions: idempotent replay of run `replay_of`.
-        return ResumePlan("replay", thread_id, replay_of=replays[-1].settled_by,
-                          interrupted_run_id=replays[-1].run_id, warnings=tuple(warnings))
+        return ResumePlan(
+            "replay",
+            thread_id,
+            replay_of=replays[-1].settled_by,
+            interrupted_run_id=replays[-1].run_id,
+            warnings=tuple(warnings),
+        )
     if replays:
         stale = [r.id for r in replays]
         raise StaleInterruptError(
-            f"Resume mixes new answers with interrupt(s) already settled: {_ids(stale)}",
-            interruptIds=stale)
+            f"Resume mixes new answers with interrupt(s) already settled: {_ids(stale)}", interruptIds=stale
+        )
 
     answered = {a.interrupt_id for a in answers}
     uncovered = [i for i in pending_ids if i not in answered]
     if uncovered:
         raise UncoveredInterruptError(
-            f"Thread has {len(uncovered)} pending interrupt(s) not addressed by resume: "
-            f"{_ids(uncovered)}", pendingInterruptIds=uncovered)
+            f"Thread has {len(uncovered)} pending interrupt(s) not addressed by resume: {_ids(uncovered)}",
+            pendingInterruptIds=uncovered,
+        )
     if not answers:  # `resume: []` (or only ignored entries) on a thread with nothing open
         return ResumePlan("new", thread_id, warnings=tuple(warnings))
 
@@ -656,17 +697,26 @@ def validate_resume(thread: ThreadRecord, run_input: Any, now_ms: int, *,
                 raise CancelledWithPayloadError(
                     f"Resume entry for interrupt {answer.interrupt_id} is cancelled but carries "
                     f"a payload; a cancelled interrupt is abandoned, not answered",
-                    interruptId=answer.interrupt_id)
+                    interruptId=answer.interrupt_id,
+                )
             continue  # an expired interrupt can still be cancelled (spec 1.1)
         if answer.status != "resolved":
-            raise ResumeError(f"Resume entry for interrupt {answer.interrupt_id} has unknown "
-                              f"status {answer.status!r}", interruptId=answer.interrupt_id)
+            raise ResumeError(
+                f"Resume entry for interrupt {answer.interrupt_id} has unknown status {answer.status!r}",
+                interruptId=answer.interrupt_id,
+            )
         if is_expired(answer.interrupt, now_ms):
             raise InterruptExpiredError(
                 f"Interrupt {answer.interrupt_id} expired at {answer.interrupt['expiresAt']}",
-                interruptId=answer.interrupt_id, expiresAt=answer.interrupt["expiresAt"])
+                interruptId=answer.interrupt_id,
+                expiresAt=answer.interrupt["expiresAt"],
+            )
         _check_payload(answer.interrupt, answer.entry, warnings)
 
-    return ResumePlan("resume", thread_id, answers=tuple(answers),
-                      interrupted_run_id=thread.last_interrupted_run_id,
-                      warnings=tuple(warnings))
+    return ResumePlan(
+        "resume",
+        thread_id,
+        answers=tuple(answers),
+        interrupted_run_id=thread.last_interrupted_run_id,
+        warnings=tuple(warnings),
+    )

@@ -50,13 +50,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Register the ``lint`` arguments on *parser* (called by :mod:`agentproto.cli`)."""
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("path", metavar="PATH|-",
-                        help="the captured stream (SSE body, JSON lines or JSON array); - = stdin")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object: outcome, error, warnings, state, messages, "
-                             "runs (every run, however many)")
-    parser.add_argument("--format", choices=("auto", "sse", "jsonl"), default="auto",
-                        help="input format (default: auto-detect)")
+    parser.add_argument(
+        "path", metavar="PATH|-", help="the captured stream (SSE body, JSON lines or JSON array); - = stdin"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: outcome, error, warnings, state, messages, "
+        "runs (every run, however many)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("auto", "sse", "jsonl"),
+        default="auto",
+        help="input format (default: auto-detect)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -123,8 +131,9 @@ def format_report(report: LintReport, name: str = "stream") -> str:
     lines: list[str] = []
     runs = summarize_runs(report.runs)
     if report.ok:
-        lines.append(f"{name}: conformant — {report.events} events, {runs}, "
-                     f"{len(report.warnings)} warning(s)")
+        lines.append(
+            f"{name}: conformant — {report.events} events, {runs}, {len(report.warnings)} warning(s)"
+        )
     elif not report.readable:
         assert report.error is not None
         lines.append(f"{name}: UNREADABLE — {report.error['message']}")
@@ -133,8 +142,7 @@ def format_report(report: LintReport, name: str = "stream") -> str:
         err = report.error
         assert err is not None
         where = event_label(err["event"]) if err["event"] is not None else "end of stream"
-        lines.append(f"{name}: NOT CONFORMANT at {where}"
-                     + (f" ({err['type']})" if err["type"] else ""))
+        lines.append(f"{name}: NOT CONFORMANT at {where}" + (f" ({err['type']})" if err["type"] else ""))
         lines.append(f"  rule:    {err['rule']}")
         lines.append(f"  message: {err['message']}")
         fix = fix_for(err["rule"])

@@ -96,22 +96,32 @@ def _jsonable(value: Any) -> bool:
         return False
 
 
-def _malformed(exc: ValidationError, data: Any, index: int | None,
-               type_name: str) -> MalformedEventError:
+def _malformed(exc: ValidationError, data: Any, index: int | None, type_name: str) -> MalformedEventError:
     errors = exc.errors(include_url=False)
     # Prefer the most specific error: the one with the longest location.
     err = max(errors, key=lambda e: len(e.get("loc", ())))
     path = _pointer_from_loc(data, tuple(err.get("loc", ())))
     reason = _describe(err)
     rule = "schema.missing-field" if err.get("type") == "missing" else "schema.invalid-value"
-    patchy = (type_name == "STATE_DELTA" and (path == "/delta" or path.startswith("/delta/"))) \
-        or (type_name == "ACTIVITY_DELTA" and (path == "/patch" or path.startswith("/patch/")))
+    patchy = (type_name == "STATE_DELTA" and (path == "/delta" or path.startswith("/delta/"))) or (
+        type_name == "ACTIVITY_DELTA" and (path == "/patch" or path.startswith("/patch/"))
+    )
     if patchy:
-        return PatchError(f"malformed JSON Patch in {type_name} at {path}: {reason}",
-                          path=path, reason=reason, index=index, event_type=type_name)
-    return MalformedEventError(f"malformed {type_name} at {path or '/'}: {reason}",
-                               path=path, reason=reason, rule=rule, index=index,
-                               event_type=type_name)
+        return PatchError(
+            f"malformed JSON Patch in {type_name} at {path}: {reason}",
+            path=path,
+            reason=reason,
+            index=index,
+            event_type=type_name,
+        )
+    return MalformedEventError(
+        f"malformed {type_name} at {path or '/'}: {reason}",
+        path=path,
+        reason=reason,
+        rule=rule,
+        index=index,
+        event_type=type_name,
+    )
 
 
 class EventParser:
@@ -146,8 +156,9 @@ class EventParser:
                 return None  # let the slow path judge the version declaration
         return event
 
-    def parse(self, obj: dict[str, Any] | str | bytes | bytearray, *, index: int | None = None
-              ) -> ParsedEvent:
+    def parse(
+        self, obj: dict[str, Any] | str | bytes | bytearray, *, index: int | None = None
+    ) -> ParsedEvent:
         """Parse one event given as JSON text/bytes or as an already-decoded dict."""
         if isinstance(obj, (bytes, bytearray, str)):
             event = self.fast(obj)
@@ -155,9 +166,10 @@ class EventParser:
                 return ParsedEvent(event, [])
             try:
                 data = json.loads(obj)
-            except (UnicodeDecodeError, ValueError) as exc:
-                raise DecodeError(f"event is not valid JSON: {exc}", rule="decode.json",
-                                  index=index) from None
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                raise DecodeError(
+                    f"event is not valid JSON: {exc}", rule="decode.json", index=index
+                ) from None
         else:
             data = obj
         return self.parse_data(data, index=index)
@@ -166,25 +178,41 @@ class EventParser:
         """The slow path: decoded JSON data through compatibility, enforcement, validation."""
         if not isinstance(data, dict):
             raise MalformedEventError(
-                f"an event must be a JSON object, got {type(data).__name__}", path="",
-                reason="not an object", rule="schema.not-an-object", index=index)
+                f"an event must be a JSON object, got {type(data).__name__}",
+                path="",
+                reason="not an object",
+                rule="schema.not-an-object",
+                index=index,
+            )
         warnings: list[PipelineWarning] = []
         data = self.boundary.translate(data, index, warnings)
         kind = data.get("type")
         if "type" not in data:
-            raise MalformedEventError("event has no 'type'", path="/type",
-                                      reason="required field is missing",
-                                      rule="schema.missing-field", index=index)
+            raise MalformedEventError(
+                "event has no 'type'",
+                path="/type",
+                reason="required field is missing",
+                rule="schema.missing-field",
+                index=index,
+            )
         if not isinstance(kind, str):
-            raise MalformedEventError(f"event 'type' must be a string, got {kind!r}",
-                                      path="/type", reason="not a string",
-                                      rule="schema.invalid-value", index=index)
+            raise MalformedEventError(
+                f"event 'type' must be a string, got {kind!r}",
+                path="/type",
+                reason="not a string",
+                rule="schema.invalid-value",
+                index=index,
+            )
         cls = _CLASS_BY_NAME.get(kind)
         if cls is None:
-            warnings.append(PipelineWarning(
-                index, "/type",
-                f"unknown event type {kind!r} dropped (spec basic/processing: an unrecognised "
-                f"event MUST NOT abort the run)"))
+            warnings.append(
+                PipelineWarning(
+                    index,
+                    "/type",
+                    f"unknown event type {kind!r} dropped (spec basic/processing: an unrecognised "
+                    f"event MUST NOT abort the run)",
+                )
+            )
             return ParsedEvent(None, warnings)
         enforcer = Enforcer(index, kind)
         try:
@@ -194,8 +222,9 @@ class EventParser:
             raise
         warnings.extend(enforcer.warnings)
         if stripped is REMOVE:
-            warnings.append(PipelineWarning(
-                index, "", f"{kind} dropped: a required field held an unrecognised member"))
+            warnings.append(
+                PipelineWarning(index, "", f"{kind} dropped: a required field held an unrecognised member")
+            )
             return ParsedEvent(None, warnings)
         try:
             event = cls.model_validate(stripped, strict=True, by_alias=True, by_name=False)
@@ -217,8 +246,7 @@ class EventParser:
         return ParsedEvent(event, warnings)
 
 
-def parse_event(obj: dict[str, Any] | str | bytes | bytearray, *,
-                index: int | None = None) -> ParsedEvent:
+def parse_event(obj: dict[str, Any] | str | bytes | bytearray, *, index: int | None = None) -> ParsedEvent:
     """Parse one event (spec ``basic/processing``). For a whole stream use :class:`EventParser`.
 
     Returns a :class:`ParsedEvent` whose ``event`` is ``None`` when the event was dropped
@@ -228,8 +256,9 @@ def parse_event(obj: dict[str, Any] | str | bytes | bytearray, *,
     return EventParser().parse(obj, index=index)
 
 
-def parse_run_agent_input(obj: dict[str, Any] | str | bytes | bytearray
-                          ) -> tuple[RunAgentInput, list[PipelineWarning]]:
+def parse_run_agent_input(
+    obj: dict[str, Any] | str | bytes | bytearray,
+) -> tuple[RunAgentInput, list[PipelineWarning]]:
     """Parse a ``RunAgentInput`` under the same processing model as events.
 
     Spec ``basic/processing`` ("Outgoing material"): unrecognised material is stripped with a
@@ -238,11 +267,15 @@ def parse_run_agent_input(obj: dict[str, Any] | str | bytes | bytearray
     if isinstance(obj, (bytes, bytearray, str)):
         try:
             obj = json.loads(obj)
-        except (UnicodeDecodeError, ValueError) as exc:
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise DecodeError(f"run input is not valid JSON: {exc}", rule="decode.json") from None
     if not isinstance(obj, dict):
-        raise MalformedEventError("RunAgentInput must be a JSON object", path="",
-                                  reason="not an object", rule="schema.not-an-object")
+        raise MalformedEventError(
+            "RunAgentInput must be a JSON object",
+            path="",
+            reason="not an object",
+            rule="schema.not-an-object",
+        )
     warnings: list[PipelineWarning] = []
     obj = CompatibilityBoundary().translate_input(obj, "", None, warnings)
     enforcer = Enforcer(None, "RunAgentInput")
@@ -255,8 +288,9 @@ def parse_run_agent_input(obj: dict[str, Any] | str | bytes | bytearray
         error.warnings = warnings
         if warnings:  # e.g. `thread_id` stripped, then `threadId` missing: say why
             notes = "; ".join(f"{w.path}: {w.message}" for w in warnings[:3])
-            error = type(error)(f"{error.message} (also: {notes})", path=error.path,
-                                reason=error.reason, rule=error.rule)
+            error = type(error)(
+                f"{error.message} (also: {notes})", path=error.path, reason=error.reason, rule=error.rule
+            )
             error.warnings = warnings
         raise error from None
     return value, warnings

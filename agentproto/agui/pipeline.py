@@ -35,48 +35,80 @@ __all__ = ["Pipeline", "LintReport", "lint_source", "detect_format", "STAGE_RULE
 
 _TEXT_TYPES = (str, bytes)  # JSON text the parser's fast path accepts
 _ACTIVE = RunState.ACTIVE
-_CHUNK_CLASSES = frozenset({EVENT_CLASSES[EventType.TEXT_MESSAGE_CHUNK],
-                            EVENT_CLASSES[EventType.TOOL_CALL_CHUNK],
-                            EVENT_CLASSES[EventType.REASONING_MESSAGE_CHUNK]})
+_CHUNK_CLASSES = frozenset(
+    {
+        EVENT_CLASSES[EventType.TEXT_MESSAGE_CHUNK],
+        EVENT_CLASSES[EventType.TOOL_CALL_CHUNK],
+        EVENT_CLASSES[EventType.REASONING_MESSAGE_CHUNK],
+    }
+)
 
 #: Rules raised before verification (decode, parse, expand, apply, guard rails), with the
 #: one-line fix the CLI prints. The verifier's own rules live in :data:`verify.RULES`.
 STAGE_RULES: dict[str, tuple[str, str]] = {
-    "decode.utf8": ("the bytes are not valid UTF-8",
-                    "Encode the stream as UTF-8 (spec http-sse)."),
-    "decode.json": ("an SSE data payload or JSON line is not valid JSON",
-                    "Send exactly one complete JSON object per SSE data field."),
+    "decode.utf8": ("the bytes are not valid UTF-8", "Encode the stream as UTF-8 (spec http-sse)."),
+    "decode.json": (
+        "an SSE data payload or JSON line is not valid JSON",
+        "Send exactly one complete JSON object per SSE data field.",
+    ),
     "decode.sse": ("the decoder was misused", "Do not feed a decoder after close()."),
-    "input.unreadable": ("the input is neither SSE, JSON lines nor a JSON array of events",
-                         "Capture the raw response body, or one event object per line."),
-    "schema.not-an-object": ("an event is not a JSON object",
-                             "Every event is a JSON object with a 'type'."),
-    "schema.missing-field": ("a required field is missing",
-                             "Add the field; check the spelling is camelCase (threadId)."),
-    "schema.invalid-value": ("a known field holds a value the schema rejects",
-                             "Send the type the schema names; values are never coerced."),
-    "schema.null-optional": ("an optional field was sent as null",
-                             "Omit fields that have no value instead of sending null."),
-    "schema.null-attribution": ("subagentRunId was sent as null",
-                                "Omit subagentRunId for the parent agent's own events."),
-    "patch.malformed": ("a JSON Patch is structurally broken",
-                        "Send an array of RFC 6902 operations with every required member."),
-    "chunk.missing-id": ("the first chunk of an item has no id",
-                         "Put messageId/toolCallId on the first chunk of every item."),
-    "chunk.missing-name": ("the first TOOL_CALL_CHUNK has no toolCallName",
-                           "Put toolCallName on the first chunk of every tool call."),
-    "chunk.field-mismatch": ("a continuation chunk contradicts its opener",
-                             "Repeat opener fields only with the same value, or omit them."),
-    "chunk.owner-mismatch": ("a continuation chunk names another subagent",
-                             "Tag continuation chunks like the opener, or leave the tag off."),
-    "chunk.ambiguous": ("an id-less, untagged chunk could continue several lanes",
-                        "Give the chunk its id or its subagentRunId."),
-    "apply.untransformed-chunk": ("a chunk reached the reducer",
-                                  "Expand chunks (ChunkExpander) before applying events."),
-    "guard.path-not-allowed": ("a state change touched a path outside the allow-list",
-                               "Only change the paths the application allows."),
-    "guard.resync-needed": ("a state delta arrived out of sequence",
-                            "Send a STATE_SNAPSHOT to resynchronise, then number deltas +1."),
+    "input.unreadable": (
+        "the input is neither SSE, JSON lines nor a JSON array of events",
+        "Capture the raw response body, or one event object per line.",
+    ),
+    "schema.not-an-object": ("an event is not a JSON object", "Every event is a JSON object with a 'type'."),
+    "schema.missing-field": (
+        "a required field is missing",
+        "Add the field; check the spelling is camelCase (threadId).",
+    ),
+    "schema.invalid-value": (
+        "a known field holds a value the schema rejects",
+        "Send the type the schema names; values are never coerced.",
+    ),
+    "schema.null-optional": (
+        "an optional field was sent as null",
+        "Omit fields that have no value instead of sending null.",
+    ),
+    "schema.null-attribution": (
+        "subagentRunId was sent as null",
+        "Omit subagentRunId for the parent agent's own events.",
+    ),
+    "patch.malformed": (
+        "a JSON Patch is structurally broken",
+        "Send an array of RFC 6902 operations with every required member.",
+    ),
+    "chunk.missing-id": (
+        "the first chunk of an item has no id",
+        "Put messageId/toolCallId on the first chunk of every item.",
+    ),
+    "chunk.missing-name": (
+        "the first TOOL_CALL_CHUNK has no toolCallName",
+        "Put toolCallName on the first chunk of every tool call.",
+    ),
+    "chunk.field-mismatch": (
+        "a continuation chunk contradicts its opener",
+        "Repeat opener fields only with the same value, or omit them.",
+    ),
+    "chunk.owner-mismatch": (
+        "a continuation chunk names another subagent",
+        "Tag continuation chunks like the opener, or leave the tag off.",
+    ),
+    "chunk.ambiguous": (
+        "an id-less, untagged chunk could continue several lanes",
+        "Give the chunk its id or its subagentRunId.",
+    ),
+    "apply.untransformed-chunk": (
+        "a chunk reached the reducer",
+        "Expand chunks (ChunkExpander) before applying events.",
+    ),
+    "guard.path-not-allowed": (
+        "a state change touched a path outside the allow-list",
+        "Only change the paths the application allows.",
+    ),
+    "guard.resync-needed": (
+        "a state delta arrived out of sequence",
+        "Send a STATE_SNAPSHOT to resynchronise, then number deltas +1.",
+    ),
 }
 
 
@@ -93,13 +125,13 @@ def fix_for(rule: str) -> str:
 class LintReport:
     """The verdict on one captured stream (the ``agentproto lint --json`` object)."""
 
-    outcome: str                         # "completed" | "failed"
-    error: dict[str, Any] | None         # {event, type, rule, message} or None
+    outcome: str  # "completed" | "failed"
+    error: dict[str, Any] | None  # {event, type, rule, message} or None
     warnings: list[dict[str, Any]]
     state: Any
     messages: list[dict[str, Any]]
     runs: list[dict[str, Any]]
-    events: int = 0                      # wire events read
+    events: int = 0  # wire events read
     pending_interrupts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -113,8 +145,14 @@ class LintReport:
         return self.error is None or self.error["rule"] not in ("decode.utf8", "input.unreadable")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "error": self.error, "warnings": self.warnings,
-                "state": self.state, "messages": self.messages, "runs": self.runs}
+        return {
+            "outcome": self.outcome,
+            "error": self.error,
+            "warnings": self.warnings,
+            "state": self.state,
+            "messages": self.messages,
+            "runs": self.runs,
+        }
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
@@ -132,11 +170,18 @@ class Pipeline:
     applied event (a hook for UIs and notebooks).
     """
 
-    def __init__(self, *, format: str = "sse", state: Any = None,
-                 messages: Iterable[Any] | None = None, allowed_paths: list[str] | None = None,
-                 version_key: str | None = None, ids: Callable[[], str] | None = None,
-                 raise_errors: bool = False,
-                 on_event: Callable[[BaseEvent], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        format: str = "sse",
+        state: Any = None,
+        messages: Iterable[Any] | None = None,
+        allowed_paths: list[str] | None = None,
+        version_key: str | None = None,
+        ids: Callable[[], str] | None = None,
+        raise_errors: bool = False,
+        on_event: Callable[[BaseEvent], None] | None = None,
+    ) -> None:
         if format not in ("sse", "jsonl"):
             raise ValueError("format must be 'sse' or 'jsonl'")
         self.format = format
@@ -144,8 +189,9 @@ class Pipeline:
         self.parser = EventParser(ids=ids)
         self.expander = ChunkExpander()
         self.verifier = Verifier()
-        self.reducer = StateReducer(state=state, messages=messages, allowed_paths=allowed_paths,
-                                    version_key=version_key)
+        self.reducer = StateReducer(
+            state=state, messages=messages, allowed_paths=allowed_paths, version_key=version_key
+        )
         self.warnings: list[PipelineWarning] = []
         self.error: AGUIError | None = None
         self.events_read = 0
@@ -174,8 +220,7 @@ class Pipeline:
             return []
         return self._run((obj,))
 
-    def _run(self, items: Sequence[Any], collect: bool = True, decoded: bool = False
-             ) -> list[BaseEvent]:
+    def _run(self, items: Sequence[Any], collect: bool = True, decoded: bool = False) -> list[BaseEvent]:
         """The hot loop: every stage for every item, with the stages' methods bound once.
 
         Most events of a real stream are conforming JSON text (``parser.fast`` takes them in
@@ -277,15 +322,25 @@ class Pipeline:
             if isinstance(tail, list):  # JSON lines: a last line without a newline
                 self._run(tail, decoded=True)
             elif tail:
-                self.warnings.append(PipelineWarning(
-                    None, "", f"the stream ended inside an SSE frame; the unterminated frame "
-                              f"was discarded: {tail[:80]!r}"))
+                self.warnings.append(
+                    PipelineWarning(
+                        None,
+                        "",
+                        f"the stream ended inside an SSE frame; the unterminated frame "
+                        f"was discarded: {tail[:80]!r}",
+                    )
+                )
         if self.error is None:
             self.expander.close()
             for pending in self.expander.discarded:
-                self.warnings.append(PipelineWarning(
-                    None, "", f"the stream ended while chunked {pending.kind} {pending.id!r} "
-                              f"was open; no END was synthesized for it"))
+                self.warnings.append(
+                    PipelineWarning(
+                        None,
+                        "",
+                        f"the stream ended while chunked {pending.kind} {pending.id!r} "
+                        f"was open; no END was synthesized for it",
+                    )
+                )
             try:
                 self.verifier.close()
             except AGUIError as exc:
@@ -328,8 +383,7 @@ def detect_format(data: bytes) -> str:
     return "jsonl"
 
 
-def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **options: Any
-                ) -> LintReport:
+def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **options: Any) -> LintReport:
     """Run the whole pipeline over a captured stream and return the report.
 
     ``data`` is the raw capture (bytes or text), or an iterable of events (dicts, JSON text,
@@ -356,14 +410,20 @@ def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **optio
         try:
             events = json.loads(data.decode("utf-8"))
         except UnicodeDecodeError as exc:
-            return _unreadable(DecodeError(f"input is not valid UTF-8: {exc.reason}",
-                                           rule="decode.utf8"), options)
-        except ValueError as exc:
-            return _unreadable(DecodeError(f"input looks like a JSON array but is not valid "
-                                           f"JSON: {exc}", rule="input.unreadable"), options)
+            return _unreadable(
+                DecodeError(f"input is not valid UTF-8: {exc.reason}", rule="decode.utf8"), options
+            )
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+            return _unreadable(
+                DecodeError(
+                    f"input looks like a JSON array but is not valid JSON: {exc}", rule="input.unreadable"
+                ),
+                options,
+            )
         if not isinstance(events, list):
-            return _unreadable(DecodeError("input is not a JSON array of events",
-                                           rule="input.unreadable"), options)
+            return _unreadable(
+                DecodeError("input is not a JSON array of events", rule="input.unreadable"), options
+            )
         return lint_source(events, **options)
     pipeline = Pipeline(format=kind, **options)
     pipeline.feed_bytes(data)

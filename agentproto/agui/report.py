@@ -81,8 +81,11 @@ def verdict(report: LintReport, *, warnings: bool = True) -> str:
         lines = [f"✓ conformant — runs: {runs}"]
     else:
         err = report.error
-        where = ("at the end of the stream" if err["event"] is None
-                 else f"at {event_label(err['event'])} ({err['type']})")
+        where = (
+            "at the end of the stream"
+            if err["event"] is None
+            else f"at {event_label(err['event'])} ({err['type']})"
+        )
         lines = [f"✗ rejected {where} [{err['rule']}]", f"  {err['message']}", f"  runs: {runs}"]
     if warnings:
         for w in report.warnings:
@@ -112,8 +115,9 @@ def format_messages(messages: Sequence[Mapping[str, Any]], *, width: int = 60) -
             body = "" if content is None else repr(shorten(content, width))
         calls = m.get("toolCalls") or []
         if calls:
-            shown = ", ".join(f"{c['function']['name']}({shorten(c['function']['arguments'], 40)})"
-                              for c in calls)
+            shown = ", ".join(
+                f"{c['function']['name']}({shorten(c['function']['arguments'], 40)})" for c in calls
+            )
             body = (body + "  " if body else "") + f"calls {shown}"
         lines.append(f"{str(m.get('id', '')):<{id_w}}  {role:<9}  {body}".rstrip())
     return "\n".join(lines)
@@ -127,9 +131,10 @@ def text_table(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> str:
     body = [[str(c) for c in row] for row in rows]
     if any(len(r) > len(headers) for r in body):
         raise ValueError("a row has more cells than there are headers")
-    widths = [max([len(h)] + [len(r[i]) for r in body if i < len(r)])
-              for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
+    widths = [max([len(h)] + [len(r[i]) for r in body if i < len(r)]) for i, h in enumerate(headers)]
+    lines = [
+        "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(),
+        "  ".join("-" * w for w in widths),
+    ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in body]
     return "\n".join(lines)

@@ -67,8 +67,7 @@ _OPENERS: dict[str, tuple[type[ev.BaseEvent], str]] = {
     "REASONING_START": (ev.ReasoningEndEvent, "message_id"),
     "STEP_STARTED": (ev.StepFinishedEvent, "step_name"),
 }
-_CLOSERS = {end.model_fields["type"].default.value: (start, key)
-            for start, (end, key) in _OPENERS.items()}
+_CLOSERS = {end.model_fields["type"].default.value: (start, key) for start, (end, key) in _OPENERS.items()}
 
 
 @dataclass
@@ -83,12 +82,24 @@ class RunContext:
     _cancel: threading.Event = field(repr=False, default_factory=threading.Event)
 
     @classmethod
-    def start(cls, run_input: ev.RunAgentInput, plan: ResumePlan, *, clock: Clock,
-              ids: Callable[[], str], state: Any = None,
-              messages: Iterable[dict[str, Any]] = ()) -> RunContext:
+    def start(
+        cls,
+        run_input: ev.RunAgentInput,
+        plan: ResumePlan,
+        *,
+        clock: Clock,
+        ids: Callable[[], str],
+        state: Any = None,
+        messages: Iterable[dict[str, Any]] = (),
+    ) -> RunContext:
         """A context for a run that begins from the thread's ``state`` and ``messages``."""
-        return cls(input=run_input, plan=plan, clock=clock, ids=ids,
-                   _view=StateReducer(state=state, messages=list(messages)))
+        return cls(
+            input=run_input,
+            plan=plan,
+            clock=clock,
+            ids=ids,
+            _view=StateReducer(state=state, messages=list(messages)),
+        )
 
     @property
     def thread_id(self) -> str:
@@ -124,8 +135,7 @@ class RunDriver:
     kind (``new`` or ``resume``); the store's run row must already exist when a store is given.
     """
 
-    def __init__(self, agent: AGUIAgent, ctx: RunContext, store: Any = None, *,
-                 kind: str = "new") -> None:
+    def __init__(self, agent: AGUIAgent, ctx: RunContext, store: Any = None, *, kind: str = "new") -> None:
         self.agent = agent
         self.ctx = ctx
         self.store = store
@@ -161,14 +171,18 @@ class RunDriver:
                 try:
                     event = next(source)
                 except StopIteration:
-                    yield from self._emit(ev.RunErrorEvent(
-                        message="The agent stopped without finishing the run",
-                        code="AGENT_INCOMPLETE"))
+                    yield from self._emit(
+                        ev.RunErrorEvent(
+                            message="The agent stopped without finishing the run", code="AGENT_INCOMPLETE"
+                        )
+                    )
                     return
                 except Exception as exc:  # an agent bug must still end the stream properly
-                    yield from self._emit(ev.RunErrorEvent(
-                        message=f"The agent failed: {type(exc).__name__}: {exc}",
-                        code="AGENT_ERROR"))
+                    yield from self._emit(
+                        ev.RunErrorEvent(
+                            message=f"The agent failed: {type(exc).__name__}: {exc}", code="AGENT_ERROR"
+                        )
+                    )
                     return
                 yield from self._emit(event)
         finally:
@@ -192,9 +206,11 @@ class RunDriver:
         except Exception as exc:  # the agent broke the lifecycle: fail the run, not the stream
             if isinstance(event, ev.RunErrorEvent):
                 raise
-            yield from self._emit(ev.RunErrorEvent(
-                message=f"The agent emitted an invalid event: {exc}",
-                code="AGENT_PROTOCOL_VIOLATION"))
+            yield from self._emit(
+                ev.RunErrorEvent(
+                    message=f"The agent emitted an invalid event: {exc}", code="AGENT_PROTOCOL_VIOLATION"
+                )
+            )
             return
         self._track(event)
         self.ctx._view.apply(event)
@@ -219,17 +235,21 @@ class RunDriver:
 
     def _cancel_events(self) -> Iterator[ev.BaseEvent]:
         if not self._started:
-            yield from self._emit(ev.RunStartedEvent(thread_id=self.ctx.thread_id,
-                                                     run_id=self.ctx.run_id,
-                                                     protocol_version=ev.PROTOCOL_VERSION))
+            yield from self._emit(
+                ev.RunStartedEvent(
+                    thread_id=self.ctx.thread_id, run_id=self.ctx.run_id, protocol_version=ev.PROTOCOL_VERSION
+                )
+            )
         # Close what is open, innermost first, before the cancelled RUN_FINISHED
         # (spec 1.1 events/lifecycle, "Cancelled runs").
         for start, key in reversed(list(self._open)):
             end_cls, field_name = _OPENERS[start]
             yield from self._emit(end_cls(**{field_name: key}))
-        yield from self._emit(ev.RunFinishedEvent(thread_id=self.ctx.thread_id,
-                                                  run_id=self.ctx.run_id,
-                                                  outcome={"type": "cancelled"}))
+        yield from self._emit(
+            ev.RunFinishedEvent(
+                thread_id=self.ctx.thread_id, run_id=self.ctx.run_id, outcome={"type": "cancelled"}
+            )
+        )
 
     def _record_end(self, event: ev.BaseEvent) -> None:
         thread_id, run_id = self.ctx.thread_id, self.ctx.run_id
@@ -245,9 +265,12 @@ class RunDriver:
             store.save_state(thread_id, self.ctx.state)
             store.save_messages(thread_id, self.ctx.messages)
             if isinstance(event, ev.RunErrorEvent):
-                store.finish_run(thread_id, run_id, status="error",
-                                 error={k: v for k, v in (("message", event.message),
-                                                          ("code", event.code)) if v})
+                store.finish_run(
+                    thread_id,
+                    run_id,
+                    status="error",
+                    error={k: v for k, v in (("message", event.message), ("code", event.code)) if v},
+                )
                 if self.kind == "resume":
                     store.reopen_interrupts(thread_id, run_id)
                 return
@@ -255,13 +278,18 @@ class RunDriver:
             interrupts = pending_interrupts(wire)
             if interrupts:
                 store.add_interrupts(thread_id, run_id, interrupts)
-            store.finish_run(thread_id, run_id, status=self.status,
-                             outcome=wire.get("outcome") or {"type": "success"},
-                             result=wire.get("result"))
+            store.finish_run(
+                thread_id,
+                run_id,
+                status=self.status,
+                outcome=wire.get("outcome") or {"type": "success"},
+                result=wire.get("result"),
+            )
 
 
-def replay_events(thread_id: str, run_id: str, original: Any, snapshot: Any, *,
-                  timestamp: int | None = None) -> list[ev.BaseEvent]:
+def replay_events(
+    thread_id: str, run_id: str, original: Any, snapshot: Any, *, timestamp: int | None = None
+) -> list[ev.BaseEvent]:
     """The run that answers a replayed resume from the record instead of acting again.
 
     ``original`` is the :class:`~agentproto.agui.threadstore.RunRecord` of the run that first carried the
@@ -277,11 +305,12 @@ def replay_events(thread_id: str, run_id: str, original: Any, snapshot: Any, *,
     if original.result is not None:
         finished["result"] = original.result
     return [
-        ev.RunStartedEvent(thread_id=thread_id, run_id=run_id,
-                           protocol_version=ev.PROTOCOL_VERSION, **stamp),
-        ev.CustomEvent(name="agentproto.resume_replayed",
-                       value={"originalRunId": original.run_id, "status": original.status},
-                       **stamp),
+        ev.RunStartedEvent(thread_id=thread_id, run_id=run_id, protocol_version=ev.PROTOCOL_VERSION, **stamp),
+        ev.CustomEvent(
+            name="agentproto.resume_replayed",
+            value={"originalRunId": original.run_id, "status": original.status},
+            **stamp,
+        ),
         ev.StateSnapshotEvent(snapshot=snapshot.state, **stamp),
         ev.MessagesSnapshotEvent(messages=snapshot.messages, **stamp),
         ev.RunFinishedEvent(**finished),

@@ -48,17 +48,19 @@ from starlette.routing import Route
 from agentproto.agui import events as ev
 from agentproto.agui.errors import DecodeError, MalformedEventError
 from agentproto.agui.interrupts import ResumeError, validate_resume
+from agentproto.agui.parse import parse_run_agent_input
 from agentproto.agui.runner import AGUIAgent, RunContext, RunDriver, replay_events
 from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
+from agentproto.agui.threadstore import RunIdReusedError, ThreadStore
 from agentproto.clock import Clock
+from agentproto.http_guard import log_event
+from agentproto.limits import LimitError
+from agentproto.limits import loads as limited_loads
 from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.security.client_input import check_client_tool_results
 from agentproto.security.errors import ForgedToolResult
-from agentproto.agui.parse import parse_run_agent_input
-from agentproto.agui.threadstore import RunIdReusedError, ThreadStore
 
-__all__ = ["agui_routes", "RunRegistry", "ActiveRun", "DEFAULT_MAX_BODY_BYTES",
-           "SUPPORTED_MAJOR"]
+__all__ = ["agui_routes", "RunRegistry", "ActiveRun", "DEFAULT_MAX_BODY_BYTES", "SUPPORTED_MAJOR"]
 
 #: Default request body limit: generous for a conversation, small enough to refuse abuse.
 DEFAULT_MAX_BODY_BYTES = 1_000_000
@@ -69,8 +71,13 @@ STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _error(status: int, code: str, message: str, **details: Any) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message, **details}},
-                        status_code=status)
+    log_event(
+        "agui_refused",
+        status=status,
+        code=code,
+        **{k: v for k, v in details.items() if k in ("threadId", "runId", "path")},
+    )
+    return JSONResponse({"error": {"code": code, "message": message, **details}}, status_code=status)
 
 
 @dataclass
@@ -102,8 +109,9 @@ class RunRegistry:
         self._runs.pop((run.thread_id, run.run_id), None)
 
     def find(self, run_id: str, thread_id: str | None = None) -> list[ActiveRun]:
-        return [r for (t, rid), r in self._runs.items()
-                if rid == run_id and (thread_id is None or t == thread_id)]
+        return [
+            r for (t, rid), r in self._runs.items() if rid == run_id and (thread_id is None or t == thread_id)
+        ]
 
     def on_thread(self, thread_id: str) -> list[ActiveRun]:
         return [r for (t, _), r in self._runs.items() if t == thread_id]
@@ -133,11 +141,20 @@ def _accepts_sse(accept: str | None) -> bool:
     return any(r in ("*/*", "text/*", SSE_CONTENT_TYPE) for r in ranges)
 
 
-def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = None,
-                ids: Callable[[], str] | None = None, heartbeat_s: float = 15.0,
-                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, pace_s: float = 0.0,
-                replay_wait_s: float = 30.0, registry: RunRegistry | None = None,
-                prefix: str = "/ag-ui", server_tools: Iterable[str] = ()) -> list[Route]:
+def agui_routes(
+    store: ThreadStore,
+    agent: AGUIAgent,
+    *,
+    clock: Clock | None = None,
+    ids: Callable[[], str] | None = None,
+    heartbeat_s: float = 15.0,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    pace_s: float = 0.0,
+    replay_wait_s: float = 30.0,
+    registry: RunRegistry | None = None,
+    prefix: str = "/ag-ui",
+    server_tools: Iterable[str] = (),
+) -> list[Route]:
     """The AG-UI routes serving ``agent`` with threads kept in ``store``.
 
     ``clock`` and ``ids`` are injected into every run (defaults: wall clock, UUIDs);
@@ -174,13 +191,22 @@ def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = N
             yield encode_sse(item)
 
     def respond(run: ActiveRun) -> EventSourceResponse:
-        return EventSourceResponse(stream(run), ping=0, sep="\n", headers=STREAM_HEADERS,
-                                   media_type=SSE_CONTENT_TYPE)
+        return EventSourceResponse(
+            stream(run), ping=0, sep="\n", headers=STREAM_HEADERS, media_type=SSE_CONTENT_TYPE
+        )
 
     async def drive(run: ActiveRun) -> None:
         assert run.driver is not None, "drive() needs a run with a driver"
         try:
             for event in run.driver:  # the agent runs here, whether or not anyone listens
+                if isinstance(event, ev.RunErrorEvent):
+                    log_event(
+                        "agui_run_error",
+                        threadId=run.thread_id,
+                        runId=run.run_id,
+                        code=event.code,
+                        message=event.message,
+                    )
                 run.queue.put_nowait(event)
                 await asyncio.sleep(pace_s)
         finally:
@@ -198,23 +224,34 @@ def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = N
                 await asyncio.sleep(0.02)
                 original = store.run(run.thread_id, original_run_id)
             if original is None or not original.finished:
-                message = (f"Run {original_run_id} that first carried these answers is still "
-                           f"running; ask for the thread snapshot later")
-                failed = ev.RunErrorEvent(message=message, code="RESUME_IN_PROGRESS",
-                                          timestamp=clock.now_ms())
+                message = (
+                    f"Run {original_run_id} that first carried these answers is still "
+                    f"running; ask for the thread snapshot later"
+                )
+                failed = ev.RunErrorEvent(
+                    message=message, code="RESUME_IN_PROGRESS", timestamp=clock.now_ms()
+                )
                 store.append_event(run.thread_id, run.run_id, ev.dump_event(failed))
-                store.finish_run(run.thread_id, run.run_id, status="error",
-                                 error={"message": message, "code": "RESUME_IN_PROGRESS"})
+                store.finish_run(
+                    run.thread_id,
+                    run.run_id,
+                    status="error",
+                    error={"message": message, "code": "RESUME_IN_PROGRESS"},
+                )
                 run.queue.put_nowait(failed)
                 return
             snapshot = store.snapshot(run.thread_id)
-            events = replay_events(run.thread_id, run.run_id, original, snapshot,
-                                   timestamp=clock.now_ms())
+            events = replay_events(run.thread_id, run.run_id, original, snapshot, timestamp=clock.now_ms())
             for event in events:
                 store.append_event(run.thread_id, run.run_id, ev.dump_event(event))
                 run.queue.put_nowait(event)
-            store.finish_run(run.thread_id, run.run_id, status=original.status,
-                             outcome=original.outcome, result=original.result)
+            store.finish_run(
+                run.thread_id,
+                run.run_id,
+                status=original.status,
+                outcome=original.outcome,
+                result=original.result,
+            )
         finally:
             run.queue.put_nowait(None)
             run.done.set()
@@ -223,26 +260,37 @@ def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = N
     async def post_agent(request: Request) -> Any:
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "application/json":
-            return _error(415, "unsupported_media_type",
-                          "POST the RunAgentInput as JSON (Content-Type: application/json)")
+            return _error(
+                415,
+                "unsupported_media_type",
+                "POST the RunAgentInput as JSON (Content-Type: application/json)",
+            )
         if not _accepts_sse(request.headers.get("accept")):
-            return _error(406, "not_acceptable",
-                          "This endpoint answers with text/event-stream; say so in Accept")
+            return _error(
+                406, "not_acceptable", "This endpoint answers with text/event-stream; say so in Accept"
+            )
         body = await _read_body(request, max_body_bytes)
         if body is None:
-            return _error(413, "body_too_large",
-                          f"Request body is larger than {max_body_bytes} bytes")
+            return _error(413, "body_too_large", f"Request body is larger than {max_body_bytes} bytes")
+        try:  # the limits boundary first: depth, string size, surrogates, integer size
+            parsed: Any = limited_loads(body)
+        except LimitError as exc:
+            if exc.kind != "json":
+                return _error(422, "input_limit", exc.message, path=exc.path, limit=exc.kind)
+            parsed = body  # not JSON: the parser says why (400 invalid_json)
         try:
-            run_input, warnings = parse_run_agent_input(body)
+            run_input, warnings = parse_run_agent_input(parsed)
         except DecodeError as exc:
             return _error(400, "invalid_json", exc.message)
         except MalformedEventError as exc:
             return _error(422, "invalid_input", exc.message, path=exc.path)
         version = run_input.protocol_version
         if version and version.split(".")[0] != str(SUPPORTED_MAJOR):
-            return _error(400, "unsupported_protocol_version",
-                          f"This agent implements AG-UI {SUPPORTED_MAJOR}.x; "
-                          f"the input asks for {version}")
+            return _error(
+                400,
+                "unsupported_protocol_version",
+                f"This agent implements AG-UI {SUPPORTED_MAJOR}.x; the input asks for {version}",
+            )
 
         thread_id, run_id = run_input.thread_id, run_input.run_id
         wire_messages = [ev.dump_model(m) for m in run_input.messages]
@@ -250,8 +298,9 @@ def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = N
             with store.transaction():
                 if store.run(thread_id, run_id) is not None:  # checked first: most precise
                     raise RunIdReusedError(thread_id, run_id)
-                plan = validate_resume(store.thread_record(thread_id), run_input,
-                                       clock.now_ms(), owner_of=store.interrupt_thread)
+                plan = validate_resume(
+                    store.thread_record(thread_id), run_input, clock.now_ms(), owner_of=store.interrupt_thread
+                )
                 kind = plan.kind
                 store.start_run(thread_id, run_id, kind=kind, replay_of=plan.replay_of)
                 if kind == "resume":
@@ -261,14 +310,24 @@ def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = N
                     # stored state (the server's record is authoritative). New messages —
                     # ids the thread has not seen, such as the user's latest — are appended.
                     store.ensure_thread(
-                        thread_id, state=run_input.state if run_input.state is not None else {})
-                    check_client_tool_results(store.messages(thread_id), wire_messages,
-                                              server_tools=own_tools)
-                    store.append_messages(thread_id, [m for m in wire_messages
-                                                      if m.get("role") != "activity"])
+                        thread_id, state=run_input.state if run_input.state is not None else {}
+                    )
+                    check_client_tool_results(
+                        store.messages(thread_id), wire_messages, server_tools=own_tools
+                    )
+                    store.append_messages(
+                        thread_id, [m for m in wire_messages if m.get("role") != "activity"]
+                    )
                 state = store.thread_state(thread_id)
                 messages = store.messages(thread_id)
         except ResumeError as exc:
+            log_event(
+                "agui_refused",
+                status=exc.http_status,
+                code="resume_refused",
+                threadId=thread_id,
+                runId=run_id,
+            )
             return JSONResponse(exc.to_json(), status_code=exc.http_status)
         except ForgedToolResult as exc:
             return _error(exc.http_status, exc.rule, str(exc), **exc.details)
@@ -281,8 +340,7 @@ def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = N
             assert plan.replay_of is not None, "a replay plan names the run it replays"
             run.task = asyncio.create_task(replay(run, plan.replay_of))
         else:
-            ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=state,
-                                   messages=messages)
+            ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=state, messages=messages)
             run.driver = RunDriver(agent, ctx, store, kind=kind)
             run.task = asyncio.create_task(drive(run))
         response = respond(run)
@@ -312,23 +370,24 @@ def agui_routes(store: ThreadStore, agent: AGUIAgent, *, clock: Clock | None = N
         thread_id = request.query_params.get("threadId")
         active = registry.find(run_id, thread_id)
         if len(active) > 1:
-            return _error(409, "ambiguous_run_id",
-                          f"Run id {run_id!r} is active on several threads; add ?threadId=")
+            return _error(
+                409, "ambiguous_run_id", f"Run id {run_id!r} is active on several threads; add ?threadId="
+            )
         if not active:
-            return _error(404, "run_not_active",
-                          f"Run {run_id!r} is not running on this server (finished, or unknown)")
+            return _error(
+                404, "run_not_active", f"Run {run_id!r} is not running on this server (finished, or unknown)"
+            )
         run = active[0]
         if run.driver is None:
             return _error(409, "not_cancellable", "A replayed resume cannot be cancelled")
         run.cancel()
-        return JSONResponse({"runId": run_id, "threadId": run.thread_id,
-                             "status": "cancelling"}, status_code=202)
+        return JSONResponse(
+            {"runId": run_id, "threadId": run.thread_id, "status": "cancelling"}, status_code=202
+        )
 
     return [
         Route(f"{prefix}/agent", post_agent, methods=["POST"]),
         Route(f"{prefix}/threads/{{thread_id}}", get_thread, methods=["GET"]),
-        Route(f"{prefix}/threads/{{thread_id}}/runs/{{run_id}}/events", get_run_events,
-              methods=["GET"]),
+        Route(f"{prefix}/threads/{{thread_id}}/runs/{{run_id}}/events", get_run_events, methods=["GET"]),
         Route(f"{prefix}/runs/{{run_id}}/cancel", cancel_run, methods=["POST"]),
     ]
-

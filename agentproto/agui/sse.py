@@ -91,8 +91,9 @@ class JSONLinesDecoder:
         try:
             text = self._pending + self._utf8.decode(chunk)
         except UnicodeDecodeError as exc:
-            raise DecodeError(f"JSON lines input is not valid UTF-8: {exc.reason}",
-                              rule="decode.utf8") from None
+            raise DecodeError(
+                f"JSON lines input is not valid UTF-8: {exc.reason}", rule="decode.utf8"
+            ) from None
         lines = text.split("\n")
         self._pending = lines.pop()
         return [s for line in lines if (s := line.strip().lstrip("\ufeff"))]
@@ -105,8 +106,9 @@ class JSONLinesDecoder:
         try:
             tail = self._pending + self._utf8.decode(b"", final=True)
         except UnicodeDecodeError:
-            raise DecodeError("JSON lines input ends in the middle of a UTF-8 character",
-                              rule="decode.utf8") from None
+            raise DecodeError(
+                "JSON lines input ends in the middle of a UTF-8 character", rule="decode.utf8"
+            ) from None
         self._pending = ""
         tail = tail.strip().lstrip("\ufeff")
         return [tail] if tail else []

@@ -89,8 +89,14 @@ __all__ = ["StateReducer", "apply_patch", "copy_json", "DEFAULT_VERSION_KEY"]
 E = EventType
 DEFAULT_VERSION_KEY = "agentproto.stateVersion"
 _NO_WARNINGS: list[PipelineWarning] = []  # shared empty result; callers only read it
-_VALID_OPS = {"add": ("path", "value"), "remove": ("path",), "replace": ("path", "value"),
-              "move": ("from", "path"), "copy": ("from", "path"), "test": ("path", "value")}
+_VALID_OPS = {
+    "add": ("path", "value"),
+    "remove": ("path",),
+    "replace": ("path", "value"),
+    "move": ("from", "path"),
+    "copy": ("from", "path"),
+    "test": ("path", "value"),
+}
 
 
 _CONTAINERS = (dict, list)
@@ -138,8 +144,14 @@ def _load_jsonpatch() -> Any:
                     self.parts = list(parts)
 
         _CachedPointer = CachedPointer
-        _PATCH_ERRORS = (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException,
-                         KeyError, IndexError, TypeError, ValueError)
+        _PATCH_ERRORS = (
+            jsonpatch.JsonPatchException,
+            jsonpointer.JsonPointerException,
+            KeyError,
+            IndexError,
+            TypeError,
+            ValueError,
+        )
         _jsonpatch = jsonpatch
     return _jsonpatch
 
@@ -171,30 +183,39 @@ def _op_dict(op: Any) -> dict[str, Any]:
 def _check_ops(ops: Any, where: str) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     """Structural check for raw patches given as data (events are checked by the parser)."""
     if not isinstance(ops, list):
-        raise PatchError(f"a JSON Patch must be an array, got {type(ops).__name__}",
-                         path=where, reason="not an array")
+        raise PatchError(
+            f"a JSON Patch must be an array, got {type(ops).__name__}", path=where, reason="not an array"
+        )
     clean: list[dict[str, Any]] = []
     dropped: list[tuple[str, str]] = []
     for i, op in enumerate(ops):
         op = _op_dict(op)
         if not isinstance(op, dict):
-            raise PatchError(f"patch operation {i} is not an object", path=f"{where}/{i}",
-                             reason="not an object")
+            raise PatchError(
+                f"patch operation {i} is not an object", path=f"{where}/{i}", reason="not an object"
+            )
         name = op.get("op")
         if not isinstance(name, str):
-            raise PatchError(f"patch operation {i} has no string 'op'",
-                             path=f"{where}/{i}/op", reason="missing op")
+            raise PatchError(
+                f"patch operation {i} has no string 'op'", path=f"{where}/{i}/op", reason="missing op"
+            )
         members = _VALID_OPS.get(name)
         if members is None:
             dropped.append((f"{where}/{i}", f"unrecognised JSON Patch op {name!r} dropped"))
             continue
         for member in members:
             if member not in op:
-                raise PatchError(f"patch operation {i} ({name}) lacks {member!r}",
-                                 path=f"{where}/{i}/{member}", reason="missing member")
+                raise PatchError(
+                    f"patch operation {i} ({name}) lacks {member!r}",
+                    path=f"{where}/{i}/{member}",
+                    reason="missing member",
+                )
             if member in ("path", "from") and not isinstance(op[member], str):
-                raise PatchError(f"patch operation {i} ({name}): {member!r} must be a string",
-                                 path=f"{where}/{i}/{member}", reason="not a string")
+                raise PatchError(
+                    f"patch operation {i} ({name}): {member!r} must be a string",
+                    path=f"{where}/{i}/{member}",
+                    reason="not a string",
+                )
         clean.append(op)
     return clean, dropped
 
@@ -206,8 +227,9 @@ def apply_patch(document: Any, ops: Iterable[Any]) -> Any:
     exceptions for a well-formed one that does not apply. Unknown ``op`` elements are dropped
     silently here; :class:`StateReducer` warns about them.
     """
-    clean, _ = _check_ops(ops if isinstance(ops, list) else
-                          ops if isinstance(ops, (str, bytes, dict)) else list(ops), "")
+    clean, _ = _check_ops(
+        ops if isinstance(ops, list) else ops if isinstance(ops, (str, bytes, dict)) else list(ops), ""
+    )
     return _apply_in_place(copy_json(document), clean)
 
 
@@ -237,10 +259,8 @@ def _apply_in_place(document: Any, ops: list[Any]) -> Any:
         # but move, which removes and then adds), has nothing to undo: it is applied as
         # jsonpatch's operation object alone, without the patch and journal around it.
         op = plain[0]
-        return jsonpatch.JsonPatch.operations[op["op"]](op, pointer_cls=_CachedPointer) \
-            .apply(document)
-    return jsonpatch.JsonPatch(plain, pointer_cls=_CachedPointer).apply(
-        document, in_place=True, atomic=True)
+        return jsonpatch.JsonPatch.operations[op["op"]](op, pointer_cls=_CachedPointer).apply(document)
+    return jsonpatch.JsonPatch(plain, pointer_cls=_CachedPointer).apply(document, in_place=True, atomic=True)
 
 
 # -- the fast engine ------------------------------------------------------------------------
@@ -265,8 +285,9 @@ def _parts(path: str) -> tuple[str, ...] | None:
         if not path.startswith("/") or _POINTER_ESCAPE_ERROR.search(path):
             parts = None
         else:
-            parts = tuple(p.replace("~1", "/").replace("~0", "~") if "~" in p else p
-                          for p in path[1:].split("/"))
+            parts = tuple(
+                p.replace("~1", "/").replace("~0", "~") if "~" in p else p for p in path[1:].split("/")
+            )
         if len(_PARTS) < 4096:
             _PARTS[path] = parts
     return parts
@@ -309,8 +330,7 @@ def _fast_apply(document: Any, ops: list[Any]) -> Any:
             elif type(op) is dict:
                 kind = _KIND_BY_NAME.get(op.get("op"))  # type: ignore[arg-type]
                 path = op.get("path")
-                if kind is None or type(path) is not str or (kind != _REMOVE
-                                                             and "value" not in op):
+                if kind is None or type(path) is not str or (kind != _REMOVE and "value" not in op):
                     raise _Bail
                 value = op["value"] if kind != _REMOVE else None
             else:
@@ -432,8 +452,7 @@ def _path_allowed(path: str, patterns: list[str]) -> bool:
     segments = path.split("/")
     for pattern in patterns:
         psegs = pattern.split("/")
-        if len(segments) >= len(psegs) and all(
-                fnmatchcase(s, p) for s, p in zip(segments, psegs)):
+        if len(segments) >= len(psegs) and all(fnmatchcase(s, p) for s, p in zip(segments, psegs)):
             return True
     return False
 
@@ -445,19 +464,25 @@ class StateReducer:
     failures the spec names); fatal problems raise :class:`AGUIError` subclasses.
     """
 
-    def __init__(self, *, state: Any = None, messages: Iterable[Any] | None = None,
-                 allowed_paths: list[str] | None = None,
-                 version_key: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        state: Any = None,
+        messages: Iterable[Any] | None = None,
+        allowed_paths: list[str] | None = None,
+        version_key: str | None = None,
+    ) -> None:
         self.state: Any = {} if state is None else copy_json(state)
-        self._messages: list[dict[str, Any]] = [m if isinstance(m, dict) else dump_model(m)
-                                      for m in (messages or [])]
+        self._messages: list[dict[str, Any]] = [
+            m if isinstance(m, dict) else dump_model(m) for m in (messages or [])
+        ]
         self._by_id: dict[str, dict[str, Any]] = {m["id"]: m for m in self._messages}
         self._tool_calls: dict[str, dict[str, Any]] = {}
         for m in self._messages:
             for call in m.get("toolCalls") or ():
                 self._tool_calls[call["id"]] = call
-        self._text_buf: dict[str, list[str]] = {}   # message id → pending content deltas
-        self._args_buf: dict[str, list[str]] = {}   # tool call id → pending argument deltas
+        self._text_buf: dict[str, list[str]] = {}  # message id → pending content deltas
+        self._args_buf: dict[str, list[str]] = {}  # tool call id → pending argument deltas
         self.pending_interrupts: list[dict[str, Any]] = []
         #: Per run: ``{"outcome", "result", "usage", "error"}`` as the producer reported it.
         self.results: dict[str | None, dict[str, Any]] = {}
@@ -471,16 +496,21 @@ class StateReducer:
         self.last_warnings: list[PipelineWarning] = []
         self._index: int | None = None
         handlers: dict[EventType, Callable[[Any], None]] = {
-            E.RUN_STARTED: self._run_started, E.RUN_FINISHED: self._run_finished,
+            E.RUN_STARTED: self._run_started,
+            E.RUN_FINISHED: self._run_finished,
             E.RUN_ERROR: self._run_error,
-            E.TEXT_MESSAGE_START: self._text_start, E.TEXT_MESSAGE_CONTENT: self._text_content,
+            E.TEXT_MESSAGE_START: self._text_start,
+            E.TEXT_MESSAGE_CONTENT: self._text_content,
             E.TEXT_MESSAGE_END: self._text_end,
             E.REASONING_MESSAGE_START: self._text_start,
             E.REASONING_MESSAGE_CONTENT: self._text_content,
             E.REASONING_MESSAGE_END: self._text_end,
-            E.TOOL_CALL_START: self._tool_start, E.TOOL_CALL_ARGS: self._tool_args,
-            E.TOOL_CALL_END: self._tool_end, E.TOOL_CALL_RESULT: self._tool_result,
-            E.STATE_SNAPSHOT: self._state_snapshot, E.STATE_DELTA: self._state_delta,
+            E.TOOL_CALL_START: self._tool_start,
+            E.TOOL_CALL_ARGS: self._tool_args,
+            E.TOOL_CALL_END: self._tool_end,
+            E.TOOL_CALL_RESULT: self._tool_result,
+            E.STATE_SNAPSHOT: self._state_snapshot,
+            E.STATE_DELTA: self._state_delta,
             E.MESSAGES_SNAPSHOT: self._messages_snapshot,
             E.ACTIVITY_SNAPSHOT: self._activity_snapshot,
             E.ACTIVITY_DELTA: self._activity_delta,
@@ -495,9 +525,12 @@ class StateReducer:
         handler = self._handlers.get(type(event))
         if handler is None:
             if event.type in (E.TEXT_MESSAGE_CHUNK, E.TOOL_CALL_CHUNK, E.REASONING_MESSAGE_CHUNK):
-                raise ChunkError(f"{event.type.value} must be transformed before being applied",
-                                 rule="apply.untransformed-chunk", index=index,
-                                 event_type=event.type.value)
+                raise ChunkError(
+                    f"{event.type.value} must be transformed before being applied",
+                    rule="apply.untransformed-chunk",
+                    index=index,
+                    event_type=event.type.value,
+                )
             return []
         self._index = index
         handler(event)
@@ -586,8 +619,10 @@ class StateReducer:
     def _run_error(self, event: RunErrorEvent) -> None:
         record = self.results.setdefault(self._run_id, {})
         record["outcome"] = "failed"
-        record["error"] = {"message": event.message, **({"code": event.code}
-                                                         if event.code is not None else {})}
+        record["error"] = {
+            "message": event.message,
+            **({"code": event.code} if event.code is not None else {}),
+        }
 
     # -- text and reasoning messages -----------------------------------------------------
     def _text_start(self, event: TextMessageStartEvent | ReasoningMessageStartEvent) -> None:
@@ -637,9 +672,11 @@ class StateReducer:
         parent_id = event.parent_message_id
         parent = self._by_id.get(parent_id) if parent_id is not None else None
         if parent is not None and parent.get("role") != "assistant":
-            self._warn("/parentMessageId",
-                       f"parentMessageId {parent_id!r} is a {parent.get('role')} message, not "
-                       f"an assistant message; the call gets an assistant message of its own")
+            self._warn(
+                "/parentMessageId",
+                f"parentMessageId {parent_id!r} is a {parent.get('role')} message, not "
+                f"an assistant message; the call gets an assistant message of its own",
+            )
             parent = None
             parent_id = None  # keyed by the tool call id instead
         if parent is None:
@@ -648,8 +685,7 @@ class StateReducer:
             if event.subagent_run_id is not None:
                 parent["subagentRunId"] = event.subagent_run_id
             self._add_message(parent)
-        call = {"id": tid, "type": "function",
-                "function": {"name": event.tool_call_name, "arguments": ""}}
+        call = {"id": tid, "type": "function", "function": {"name": event.tool_call_name, "arguments": ""}}
         _merge_meta(call, event.metadata)
         parent.setdefault("toolCalls", []).append(call)
         self._tool_calls[tid] = call
@@ -675,17 +711,21 @@ class StateReducer:
 
     def _tool_result(self, event: ToolCallResultEvent) -> None:
         content = event.content
-        msg: dict[str, Any] = {"id": event.message_id, "role": "tool",
-                               "content": content if isinstance(content, str)
-                               else [dump_model(p) for p in content],
-                               "toolCallId": event.tool_call_id}
+        msg: dict[str, Any] = {
+            "id": event.message_id,
+            "role": "tool",
+            "content": content if isinstance(content, str) else [dump_model(p) for p in content],
+            "toolCallId": event.tool_call_id,
+        }
         if event.subagent_run_id is not None:
             msg["subagentRunId"] = event.subagent_run_id
         _merge_meta(msg, event.metadata)
         existing = self._by_id.get(event.message_id)
         if existing is not None:
-            self._warn("/messageId", f"TOOL_CALL_RESULT reuses message id "
-                                     f"{event.message_id!r}; the earlier message is replaced")
+            self._warn(
+                "/messageId",
+                f"TOOL_CALL_RESULT reuses message id {event.message_id!r}; the earlier message is replaced",
+            )
             self._messages[self._messages.index(existing)] = msg
             self._by_id[msg["id"]] = msg
         else:
@@ -712,9 +752,13 @@ class StateReducer:
             else:
                 why = f"expected {key}={expected}, got {value}"
             self.needs_resync = True
-            raise ResyncNeeded(f"STATE_DELTA not applied: {why}; request a STATE_SNAPSHOT",
-                               expected=expected, got=value if isinstance(value, int) else None,
-                               index=self._index, event_type=event.type.value)
+            raise ResyncNeeded(
+                f"STATE_DELTA not applied: {why}; request a STATE_SNAPSHOT",
+                expected=expected,
+                got=value if isinstance(value, int) else None,
+                index=self._index,
+                event_type=event.type.value,
+            )
         self.version = value
 
     def _guard_paths(self, event: StateSnapshotEvent | StateDeltaEvent, paths: list[str]) -> None:
@@ -725,14 +769,17 @@ class StateReducer:
                 raise GuardError(
                     f"{event.type.value} refused: it changes {path or '(the whole state)'!r}, "
                     f"outside the allowed paths {self.allowed_paths}",
-                    rule="guard.path-not-allowed", index=self._index,
-                    event_type=event.type.value)
+                    rule="guard.path-not-allowed",
+                    index=self._index,
+                    event_type=event.type.value,
+                )
 
     def _state_snapshot(self, event: StateSnapshotEvent) -> None:
         if self.allowed_paths is not None:
             diff = _load_jsonpatch().make_patch(self.state, event.snapshot)
-            self._guard_paths(event, [p for op in diff for p in (op["path"], op.get("from"))
-                                      if p is not None])
+            self._guard_paths(
+                event, [p for op in diff for p in (op["path"], op.get("from")) if p is not None]
+            )
         self._guard_version(event, snapshot=True)
         self.state = copy_json(event.snapshot)
 
@@ -740,8 +787,9 @@ class StateReducer:
         ops = event.delta  # operation models: the fast engine reads them as they are
         if self.allowed_paths is not None:
             plain = [_op_dict(op) for op in ops]
-            self._guard_paths(event, [p for op in plain for p in (op["path"], op.get("from"))
-                                      if p is not None])
+            self._guard_paths(
+                event, [p for op in plain for p in (op["path"], op.get("from")) if p is not None]
+            )
         if self.version_key is not None:
             self._guard_version(event, snapshot=False)
         try:
@@ -749,8 +797,10 @@ class StateReducer:
         except Exception as exc:
             if not _is_patch_error(exc):
                 raise
-            self._warn("/delta", f"Failed to apply state patch: {type(exc).__name__}: {exc}; "
-                                 f"the previous state is kept")
+            self._warn(
+                "/delta",
+                f"Failed to apply state patch: {type(exc).__name__}: {exc}; the previous state is kept",
+            )
 
     # -- messages snapshot ---------------------------------------------------------------
     def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
@@ -763,9 +813,8 @@ class StateReducer:
             replacement = by_id.get(msg["id"])
             if replacement is not None:
                 kept.append(replacement)  # known id: replaced in place
-            elif msg.get("role") in ("activity", "reasoning") \
-                    and msg["role"] not in roles_in_snapshot:
-                kept.append(msg)          # client-only material survives
+            elif msg.get("role") in ("activity", "reasoning") and msg["role"] not in roles_in_snapshot:
+                kept.append(msg)  # client-only material survives
         seen = {m["id"] for m in kept}
         kept.extend(m for m in incoming if m["id"] not in seen)  # unseen: appended in order
         self._messages = kept
@@ -776,14 +825,20 @@ class StateReducer:
     def _activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
         msg = self._by_id.get(event.message_id)
         if msg is None:
-            msg = {"id": event.message_id, "role": "activity",
-                   "activityType": event.activity_type, "content": copy_json(event.content)}
+            msg = {
+                "id": event.message_id,
+                "role": "activity",
+                "activityType": event.activity_type,
+                "content": copy_json(event.content),
+            }
             if event.subagent_run_id is not None:
                 msg["subagentRunId"] = event.subagent_run_id
             self._add_message(msg)
         elif msg.get("role") != "activity":
-            self._warn("/messageId", f"ACTIVITY_SNAPSHOT names {event.message_id!r}, a "
-                                     f"{msg.get('role')} message; skipped")
+            self._warn(
+                "/messageId",
+                f"ACTIVITY_SNAPSHOT names {event.message_id!r}, a {msg.get('role')} message; skipped",
+            )
             return
         elif event.replace is not False:
             msg["activityType"] = event.activity_type
@@ -805,8 +860,10 @@ class StateReducer:
         except Exception as exc:
             if not _is_patch_error(exc):
                 raise
-            self._warn("/patch", f"Failed to apply activity patch: {type(exc).__name__}: {exc}; "
-                                 f"the previous content is kept")
+            self._warn(
+                "/patch",
+                f"Failed to apply activity patch: {type(exc).__name__}: {exc}; the previous content is kept",
+            )
             return
         if not isinstance(content, dict):
             self._warn("/patch", "activity patch would make content a non-object; skipped")
@@ -825,12 +882,10 @@ class StateReducer:
             if target is not None and target.get("role") == "activity":
                 target = None  # activity messages carry no encrypted value (spec reasoning)
         if target is None:
-            self._warn("/entityId", f"REASONING_ENCRYPTED_VALUE for unknown {event.subtype} "
-                                    f"{eid!r} dropped")
+            self._warn("/entityId", f"REASONING_ENCRYPTED_VALUE for unknown {event.subtype} {eid!r} dropped")
             return
         target["encryptedValue"] = event.encrypted_value
         if event.encrypted_value_type is not None:
             target["encryptedValueType"] = event.encrypted_value_type
         else:
             target.pop("encryptedValueType", None)  # never leave an old type on new bytes
-

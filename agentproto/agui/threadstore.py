@@ -88,8 +88,9 @@ class RunIdReusedError(StoreError):
     code = "run_id_reused"
 
     def __init__(self, thread_id: str, run_id: str) -> None:
-        super().__init__(f"Run {run_id!r} already exists on thread {thread_id!r}; "
-                         "a runId must not be reused on a thread")
+        super().__init__(
+            f"Run {run_id!r} already exists on thread {thread_id!r}; a runId must not be reused on a thread"
+        )
         self.thread_id = thread_id
         self.run_id = run_id
 
@@ -115,11 +116,19 @@ class RunRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record in the camelCase shape the HTTP API returns."""
-        out: dict[str, Any] = {"runId": self.run_id, "kind": self.kind, "status": self.status,
-                               "startedMs": self.started_ms}
-        for key, value in (("finishedMs", self.finished_ms), ("outcome", self.outcome),
-                           ("result", self.result), ("error", self.error),
-                           ("replayOf", self.replay_of)):
+        out: dict[str, Any] = {
+            "runId": self.run_id,
+            "kind": self.kind,
+            "status": self.status,
+            "startedMs": self.started_ms,
+        }
+        for key, value in (
+            ("finishedMs", self.finished_ms),
+            ("outcome", self.outcome),
+            ("result", self.result),
+            ("error", self.error),
+            ("replayOf", self.replay_of),
+        ):
             if value is not None:
                 out[key] = value
         return out
@@ -163,8 +172,9 @@ class ThreadStore(Store):
 
     def has_thread(self, thread_id: str) -> bool:
         with self._lock:
-            row = self._conn.execute("SELECT 1 FROM agui_threads WHERE thread_id = ?",
-                                     (thread_id,)).fetchone()
+            row = self._conn.execute(
+                "SELECT 1 FROM agui_threads WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
         return row is not None
 
     def ensure_thread(self, thread_id: str, *, state: Any = None) -> bool:
@@ -174,28 +184,32 @@ class ThreadStore(Store):
             cur = conn.execute(
                 "INSERT OR IGNORE INTO agui_threads(thread_id, state, created_ms, updated_ms) "
                 "VALUES (?, ?, ?, ?)",
-                (thread_id, dumps_json({} if state is None else state), now, now))
+                (thread_id, dumps_json({} if state is None else state), now, now),
+            )
             return cur.rowcount == 1
 
     def thread_state(self, thread_id: str) -> Any:
         with self._lock:
-            row = self._conn.execute("SELECT state FROM agui_threads WHERE thread_id = ?",
-                                     (thread_id,)).fetchone()
+            row = self._conn.execute(
+                "SELECT state FROM agui_threads WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
         return loads_json(row["state"]) if row else None
 
     def save_state(self, thread_id: str, state: Any) -> None:
         """Replace the thread's state (a STATE_SNAPSHOT replaces wholesale, so does this)."""
         with self.transaction() as conn:
             self.ensure_thread(thread_id)
-            conn.execute("UPDATE agui_threads SET state = ?, updated_ms = ? WHERE thread_id = ?",
-                         (dumps_json(state), self.clock.now_ms(), thread_id))
+            conn.execute(
+                "UPDATE agui_threads SET state = ?, updated_ms = ? WHERE thread_id = ?",
+                (dumps_json(state), self.clock.now_ms(), thread_id),
+            )
 
     def messages(self, thread_id: str) -> list[dict[str, Any]]:
         """The thread's messages in conversation order (AG-UI wire shape)."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT body FROM agui_messages WHERE thread_id = ? ORDER BY seq",
-                (thread_id,)).fetchall()
+                "SELECT body FROM agui_messages WHERE thread_id = ? ORDER BY seq", (thread_id,)
+            ).fetchall()
         return [json.loads(row["body"]) for row in rows]
 
     def save_messages(self, thread_id: str, messages: Sequence[dict[str, Any]]) -> None:
@@ -206,26 +220,34 @@ class ThreadStore(Store):
         """
         with self.transaction() as conn:
             self.ensure_thread(thread_id)
-            known = {row["message_id"]: row["seq"] for row in conn.execute(
-                "SELECT message_id, seq FROM agui_messages WHERE thread_id = ?", (thread_id,))}
+            known = {
+                row["message_id"]: row["seq"]
+                for row in conn.execute(
+                    "SELECT message_id, seq FROM agui_messages WHERE thread_id = ?", (thread_id,)
+                )
+            }
             next_seq = max(known.values(), default=0) + 1
             keep = []
             for message in messages:
                 message_id = str(message["id"])
                 keep.append(message_id)
                 if message_id in known:
-                    conn.execute("UPDATE agui_messages SET body = ? "
-                                 "WHERE thread_id = ? AND message_id = ?",
-                                 (dumps_json(message), thread_id, message_id))
+                    conn.execute(
+                        "UPDATE agui_messages SET body = ? WHERE thread_id = ? AND message_id = ?",
+                        (dumps_json(message), thread_id, message_id),
+                    )
                 else:
-                    conn.execute("INSERT INTO agui_messages(thread_id, message_id, seq, body) "
-                                 "VALUES (?, ?, ?, ?)",
-                                 (thread_id, message_id, next_seq, dumps_json(message)))
+                    conn.execute(
+                        "INSERT INTO agui_messages(thread_id, message_id, seq, body) VALUES (?, ?, ?, ?)",
+                        (thread_id, message_id, next_seq, dumps_json(message)),
+                    )
                     known[message_id] = next_seq
                     next_seq += 1
             for message_id in set(known) - set(keep):
-                conn.execute("DELETE FROM agui_messages WHERE thread_id = ? AND message_id = ?",
-                             (thread_id, message_id))
+                conn.execute(
+                    "DELETE FROM agui_messages WHERE thread_id = ? AND message_id = ?",
+                    (thread_id, message_id),
+                )
 
     def append_messages(self, thread_id: str, messages: Sequence[dict[str, Any]]) -> int:
         """Append the messages whose ids the thread has not seen; return how many were new."""
@@ -239,34 +261,51 @@ class ThreadStore(Store):
 
     # -- runs and their events --------------------------------------------------------------
 
-    def start_run(self, thread_id: str, run_id: str, *, kind: str = "new",
-                  replay_of: str | None = None) -> RunRecord:
+    def start_run(
+        self, thread_id: str, run_id: str, *, kind: str = "new", replay_of: str | None = None
+    ) -> RunRecord:
         """Record that a run began. Raises :class:`RunIdReusedError` for a reused ``runId``."""
         now = self.clock.now_ms()
         with self.transaction() as conn:
             self.ensure_thread(thread_id)
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM agui_runs "
-                               "WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM agui_runs WHERE thread_id = ?", (thread_id,)
+            ).fetchone()[0]
             try:
                 conn.execute(
                     "INSERT INTO agui_runs(thread_id, run_id, seq, kind, status, started_ms, "
                     "replay_of) VALUES (?, ?, ?, ?, 'running', ?, ?)",
-                    (thread_id, run_id, seq, kind, now, replay_of))
+                    (thread_id, run_id, seq, kind, now, replay_of),
+                )
             except sqlite3.IntegrityError:
                 raise RunIdReusedError(thread_id, run_id) from None
         return RunRecord(thread_id, run_id, kind, "running", now, replay_of=replay_of)
 
-    def finish_run(self, thread_id: str, run_id: str, *, status: str,
-                   outcome: dict[str, Any] | None = None, result: Any = None,
-                   error: dict[str, Any] | None = None) -> None:
+    def finish_run(
+        self,
+        thread_id: str,
+        run_id: str,
+        *,
+        status: str,
+        outcome: dict[str, Any] | None = None,
+        result: Any = None,
+        error: dict[str, Any] | None = None,
+    ) -> None:
         """Record how a run ended (``success``, ``interrupt``, ``cancelled`` or ``error``)."""
         with self.transaction() as conn:
             conn.execute(
                 "UPDATE agui_runs SET status = ?, finished_ms = ?, outcome = ?, result = ?, "
                 "error = ? WHERE thread_id = ? AND run_id = ?",
-                (status, self.clock.now_ms(), None if outcome is None else dumps_json(outcome),
-                 None if result is None else dumps_json(result),
-                 None if error is None else dumps_json(error), thread_id, run_id))
+                (
+                    status,
+                    self.clock.now_ms(),
+                    None if outcome is None else dumps_json(outcome),
+                    None if result is None else dumps_json(result),
+                    None if error is None else dumps_json(error),
+                    thread_id,
+                    run_id,
+                ),
+            )
 
     def abandon_running_runs(self) -> list[RunRecord]:
         """Mark runs left ``running`` by a previous process as failed; return them.
@@ -275,72 +314,95 @@ class ThreadStore(Store):
         run abandoned this way gives its interrupts back, so the person can answer again.
         """
         with self.transaction() as conn:
-            stale = [self._run_from_row(row) for row in conn.execute(
-                "SELECT * FROM agui_runs WHERE status = 'running'")]
+            stale = [
+                self._run_from_row(row)
+                for row in conn.execute("SELECT * FROM agui_runs WHERE status = 'running'")
+            ]
             for run in stale:
-                self.finish_run(run.thread_id, run.run_id, status="error",
-                                error={"message": "The server stopped while the run was "
-                                                  "executing", "code": "SERVER_RESTARTED"})
+                self.finish_run(
+                    run.thread_id,
+                    run.run_id,
+                    status="error",
+                    error={
+                        "message": "The server stopped while the run was executing",
+                        "code": "SERVER_RESTARTED",
+                    },
+                )
                 if run.kind == "resume":
                     self.reopen_interrupts(run.thread_id, run.run_id)
         return stale
 
     def run(self, thread_id: str, run_id: str) -> RunRecord | None:
         with self._lock:
-            row = self._conn.execute("SELECT * FROM agui_runs WHERE thread_id = ? AND run_id = ?",
-                                     (thread_id, run_id)).fetchone()
+            row = self._conn.execute(
+                "SELECT * FROM agui_runs WHERE thread_id = ? AND run_id = ?", (thread_id, run_id)
+            ).fetchone()
         return None if row is None else self._run_from_row(row)
 
     def runs(self, thread_id: str) -> list[RunRecord]:
         with self._lock:
-            rows = self._conn.execute("SELECT * FROM agui_runs WHERE thread_id = ? ORDER BY seq",
-                                      (thread_id,)).fetchall()
+            rows = self._conn.execute(
+                "SELECT * FROM agui_runs WHERE thread_id = ? ORDER BY seq", (thread_id,)
+            ).fetchall()
         return [self._run_from_row(row) for row in rows]
 
     @staticmethod
     def _run_from_row(row: sqlite3.Row) -> RunRecord:
         return RunRecord(
-            thread_id=row["thread_id"], run_id=row["run_id"], kind=row["kind"],
-            status=row["status"], started_ms=row["started_ms"], finished_ms=row["finished_ms"],
-            outcome=loads_json(row["outcome"]), result=loads_json(row["result"]),
-            error=loads_json(row["error"]), replay_of=row["replay_of"])
+            thread_id=row["thread_id"],
+            run_id=row["run_id"],
+            kind=row["kind"],
+            status=row["status"],
+            started_ms=row["started_ms"],
+            finished_ms=row["finished_ms"],
+            outcome=loads_json(row["outcome"]),
+            result=loads_json(row["result"]),
+            error=loads_json(row["error"]),
+            replay_of=row["replay_of"],
+        )
 
     def append_event(self, thread_id: str, run_id: str, event: dict[str, Any]) -> int:
         """Append one emitted event (wire dict) to the run's log; return its sequence number."""
         with self.transaction() as conn:
-            seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM agui_events "
-                               "WHERE thread_id = ? AND run_id = ?",
-                               (thread_id, run_id)).fetchone()[0])
-            conn.execute("INSERT INTO agui_events(thread_id, run_id, seq, body) "
-                         "VALUES (?, ?, ?, ?)", (thread_id, run_id, seq, dumps_json(event)))
+            seq = int(
+                conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM agui_events WHERE thread_id = ? AND run_id = ?",
+                    (thread_id, run_id),
+                ).fetchone()[0]
+            )
+            conn.execute(
+                "INSERT INTO agui_events(thread_id, run_id, seq, body) VALUES (?, ?, ?, ?)",
+                (thread_id, run_id, seq, dumps_json(event)),
+            )
         return seq
 
     def events(self, thread_id: str, run_id: str) -> list[dict[str, Any]]:
         """The events a run emitted, in order — the audit log of what the client was sent."""
         with self._lock:
-            rows = self._conn.execute("SELECT body FROM agui_events WHERE thread_id = ? "
-                                      "AND run_id = ? ORDER BY seq",
-                                      (thread_id, run_id)).fetchall()
+            rows = self._conn.execute(
+                "SELECT body FROM agui_events WHERE thread_id = ? AND run_id = ? ORDER BY seq",
+                (thread_id, run_id),
+            ).fetchall()
         return [json.loads(row["body"]) for row in rows]
 
     # -- interrupts ---------------------------------------------------------------------------
 
-    def add_interrupts(self, thread_id: str, run_id: str,
-                       interrupts: Sequence[dict[str, Any]]) -> None:
+    def add_interrupts(self, thread_id: str, run_id: str, interrupts: Sequence[dict[str, Any]]) -> None:
         """Record the interrupts a run finished with as pending on the thread."""
         now = self.clock.now_ms()
         with self.transaction() as conn:
             self.ensure_thread(thread_id)
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM agui_interrupts "
-                               "WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM agui_interrupts WHERE thread_id = ?", (thread_id,)
+            ).fetchone()[0]
             for offset, interrupt in enumerate(interrupts, start=1):
                 conn.execute(
                     "INSERT INTO agui_interrupts(thread_id, interrupt_id, run_id, seq, body, "
                     "status, created_ms) VALUES (?, ?, ?, ?, ?, 'pending', ?)",
-                    (thread_id, interrupt["id"], run_id, seq + offset, dumps_json(interrupt), now))
+                    (thread_id, interrupt["id"], run_id, seq + offset, dumps_json(interrupt), now),
+                )
 
-    def settle_interrupts(self, thread_id: str, entries: Sequence[dict[str, Any]],
-                          run_id: str) -> int:
+    def settle_interrupts(self, thread_id: str, entries: Sequence[dict[str, Any]], run_id: str) -> int:
         """Mark pending interrupts as answered by ``entries`` (ResumeEntry wire dicts).
 
         Only rows still ``pending`` change, so of two racing resumes exactly one settles an
@@ -354,8 +416,8 @@ class ThreadStore(Store):
                     "UPDATE agui_interrupts SET status = ?, decision = ?, settled_by = ?, "
                     "settled_ms = ? WHERE thread_id = ? AND interrupt_id = ? "
                     "AND status = 'pending'",
-                    (entry["status"], dumps_json(entry), run_id, now, thread_id,
-                     entry["interruptId"]))
+                    (entry["status"], dumps_json(entry), run_id, now, thread_id, entry["interruptId"]),
+                )
                 changed += cur.rowcount
         return changed
 
@@ -369,15 +431,16 @@ class ThreadStore(Store):
             cur = conn.execute(
                 "UPDATE agui_interrupts SET status = 'pending', decision = NULL, "
                 "settled_by = NULL, settled_ms = NULL WHERE thread_id = ? AND settled_by = ?",
-                (thread_id, run_id))
+                (thread_id, run_id),
+            )
             return cur.rowcount
 
     def interrupt_thread(self, interrupt_id: str) -> str | None:
         """The thread that raised ``interrupt_id`` (any status), or None if none did."""
         with self._lock:
-            row = self._conn.execute("SELECT thread_id FROM agui_interrupts "
-                                     "WHERE interrupt_id = ? LIMIT 1",
-                                     (interrupt_id,)).fetchone()
+            row = self._conn.execute(
+                "SELECT thread_id FROM agui_interrupts WHERE interrupt_id = ? LIMIT 1", (interrupt_id,)
+            ).fetchone()
         return row["thread_id"] if row else None
 
     def thread_record(self, thread_id: str) -> ThreadRecord:
@@ -387,18 +450,28 @@ class ThreadStore(Store):
             rows = self._conn.execute(
                 "SELECT i.*, r.seq AS run_seq FROM agui_interrupts i LEFT JOIN agui_runs r "
                 "ON r.thread_id = i.thread_id AND r.run_id = i.run_id "
-                "WHERE i.thread_id = ? ORDER BY i.seq", (thread_id,)).fetchall()
+                "WHERE i.thread_id = ? ORDER BY i.seq",
+                (thread_id,),
+            ).fetchall()
             last = self._conn.execute(
                 "SELECT run_id FROM agui_runs WHERE thread_id = ? AND status = 'interrupt' "
                 "AND kind != 'replay' "
-                "ORDER BY seq DESC LIMIT 1", (thread_id,)).fetchone()
+                "ORDER BY seq DESC LIMIT 1",
+                (thread_id,),
+            ).fetchone()
         records = tuple(
-            InterruptRecord(interrupt=json.loads(row["body"]), run_id=row["run_id"],
-                            status=row["status"], decision=loads_json(row["decision"]),
-                            settled_by=row["settled_by"])
-            for row in rows)
-        return ThreadRecord(thread_id=thread_id, interrupts=records,
-                            last_interrupted_run_id=last["run_id"] if last else None)
+            InterruptRecord(
+                interrupt=json.loads(row["body"]),
+                run_id=row["run_id"],
+                status=row["status"],
+                decision=loads_json(row["decision"]),
+                settled_by=row["settled_by"],
+            )
+            for row in rows
+        )
+        return ThreadRecord(
+            thread_id=thread_id, interrupts=records, last_interrupted_run_id=last["run_id"] if last else None
+        )
 
     def snapshot(self, thread_id: str) -> ThreadSnapshot | None:
         """The whole thread as the reconnect endpoint serves it, or None if it does not exist."""

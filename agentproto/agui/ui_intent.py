@@ -45,9 +45,17 @@ from agentproto.agui.errors import (
 )
 
 __all__ = [
-    "UI_INTENT_EVENT", "UI_COMPONENTS", "UIIntent", "validate_ui_intent", "find_unsafe",
-    "UIIntentError", "IntentTooLargeError", "IntentEnvelopeError", "UnknownComponentError",
-    "UnsafeContentError", "IntentPropsError",
+    "UI_INTENT_EVENT",
+    "UI_COMPONENTS",
+    "UIIntent",
+    "validate_ui_intent",
+    "find_unsafe",
+    "UIIntentError",
+    "IntentTooLargeError",
+    "IntentEnvelopeError",
+    "UnknownComponentError",
+    "UnsafeContentError",
+    "IntentPropsError",
 ]
 
 #: The ``CUSTOM`` event name this front end listens to for UI intents. Prefixed, as the spec
@@ -58,30 +66,37 @@ UI_INTENT_EVENT = "agentproto.ui_intent"
 UI_COMPONENTS: dict[str, dict[str, Any]] = {
     "order_summary": {
         "type": "object",
-        "properties": {"orderId": {"type": "string", "pattern": "^[A-Z][0-9]{4}$"},
-                       "highlight": {"enum": ["status", "total", "refund"]}},
+        "properties": {
+            "orderId": {"type": "string", "pattern": "^[A-Z][0-9]{4}$"},
+            "highlight": {"enum": ["status", "total", "refund"]},
+        },
         "required": ["orderId"],
         "additionalProperties": False,
     },
     "progress": {
         "type": "object",
-        "properties": {"label": {"type": "string", "maxLength": 80},
-                       "percent": {"type": "number", "minimum": 0, "maximum": 100}},
+        "properties": {
+            "label": {"type": "string", "maxLength": 80},
+            "percent": {"type": "number", "minimum": 0, "maximum": 100},
+        },
         "required": ["label", "percent"],
         "additionalProperties": False,
     },
     "notice": {
         "type": "object",
-        "properties": {"level": {"enum": ["info", "warning", "error"]},
-                       "text": {"type": "string", "maxLength": 200}},
+        "properties": {
+            "level": {"enum": ["info", "warning", "error"]},
+            "text": {"type": "string", "maxLength": 200},
+        },
         "required": ["level", "text"],
         "additionalProperties": False,
     },
     "link_button": {
         "type": "object",
-        "properties": {"label": {"type": "string", "maxLength": 40},
-                       "href": {"type": "string",
-                                "pattern": r"^https://shop\.example\.com/[A-Za-z0-9/_\-]*$"}},
+        "properties": {
+            "label": {"type": "string", "maxLength": 40},
+            "href": {"type": "string", "pattern": r"^https://shop\.example\.com/[A-Za-z0-9/_\-]*$"},
+        },
         "required": ["label", "href"],
         "additionalProperties": False,
     },
@@ -89,9 +104,11 @@ UI_COMPONENTS: dict[str, dict[str, Any]] = {
 
 _ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"component": {"type": "string", "minLength": 1, "maxLength": 64},
-                   "props": {"type": "object"},
-                   "version": {"const": 1}},
+    "properties": {
+        "component": {"type": "string", "minLength": 1, "maxLength": 64},
+        "props": {"type": "object"},
+        "version": {"const": 1},
+    },
     "required": ["component", "props"],
     "additionalProperties": False,
 }
@@ -100,7 +117,9 @@ _ENVELOPE_SCHEMA: dict[str, Any] = {
 #: inline event handlers.
 _UNSAFE = re.compile(
     r"<\s*/?\s*(script|iframe|object|embed|style|link|meta)\b|javascript\s*:|vbscript\s*:"
-    r"|data\s*:\s*text/html|\bon[a-z]+\s*=", re.IGNORECASE)
+    r"|data\s*:\s*text/html|\bon[a-z]+\s*=",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -150,9 +169,13 @@ def _best_error(schema: Mapping[str, Any], instance: Any) -> Any:
     return jsonschema.exceptions.best_match(validator.iter_errors(instance))
 
 
-def validate_ui_intent(event: Any, *,
-                       components: Mapping[str, Mapping[str, Any]] = UI_COMPONENTS,
-                       max_bytes: int = 2048, index: int | None = None) -> UIIntent:
+def validate_ui_intent(
+    event: Any,
+    *,
+    components: Mapping[str, Mapping[str, Any]] = UI_COMPONENTS,
+    max_bytes: int = 2048,
+    index: int | None = None,
+) -> UIIntent:
     """Check one ``CUSTOM`` event's ``value`` as a UI intent; return it, or raise.
 
     ``event`` is a wire ``CUSTOM`` event (a dict with ``"type": "CUSTOM"``) or the bare value.
@@ -162,37 +185,45 @@ def validate_ui_intent(event: Any, *,
     """
     if max_bytes <= 0:
         raise ValueError("max_bytes must be positive")
-    value: Any = event.get("value") if isinstance(event, Mapping) \
-        and event.get("type") == "CUSTOM" else event
+    value: Any = event.get("value") if isinstance(event, Mapping) and event.get("type") == "CUSTOM" else event
     try:
         size = len(json.dumps(value, ensure_ascii=False).encode())
     except (TypeError, ValueError):
         raise IntentEnvelopeError("UI intent is not JSON data", index=index) from None
     if size > max_bytes:
-        raise IntentTooLargeError(f"UI intent is {size} bytes; this front end accepts at most "
-                                  f"{max_bytes}", index=index)
+        raise IntentTooLargeError(
+            f"UI intent is {size} bytes; this front end accepts at most {max_bytes}", index=index
+        )
     error = _best_error(_ENVELOPE_SCHEMA, value)
     if error is not None:
         where = "".join(f"/{_esc(str(p))}" for p in error.absolute_path)
-        raise IntentEnvelopeError(f"UI intent must be {{component, props}}: {error.message}",
-                                  path=where, index=index)
+        raise IntentEnvelopeError(
+            f"UI intent must be {{component, props}}: {error.message}", path=where, index=index
+        )
     component = value["component"]
     if component not in components:
-        raise UnknownComponentError(f"Component {component!r} is not on the allow-list "
-                                    f"({', '.join(sorted(components))})", path="/component",
-                                    component=component, index=index)
+        raise UnknownComponentError(
+            f"Component {component!r} is not on the allow-list ({', '.join(sorted(components))})",
+            path="/component",
+            component=component,
+            index=index,
+        )
     unsafe = find_unsafe(value["props"])
     if unsafe is not None:
         where, found = unsafe
-        raise UnsafeContentError(f"Prop {where} of {component!r} carries unsafe content "
-                                 f"{found!r}", path="/props" + where.removesuffix("#key"),
-                                 component=component, index=index)
+        raise UnsafeContentError(
+            f"Prop {where} of {component!r} carries unsafe content {found!r}",
+            path="/props" + where.removesuffix("#key"),
+            component=component,
+            index=index,
+        )
     error = _best_error(components[component], value["props"])
     if error is not None:
         where = "/" + "/".join(str(p) for p in error.absolute_path)
-        raise IntentPropsError(f"Props of {component!r} do not match its schema at {where}: "
-                               f"{error.message}",
-                               path="/props" + "".join(f"/{_esc(str(p))}"
-                                                       for p in error.absolute_path),
-                               component=component, index=index)
+        raise IntentPropsError(
+            f"Props of {component!r} do not match its schema at {where}: {error.message}",
+            path="/props" + "".join(f"/{_esc(str(p))}" for p in error.absolute_path),
+            component=component,
+            index=index,
+        )
     return UIIntent(component, dict(value["props"]))

@@ -53,8 +53,16 @@ from agentproto.agui.events import (
 )
 from agentproto.agui.parse import EventParser
 
-__all__ = ["Rule", "RULES", "RunState", "RUN_TRANSITIONS", "VerifiedRun", "Verifier",
-           "verify_events", "rules_table"]
+__all__ = [
+    "Rule",
+    "RULES",
+    "RunState",
+    "RUN_TRANSITIONS",
+    "VerifiedRun",
+    "Verifier",
+    "verify_events",
+    "rules_table",
+]
 
 E = EventType
 
@@ -75,167 +83,202 @@ RULES: dict[str, Rule] = {
     "run.first-event": Rule(
         "First event must be 'RUN_STARTED'",
         "Open every stream with RUN_STARTED (or RUN_ERROR if the run fails before starting).",
-        "events/lifecycle"),
+        "events/lifecycle",
+    ),
     "run.nested-start": Rule(
         "Cannot send 'RUN_STARTED' while a run is still active. The previous run must be "
         "finished with 'RUN_FINISHED' before starting a new run.",
         "Finish the current run with RUN_FINISHED or RUN_ERROR before starting another.",
-        "events/lifecycle"),
+        "events/lifecycle",
+    ),
     "run.after-finished": Rule(
         "Cannot send event type '{type}': The run has already finished with 'RUN_FINISHED'. "
         "Start a new run with 'RUN_STARTED'.",
         "Send nothing after RUN_FINISHED except RUN_STARTED (a new run) or a late RUN_ERROR.",
-        "events/lifecycle"),
+        "events/lifecycle",
+    ),
     "run.after-error": Rule(
         "Cannot send event type '{type}': The run has already errored with 'RUN_ERROR'. "
         "No further events can be sent.",
         "RUN_ERROR is terminal: stop the stream, or begin a new run with RUN_STARTED.",
-        "events/lifecycle"),
+        "events/lifecycle",
+    ),
     "run.open-at-finish": Rule(
         "Cannot send 'RUN_FINISHED' while {kind} are still active: {ids}",
         "Close every message, tool call, reasoning span/message, step and subagent before "
         "RUN_FINISHED (or end the run with RUN_ERROR).",
-        "events/lifecycle"),
+        "events/lifecycle",
+    ),
     "run.id-mismatch": Rule(
         "Cannot send 'RUN_FINISHED' for runId '{got}': the open run is '{expected}'. "
         "RUN_STARTED and RUN_FINISHED must agree on runId.",
         "Echo the runId of RUN_STARTED (the input's runId) on RUN_FINISHED.",
-        "basic/run-input", reference=False),
+        "basic/run-input",
+        reference=False,
+    ),
     "run.thread-mismatch": Rule(
         "Cannot send 'RUN_FINISHED' for threadId '{got}': the open run belongs to thread "
         "'{expected}'. RUN_STARTED and RUN_FINISHED must carry the input's threadId.",
         "Echo the input's threadId on both RUN_STARTED and RUN_FINISHED.",
-        "basic/run-input", reference=False),
+        "basic/run-input",
+        reference=False,
+    ),
     "run.duplicate-interrupt": Rule(
         "Cannot send 'RUN_FINISHED' with two interrupts carrying the id '{id}'. Interrupt ids "
         "must be unique within the run, because a resume entry answers an interrupt by its id.",
         "Give every interrupt in one outcome its own id.",
-        "basic/patterns/interrupt-resume", reference=False),
+        "basic/patterns/interrupt-resume",
+        reference=False,
+    ),
     "run.truncated-before-start": Rule(
         "The stream ended without emitting 'RUN_STARTED'. A run must begin with 'RUN_STARTED' "
         "and end with 'RUN_FINISHED' or 'RUN_ERROR'.",
-        "The producer sent no run at all; check that the agent started and the connection "
-        "stayed open.",
-        "basic/transports", reference=False),
+        "The producer sent no run at all; check that the agent started and the connection stayed open.",
+        "basic/transports",
+        reference=False,
+    ),
     "run.truncated": Rule(
         "The stream ended without 'RUN_FINISHED' or 'RUN_ERROR'. The run was started but never "
         "terminated, so its result is incomplete.",
         "End every run with RUN_FINISHED or RUN_ERROR; a dropped connection is a failed run, "
         "never a success.",
-        "basic/transports", reference=False),
+        "basic/transports",
+        reference=False,
+    ),
     # -- text messages ---------------------------------------------------------------------
     "text.start-open": Rule(
         "Cannot send 'TEXT_MESSAGE_START' event: A text message with ID '{id}' is already in "
         "progress. Complete it with 'TEXT_MESSAGE_END' first.",
         "Send TEXT_MESSAGE_END before reopening the message, or use a fresh messageId.",
-        "events/text-messages"),
+        "events/text-messages",
+    ),
     "text.content-unopened": Rule(
         "Cannot send 'TEXT_MESSAGE_CONTENT' event: No active text message found with ID "
         "'{id}'. Start a text message with 'TEXT_MESSAGE_START' first.",
         "Open the message with TEXT_MESSAGE_START before its content.",
-        "events/text-messages"),
+        "events/text-messages",
+    ),
     "text.end-unopened": Rule(
         "Cannot send 'TEXT_MESSAGE_END' event: No active text message found with ID '{id}'. "
         "A 'TEXT_MESSAGE_START' event must be sent first.",
         "Only close a message you opened, and only once.",
-        "events/text-messages"),
+        "events/text-messages",
+    ),
     # -- tool calls ------------------------------------------------------------------------
     "tool.start-open": Rule(
         "Cannot send 'TOOL_CALL_START' event: A tool call with ID '{id}' is already in "
         "progress. Complete it with 'TOOL_CALL_END' first.",
         "Send TOOL_CALL_END before reopening the call, or use a fresh toolCallId.",
-        "events/tool-calls"),
+        "events/tool-calls",
+    ),
     "tool.args-unopened": Rule(
         "Cannot send 'TOOL_CALL_ARGS' event: No active tool call found with ID '{id}'. Start "
         "a tool call with 'TOOL_CALL_START' first.",
         "Open the call with TOOL_CALL_START before streaming its arguments.",
-        "events/tool-calls"),
+        "events/tool-calls",
+    ),
     "tool.end-unopened": Rule(
         "Cannot send 'TOOL_CALL_END' event: No active tool call found with ID '{id}'. A "
         "'TOOL_CALL_START' event must be sent first.",
         "Only close a tool call you opened, and only once (a result is TOOL_CALL_RESULT).",
-        "events/tool-calls"),
+        "events/tool-calls",
+    ),
     # -- steps -----------------------------------------------------------------------------
     "step.start-open": Rule(
         "Step \"{name}\" is already active for 'STEP_STARTED'{where}",
         "Finish the step before starting one with the same name (per agent).",
-        "events/lifecycle"),
+        "events/lifecycle",
+    ),
     "step.finish-unopened": Rule(
         "Cannot send 'STEP_FINISHED' for step \"{name}\" that was not started",
         "Send STEP_STARTED with the same stepName first.",
-        "events/lifecycle"),
+        "events/lifecycle",
+    ),
     "step.finish-wrong-owner": Rule(
         "Cannot send 'STEP_FINISHED' for step \"{name}\" attributed to {attributed}: that "
         "step is open under {actual}. A step must be finished by whoever started it.",
         "Tag STEP_FINISHED with the same subagentRunId as its STEP_STARTED.",
-        "events/subagents"),
+        "events/subagents",
+    ),
     # -- reasoning -------------------------------------------------------------------------
     "reasoning.span-open": Rule(
         "Cannot send 'REASONING_START' event: A reasoning span with ID '{id}' is already in "
         "progress. Complete it with 'REASONING_END' first.",
         "Close the span with REASONING_END before reopening it.",
-        "events/reasoning"),
+        "events/reasoning",
+    ),
     "reasoning.span-unopened": Rule(
         "Cannot send 'REASONING_END' event: No active reasoning span found with ID '{id}'. A "
         "'REASONING_START' event must be sent first.",
         "Open the span with REASONING_START first.",
-        "events/reasoning"),
+        "events/reasoning",
+    ),
     "reasoning.message-open": Rule(
         "Cannot send 'REASONING_MESSAGE_START' event: A reasoning message with ID '{id}' is "
         "already in progress. Complete it with 'REASONING_MESSAGE_END' first.",
         "Close the reasoning message before reopening it.",
-        "events/reasoning"),
+        "events/reasoning",
+    ),
     "reasoning.message-unopened": Rule(
         "Cannot send '{type}' event: No active reasoning message found with ID '{id}'. Start "
         "a reasoning message with 'REASONING_MESSAGE_START' first.",
         "Open the reasoning message with REASONING_MESSAGE_START first.",
-        "events/reasoning"),
+        "events/reasoning",
+    ),
     # -- subagents -------------------------------------------------------------------------
     "subagent.active": Rule(
         "Cannot send 'SUBAGENT_STARTED': subagent '{id}' is already active. Finish it with "
         "'SUBAGENT_FINISHED' first.",
         "Finish the subagent before starting it again.",
-        "events/subagents"),
+        "events/subagents",
+    ),
     "subagent.reused": Rule(
         "Cannot send 'SUBAGENT_STARTED': subagent '{id}' has already finished in this run. "
         "Subagent IDs are per-invocation and cannot be reused.",
         "Mint a new subagentRunId for every invocation.",
-        "events/subagents"),
+        "events/subagents",
+    ),
     "subagent.parent-unknown": Rule(
-        "Cannot send 'SUBAGENT_STARTED': parentSubagentRunId '{id}' has not been started in "
-        "this run.",
+        "Cannot send 'SUBAGENT_STARTED': parentSubagentRunId '{id}' has not been started in this run.",
         "Start the parent subagent before its children.",
-        "events/subagents"),
+        "events/subagents",
+    ),
     "subagent.not-active": Rule(
         "Cannot send '{type}': no active subagent found with ID '{id}'. A 'SUBAGENT_STARTED' "
         "event must be sent first.",
         "Announce the subagent with SUBAGENT_STARTED first, and end it only once.",
-        "events/subagents"),
+        "events/subagents",
+    ),
     # -- attribution -----------------------------------------------------------------------
     "owner.mismatch": Rule(
         "Cannot send '{type}': subagentRunId '{tag}' does not match the {kind} '{id}' "
         "opener's subagent '{owner}'.",
         "Tag continuations with the opener's subagentRunId, or leave the tag off.",
-        "events/subagents"),
+        "events/subagents",
+    ),
     "owner.tool-parent": Rule(
         "Cannot send 'TOOL_CALL_START': subagentRunId '{tag}' does not match its parent "
         "message '{parent}' owner '{owner}'. A tool call belongs to the message that carries "
         "it.",
         "Tag the tool call like its parent message, or leave the tag off.",
-        "events/subagents"),
+        "events/subagents",
+    ),
     "owner.tool-reopen-parent": Rule(
         "Cannot send 'TOOL_CALL_START': tool call '{id}' is owned by '{owner}' but its parent "
         "message '{parent}' is owned by '{parent_owner}'. A tool call belongs to the message "
         "that carries it.",
         "Reopen a tool call under the parent message that first carried it.",
-        "events/subagents"),
+        "events/subagents",
+    ),
 }
 
 
 def rules_table() -> list[dict[str, Any]]:
     """The rule catalogue as rows (``rule``, ``message``, ``fix``, ``spec``) for display."""
-    return [{"rule": rid, "message": r.message, "fix": r.fix, "spec": r.spec,
-             "reference": r.reference} for rid, r in RULES.items()]
+    return [
+        {"rule": rid, "message": r.message, "fix": r.fix, "spec": r.spec, "reference": r.reference}
+        for rid, r in RULES.items()
+    ]
 
 
 class RunState:
@@ -250,28 +293,39 @@ class RunState:
 _OTHER = "*"
 _V = "✗"  # marks a violation cell: (_V, rule_id)
 _ACTIVE = RunState.ACTIVE
-_RUN_KIND: dict[type[BaseEvent], str] = {RunStartedEvent: "RUN_STARTED", RunFinishedEvent: "RUN_FINISHED",
-             RunErrorEvent: "RUN_ERROR"}
+_RUN_KIND: dict[type[BaseEvent], str] = {
+    RunStartedEvent: "RUN_STARTED",
+    RunFinishedEvent: "RUN_FINISHED",
+    RunErrorEvent: "RUN_ERROR",
+}
 
 #: state → event kind → next state, or ``(✗, rule id)``. Kinds: the three ``RUN_*`` types
 #: and ``*`` for every other event. Drawn by notebooks; the verifier reads nothing else.
 RUN_TRANSITIONS: dict[str, dict[str, object]] = {
-    RunState.START: {E.RUN_STARTED.value: RunState.ACTIVE,
-                     E.RUN_FINISHED.value: (_V, "run.first-event"),
-                     E.RUN_ERROR.value: RunState.FAILED,
-                     _OTHER: (_V, "run.first-event")},
-    RunState.ACTIVE: {E.RUN_STARTED.value: (_V, "run.nested-start"),
-                      E.RUN_FINISHED.value: RunState.CLOSED,
-                      E.RUN_ERROR.value: RunState.FAILED,
-                      _OTHER: RunState.ACTIVE},
-    RunState.CLOSED: {E.RUN_STARTED.value: RunState.ACTIVE,
-                      E.RUN_FINISHED.value: (_V, "run.after-finished"),
-                      E.RUN_ERROR.value: RunState.FAILED,
-                      _OTHER: (_V, "run.after-finished")},
-    RunState.FAILED: {E.RUN_STARTED.value: RunState.ACTIVE,
-                      E.RUN_FINISHED.value: (_V, "run.after-error"),
-                      E.RUN_ERROR.value: (_V, "run.after-error"),
-                      _OTHER: (_V, "run.after-error")},
+    RunState.START: {
+        E.RUN_STARTED.value: RunState.ACTIVE,
+        E.RUN_FINISHED.value: (_V, "run.first-event"),
+        E.RUN_ERROR.value: RunState.FAILED,
+        _OTHER: (_V, "run.first-event"),
+    },
+    RunState.ACTIVE: {
+        E.RUN_STARTED.value: (_V, "run.nested-start"),
+        E.RUN_FINISHED.value: RunState.CLOSED,
+        E.RUN_ERROR.value: RunState.FAILED,
+        _OTHER: RunState.ACTIVE,
+    },
+    RunState.CLOSED: {
+        E.RUN_STARTED.value: RunState.ACTIVE,
+        E.RUN_FINISHED.value: (_V, "run.after-finished"),
+        E.RUN_ERROR.value: RunState.FAILED,
+        _OTHER: (_V, "run.after-finished"),
+    },
+    RunState.FAILED: {
+        E.RUN_STARTED.value: RunState.ACTIVE,
+        E.RUN_FINISHED.value: (_V, "run.after-error"),
+        E.RUN_ERROR.value: (_V, "run.after-error"),
+        _OTHER: (_V, "run.after-error"),
+    },
 }
 
 
@@ -283,7 +337,7 @@ class VerifiedRun:
     run_id: str | None
     outcome: str | None = None  # success | interrupt | cancelled | failed | truncated
     interrupt_ids: list[str] = field(default_factory=list)
-    error: str | None = None     # RUN_ERROR.message, when failed
+    error: str | None = None  # RUN_ERROR.message, when failed
 
     def to_dict(self) -> dict[str, Any]:
         return {"threadId": self.thread_id, "runId": self.run_id, "outcome": self.outcome}
@@ -339,7 +393,9 @@ class Verifier:
         #: check (a class that is absent has none). A caller that numbers its events itself
         #: may look the check up here instead of calling ``feed`` (the pipeline does).
         self.in_run: dict[type[BaseEvent], Callable[[BaseEvent, int], None]] = {
-            **self._dispatch, **dict.fromkeys(_RUN_KIND, self._transition)}
+            **self._dispatch,
+            **dict.fromkeys(_RUN_KIND, self._transition),
+        }
 
     def _reset(self) -> None:
         self._messages: set[str] = set()
@@ -371,13 +427,21 @@ class Verifier:
         message = RULES[rule].message.format(type=type_, **values)
         raise VerificationError(rule, index, type_, message)
 
-    def _owner_check(self, event: Any, index: int, owners: dict[str, str | None], entity: str,
-                     kind: str) -> None:
+    def _owner_check(
+        self, event: Any, index: int, owners: dict[str, str | None], entity: str, kind: str
+    ) -> None:
         tag = event.subagent_run_id
         if tag is not None and entity in owners and owners[entity] != tag:
             owner = owners[entity]
-            self._fail("owner.mismatch", index, event, tag=tag, kind=kind, id=entity,
-                       owner=owner if owner is not None else _PARENT)
+            self._fail(
+                "owner.mismatch",
+                index,
+                event,
+                tag=tag,
+                kind=kind,
+                id=entity,
+                owner=owner if owner is not None else _PARENT,
+            )
 
     # -- the public surface --------------------------------------------------------------
     def feed(self, event: BaseEvent, index: int | None = None) -> None:
@@ -420,8 +484,9 @@ class Verifier:
         """End of stream: a run still open (or none at all) is truncated — never success."""
         if self.state == RunState.START:
             self.runs.append(VerifiedRun(None, None, "truncated"))
-            raise VerificationError("run.truncated-before-start", None, None,
-                                    RULES["run.truncated-before-start"].message)
+            raise VerificationError(
+                "run.truncated-before-start", None, None, RULES["run.truncated-before-start"].message
+            )
         if self.state == RunState.ACTIVE:
             self._run.outcome = "truncated"
             raise VerificationError("run.truncated", None, None, RULES["run.truncated"].message)
@@ -435,21 +500,25 @@ class Verifier:
 
     def _run_finished(self, event: Any, index: int) -> None:
         run = self._run
-        steps = [name if owner is None else f"{name} (subagent '{owner}')"
-                 for owner, names in self._steps.items() for name in names]
-        for kind, items in (("steps", steps), ("text messages", self._messages),
-                            ("reasoning messages", self._reasoning),
-                            ("reasoning spans", self._spans), ("tool calls", self._tools),
-                            ("subagents", self._subagents)):
+        steps = [
+            name if owner is None else f"{name} (subagent '{owner}')"
+            for owner, names in self._steps.items()
+            for name in names
+        ]
+        for kind, items in (
+            ("steps", steps),
+            ("text messages", self._messages),
+            ("reasoning messages", self._reasoning),
+            ("reasoning spans", self._spans),
+            ("tool calls", self._tools),
+            ("subagents", self._subagents),
+        ):
             if items:
-                self._fail("run.open-at-finish", index, event, kind=kind,
-                           ids=", ".join(items))
+                self._fail("run.open-at-finish", index, event, kind=kind, ids=", ".join(items))
         if event.run_id != run.run_id:
-            self._fail("run.id-mismatch", index, event, got=event.run_id,
-                       expected=run.run_id)
+            self._fail("run.id-mismatch", index, event, got=event.run_id, expected=run.run_id)
         if event.thread_id != run.thread_id:
-            self._fail("run.thread-mismatch", index, event, got=event.thread_id,
-                       expected=run.thread_id)
+            self._fail("run.thread-mismatch", index, event, got=event.thread_id, expected=run.thread_id)
         outcome = event.outcome
         if outcome is None or outcome.type == "success":
             run.outcome = "success"
@@ -508,17 +577,28 @@ class Verifier:
         if parent is not None and parent in self._own_msg:
             parent_owner = self._own_msg[parent]
             if tag is not None and tag != parent_owner:
-                self._fail("owner.tool-parent", index, event, tag=tag, parent=parent,
-                           owner=parent_owner if parent_owner is not None else _PARENT)
+                self._fail(
+                    "owner.tool-parent",
+                    index,
+                    event,
+                    tag=tag,
+                    parent=parent,
+                    owner=parent_owner if parent_owner is not None else _PARENT,
+                )
             inherited, inherited_owner = True, parent_owner
         if tid in self._own_tool:
             self._owner_check(event, index, self._own_tool, tid, "tool call")
             existing = self._own_tool[tid]
             if tag is None and inherited and inherited_owner != existing:
-                self._fail("owner.tool-reopen-parent", index, event, id=tid,
-                           owner=existing if existing is not None else _PARENT, parent=parent,
-                           parent_owner=(inherited_owner if inherited_owner is not None
-                                         else _PARENT))
+                self._fail(
+                    "owner.tool-reopen-parent",
+                    index,
+                    event,
+                    id=tid,
+                    owner=existing if existing is not None else _PARENT,
+                    parent=parent,
+                    parent_owner=(inherited_owner if inherited_owner is not None else _PARENT),
+                )
         else:
             self._own_tool[tid] = tag if tag is not None else inherited_owner
         self._tools.add(tid)
@@ -557,8 +637,14 @@ class Verifier:
         if names is None or name not in names:
             for other, other_names in self._steps.items():
                 if other != owner and name in other_names:
-                    self._fail("step.finish-wrong-owner", index, event, name=name,
-                               attributed=_who(owner), actual=_who(other))
+                    self._fail(
+                        "step.finish-wrong-owner",
+                        index,
+                        event,
+                        name=name,
+                        attributed=_who(owner),
+                        actual=_who(other),
+                    )
             self._fail("step.finish-unopened", index, event, name=name)
         del names[name]
 
@@ -568,8 +654,7 @@ class Verifier:
         span = type(event) is ReasoningStartEvent
         open_ = self._spans if span else self._reasoning
         if mid in open_:
-            self._fail("reasoning.span-open" if span else "reasoning.message-open", index,
-                       event, id=mid)
+            self._fail("reasoning.span-open" if span else "reasoning.message-open", index, event, id=mid)
         self._owner_check(event, index, self._own_rsn, mid, "reasoning message")
         open_.add(mid)
         self._own_rsn.setdefault(mid, event.subagent_run_id)
@@ -579,8 +664,9 @@ class Verifier:
         span = type(event) is ReasoningEndEvent
         open_ = self._spans if span else self._reasoning
         if mid not in open_:
-            self._fail("reasoning.span-unopened" if span else "reasoning.message-unopened",
-                       index, event, id=mid)
+            self._fail(
+                "reasoning.span-unopened" if span else "reasoning.message-unopened", index, event, id=mid
+            )
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_rsn, mid, "reasoning message")
         if type(event) is not ReasoningMessageContentEvent:
@@ -614,8 +700,7 @@ class Verifier:
             self._fail("subagent.active", index, event, id=sid)
         if sid in self._closed_subagents:
             self._fail("subagent.reused", index, event, id=sid)
-        if parent is not None and parent not in self._subagents \
-                and parent not in self._closed_subagents:
+        if parent is not None and parent not in self._subagents and parent not in self._closed_subagents:
             self._fail("subagent.parent-unknown", index, event, id=parent)
         self._subagents[sid] = None
 
@@ -633,8 +718,13 @@ class Verifier:
     def _seed(self, messages: Iterable[Any], *, authoritative: bool) -> None:
         """Replayed history names owners too (snapshots replace, input echo only fills gaps)."""
         for msg in messages:
-            bucket = (self._own_rsn if msg.role == "reasoning" else
-                      self._own_act if msg.role == "activity" else self._own_msg)
+            bucket = (
+                self._own_rsn
+                if msg.role == "reasoning"
+                else self._own_act
+                if msg.role == "activity"
+                else self._own_msg
+            )
             if authoritative or msg.id not in bucket:
                 bucket[msg.id] = msg.subagent_run_id
             for call in getattr(msg, "tool_calls", None) or ():
@@ -642,8 +732,7 @@ class Verifier:
                     self._own_tool[call.id] = msg.subagent_run_id
 
 
-def verify_events(events: Iterable[BaseEvent | Mapping[str, Any] | str | bytes]
-                  ) -> list[VerifiedRun]:
+def verify_events(events: Iterable[BaseEvent | Mapping[str, Any] | str | bytes]) -> list[VerifiedRun]:
     """Verify a complete, already expanded event list; return the run records.
 
     ``events`` may be models or wire events (dicts or JSON text, as a capture holds them);
@@ -659,8 +748,10 @@ def verify_events(events: Iterable[BaseEvent | Mapping[str, Any] | str | bytes]
     for i, event in enumerate(events):
         if not isinstance(event, BaseEvent):
             if not isinstance(event, (Mapping, str, bytes, bytearray)):
-                raise TypeError(f"verify_events takes events (models, wire dicts or JSON text); "
-                                f"item {i} is a {type(event).__name__}")
+                raise TypeError(
+                    f"verify_events takes events (models, wire dicts or JSON text); "
+                    f"item {i} is a {type(event).__name__}"
+                )
             if parser is None:
                 parser = EventParser()
             data = dict(event) if isinstance(event, Mapping) else event

@@ -66,14 +66,26 @@ _HOMES: dict[str, str] = {
 }
 
 __all__ = [
-    "FakeClock", "IdFactory",
-    "ExerciseFailed", "check", "check_equal", "describe_error", "expect_error",
-    "glossary", "glossary_markdown",
+    "FakeClock",
+    "IdFactory",
+    "ExerciseFailed",
+    "check",
+    "check_equal",
+    "describe_error",
+    "expect_error",
+    "glossary",
+    "glossary_markdown",
     "check_environment",
-    "PALETTE", "STATE_COLORS", "use_course_style",
-    "Question", "Quiz",
-    "IdNormalizer", "Trace", "show_trace",
-    "Stepper", "measure_redraw",
+    "PALETTE",
+    "STATE_COLORS",
+    "use_course_style",
+    "Question",
+    "Quiz",
+    "IdNormalizer",
+    "Trace",
+    "show_trace",
+    "Stepper",
+    "measure_redraw",
 ]
 
 

@@ -128,9 +128,15 @@ class StateDiagram:
 
     NODE_SIZE = 2300
 
-    def __init__(self, *, title: str = "A2A task states (edges: the derived transition table)",
-                 figsize: tuple[float, float] = (9.5, 5.6), dpi: int = 100,
-                 legend_path: bool = True, pyplot: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        title: str = "A2A task states (edges: the derived transition table)",
+        figsize: tuple[float, float] = (9.5, 5.6),
+        dpi: int = 100,
+        legend_path: bool = True,
+        pyplot: bool = True,
+    ) -> None:
         import networkx as nx
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.lines import Line2D
@@ -145,26 +151,50 @@ class StateDiagram:
             ax = self.figure.add_subplot()
         self.ax = ax
         size = self.NODE_SIZE
-        nx.draw_networkx_nodes(g, pos, ax=ax, node_size=size, edgecolors="black",
-                               node_color=[STATE_COLORS.get(n, "white") for n in g.nodes],
-                               linewidths=1.0)
+        nx.draw_networkx_nodes(
+            g,
+            pos,
+            ax=ax,
+            node_size=size,
+            edgecolors="black",
+            node_color=[STATE_COLORS.get(n, "white") for n in g.nodes],
+            linewidths=1.0,
+        )
         dark = ("working", "failed", "canceled", "rejected")
         for n, (x, y) in pos.items():
-            ax.text(x, y, n.replace("-", "-\n"), ha="center", va="center", fontsize=8,
-                    fontweight="bold", color="white" if n in dark else "black", zorder=5)
+            ax.text(
+                x,
+                y,
+                n.replace("-", "-\n"),
+                ha="center",
+                va="center",
+                fontsize=8,
+                fontweight="bold",
+                color="white" if n in dark else "black",
+                zorder=5,
+            )
 
         plain = [(u, v) for u, v in g.edges if u != v]
         into_terminal = [e for e in plain if g.nodes[e[1]]["kind"] == "terminal"]
         others = [e for e in plain if e not in into_terminal]
         self._overlays: dict[Any, Any] = {}  # edge (u, v) or node name → hidden red artist
         for edgelist, color, width, alpha, rad in (
-                (into_terminal, PALETTE["muted"], 0.7, 0.55, 0.05),
-                (others, "#333333", 1.1, 1.0, 0.12)):
+            (into_terminal, PALETTE["muted"], 0.7, 0.55, 0.05),
+            (others, "#333333", 1.1, 1.0, 0.12),
+        ):
             for hot in (False, True):
                 artists = nx.draw_networkx_edges(
-                    g, pos, edgelist=edgelist, ax=ax, node_size=size, arrowsize=11,
-                    edge_color=PALETTE["bad"] if hot else color, width=3.0 if hot else width,
-                    alpha=1.0 if hot else alpha, connectionstyle=f"arc3,rad={rad}")
+                    g,
+                    pos,
+                    edgelist=edgelist,
+                    ax=ax,
+                    node_size=size,
+                    arrowsize=11,
+                    edge_color=PALETTE["bad"] if hot else color,
+                    width=3.0 if hot else width,
+                    alpha=1.0 if hot else alpha,
+                    connectionstyle=f"arc3,rad={rad}",
+                )
                 if hot:
                     for e, artist in zip(edgelist, artists):
                         artist.set_visible(False)
@@ -175,21 +205,33 @@ class StateDiagram:
                 self._overlays[(u, v)] = _self_loop(ax, pos[u], color=PALETTE["bad"], width=2.5)
                 self._overlays[(u, v)].set_visible(False)
         for n in g.nodes:
-            ring = nx.draw_networkx_nodes(g, pos, nodelist=[n], ax=ax, node_size=size + 900,
-                                          node_color="none", edgecolors=PALETTE["bad"],
-                                          linewidths=3.0)
+            ring = nx.draw_networkx_nodes(
+                g,
+                pos,
+                nodelist=[n],
+                ax=ax,
+                node_size=size + 900,
+                node_color="none",
+                edgecolors=PALETTE["bad"],
+                linewidths=3.0,
+            )
             ring.set_visible(False)
             self._overlays[n] = ring
 
-        legend = [Patch(facecolor=STATE_COLORS["working"], edgecolor="black", label="active"),
-                  Patch(facecolor=STATE_COLORS["input-required"], edgecolor="black",
-                        label="interrupted (waits for the client)"),
-                  Patch(facecolor=STATE_COLORS["completed"], edgecolor="black",
-                        label="terminal (never changes again)"),
-                  Line2D([], [], color=PALETTE["muted"], lw=1, label="move into a terminal state")]
+        legend = [
+            Patch(facecolor=STATE_COLORS["working"], edgecolor="black", label="active"),
+            Patch(
+                facecolor=STATE_COLORS["input-required"],
+                edgecolor="black",
+                label="interrupted (waits for the client)",
+            ),
+            Patch(
+                facecolor=STATE_COLORS["completed"], edgecolor="black", label="terminal (never changes again)"
+            ),
+            Line2D([], [], color=PALETTE["muted"], lw=1, label="move into a terminal state"),
+        ]
         if legend_path:
-            legend.append(Line2D([], [], color=PALETTE["bad"], lw=3,
-                                 label="the path taken / current state"))
+            legend.append(Line2D([], [], color=PALETTE["bad"], lw=3, label="the path taken / current state"))
         ax.legend(handles=legend, loc="lower left", fontsize=7.5, bbox_to_anchor=(-0.02, -0.02))
         ax.set_xlim(-0.7, 6.3)
         ax.set_ylim(-2.7, 2.7)
@@ -199,11 +241,11 @@ class StateDiagram:
         self.figure.tight_layout()
         self._background = None
 
-    def update(self, *, current: TaskState | None | str = "",
-               path: Iterable[tuple[TaskState | None, TaskState]] = ()) -> StateDiagram:
+    def update(
+        self, *, current: TaskState | None | str = "", path: Iterable[tuple[TaskState | None, TaskState]] = ()
+    ) -> StateDiagram:
         """Ring ``current`` (``None``: the "(new)" node; ``""``: nothing); thicken ``path``."""
-        ring = "" if current == "" else _label(
-            TaskState(current) if isinstance(current, str) else current)
+        ring = "" if current == "" else _label(TaskState(current) if isinstance(current, str) else current)
         walked = {(_label(s), _label(t)) for s, t in path}
         for key, artist in self._overlays.items():
             artist.set_visible(key == ring or key in walked)
@@ -231,18 +273,21 @@ class StateDiagram:
         for key in self.highlighted:
             self.ax.draw_artist(self._overlays[key])
         buffer = io.BytesIO()
-        Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw",
-                         "RGBA", 0, 1).save(buffer, format="png")
+        Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(
+            buffer, format="png"
+        )
         return buffer.getvalue()
 
     def close(self) -> None:
         plt.close(self.figure)
 
 
-def draw_state_diagram(*, current: TaskState | None | str = "",
-                       path: Sequence[tuple[TaskState | None, TaskState]] = (),
-                       title: str = "A2A task states (edges: the derived transition table)"
-                       ) -> Figure:
+def draw_state_diagram(
+    *,
+    current: TaskState | None | str = "",
+    path: Sequence[tuple[TaskState | None, TaskState]] = (),
+    title: str = "A2A task states (edges: the derived transition table)",
+) -> Figure:
     """Draw every state and every allowed move of :data:`TRANSITIONS`; return the figure.
 
     ``current`` rings one state (``None`` rings the "(new)" node; the default rings nothing);
@@ -257,9 +302,18 @@ def _self_loop(ax: Axes, xy: tuple[float, float], *, color: str, width: float) -
     """A loop arrow on the upper-left of a node (where no other edge arrives)."""
     x, y = xy
     start, end = (x - 0.33, y + 0.14), (x - 0.16, y + 0.36)
-    return ax.add_patch(FancyArrowPatch(start, end, connectionstyle="arc3,rad=-1.6",
-                                        arrowstyle="-|>", mutation_scale=10, color=color,
-                                        linewidth=width, zorder=4))
+    return ax.add_patch(
+        FancyArrowPatch(
+            start,
+            end,
+            connectionstyle="arc3,rad=-1.6",
+            arrowstyle="-|>",
+            mutation_scale=10,
+            color=color,
+            linewidth=width,
+            zorder=4,
+        )
+    )
 
 
 def transition_table() -> str:
@@ -288,8 +342,11 @@ class TransitionAttempt:
 
     def line(self) -> str:
         mark = "✓" if self.accepted else "✗"
-        result = (f"{_label(self.before)} → {_label(self.after)}" if self.before != self.after
-                  else f"stays {_label(self.after)}")
+        result = (
+            f"{_label(self.before)} → {_label(self.after)}"
+            if self.before != self.after
+            else f"stays {_label(self.after)}"
+        )
         if not self.accepted:
             result = f"{self.error} ({self.code})"
         return f"{self.step:>2} {mark} {self.actor:<6} {self.action:<18} {result}"
@@ -311,8 +368,7 @@ class TransitionLab:
     ``lab.buttons["CancelTask"].click()``, or :meth:`fire` with the same names.
     """
 
-    def __init__(self, *, task_id: str = "task-1", step_ms: int = 1000,
-                 show_diagram: bool = True) -> None:
+    def __init__(self, *, task_id: str = "task-1", step_ms: int = 1000, show_diagram: bool = True) -> None:
         self.task_id = task_id
         self.step_ms = step_ms
         self.show_diagram = show_diagram
@@ -322,16 +378,18 @@ class TransitionLab:
         states = [s for s in TaskState if s is not TaskState.UNSPECIFIED]
         self.buttons: dict[str, widgets.Button] = {}
         for s in states:
-            self.buttons[s.short] = self._button(f"→ {s.short}", s.short,
-                                                 STATE_COLORS.get(s.short, "#dddddd"))
+            self.buttons[s.short] = self._button(
+                f"→ {s.short}", s.short, STATE_COLORS.get(s.short, "#dddddd")
+            )
         for op in Operation:
             self.buttons[op.value] = self._button(op.value, op.value, "#e8e8e8")
         self.buttons["reset"] = self._button("Reset", "reset", "#ffffff")
         self.status = widgets.HTML()
         self.log_view = widgets.HTML()
         self.diagram = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
-        self._figure = (StateDiagram(title="", figsize=(8.0, 4.8), dpi=75, pyplot=False)
-                        if show_diagram else None)
+        self._figure = (
+            StateDiagram(title="", figsize=(8.0, 4.8), dpi=75, pyplot=False) if show_diagram else None
+        )
         self._redraw()
 
     def _button(self, text: str, name: str, color: str) -> widgets.Button:
@@ -388,8 +446,10 @@ class TransitionLab:
                     self.machine.advance(TaskState.WORKING, reason="client answered")
                     note = "the answer resumes the task"
                 else:
-                    note = ("no move: the agent may take more input while it works (§3.3.3); "
-                            "agentproto's server answers -32004 until the agent asks")
+                    note = (
+                        "no move: the agent may take more input while it works (§3.3.3); "
+                        "agentproto's server answers -32004 until the agent asks"
+                    )
             else:
                 self.machine.check(operation)
                 if operation is Operation.CANCEL:
@@ -407,11 +467,20 @@ class TransitionLab:
         self.log = []
         self._redraw()
 
-    def _record(self, actor: str, action: str, before: TaskState | None,
-                exc: A2AError | None, note: str) -> TransitionAttempt:
-        attempt = TransitionAttempt(len(self.log) + 1, actor, action, exc is None, before, self.state,
-                          None if exc is None else exc.code,
-                          "" if exc is None else type(exc).__name__, note)
+    def _record(
+        self, actor: str, action: str, before: TaskState | None, exc: A2AError | None, note: str
+    ) -> TransitionAttempt:
+        attempt = TransitionAttempt(
+            len(self.log) + 1,
+            actor,
+            action,
+            exc is None,
+            before,
+            self.state,
+            None if exc is None else exc.code,
+            "" if exc is None else type(exc).__name__,
+            note,
+        )
         self.log.append(attempt)
         self._redraw()
         return attempt
@@ -439,7 +508,8 @@ class TransitionLab:
         kind = _kind(state)
         self.status.value = (
             f"<b>task {html.escape(self.task_id)}</b>: <code>{_label(state)}</code> ({kind}) "
-            f"— the agent may move it to: {html.escape(allowed)}")
+            f"— the agent may move it to: {html.escape(allowed)}"
+        )
         self.log_view.value = "<pre>" + html.escape(self.report()) + "</pre>"
         if self._figure is not None:
             path = [(t.source, t.target) for t in self.machine.history]
@@ -448,12 +518,17 @@ class TransitionLab:
     def widget(self) -> widgets.VBox:
         states = [b for k, b in self.buttons.items() if k not in _OPERATIONS and k != "reset"]
         ops = [self.buttons[op.value] for op in Operation] + [self.buttons["reset"]]
-        return widgets.VBox([
-            widgets.HTML("<b>agent reports…</b>"),
-            widgets.HBox(states[:4]), widgets.HBox(states[4:]),
-            widgets.HTML("<b>client calls…</b>"), widgets.HBox(ops),
-            self.status, widgets.HBox([self.diagram, self.log_view]),
-        ])
+        return widgets.VBox(
+            [
+                widgets.HTML("<b>agent reports…</b>"),
+                widgets.HBox(states[:4]),
+                widgets.HBox(states[4:]),
+                widgets.HTML("<b>client calls…</b>"),
+                widgets.HBox(ops),
+                self.status,
+                widgets.HBox([self.diagram, self.log_view]),
+            ]
+        )
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
         import IPython.display
@@ -470,13 +545,17 @@ def timeline_table(transitions: Sequence[Transition], *, origin_ms: int | None =
     lines = []
     for t in transitions:
         reason = f"  ({t.reason})" if t.reason else ""
-        lines.append(f"+{t.at_ms - origin:>7,} ms  {_label(t.source):>14} → "
-                     f"{_label(t.target)}{reason}")
+        lines.append(f"+{t.at_ms - origin:>7,} ms  {_label(t.source):>14} → {_label(t.target)}{reason}")
     return "\n".join(lines)
 
 
-def plot_timelines(timelines: Mapping[str, Sequence[Transition]], *, title: str = "",
-                   tail_ms: int | None = None, unit: str = "s") -> Figure:
+def plot_timelines(
+    timelines: Mapping[str, Sequence[Transition]],
+    *,
+    title: str = "",
+    tail_ms: int | None = None,
+    unit: str = "s",
+) -> Figure:
     """One horizontal bar per task, one coloured segment per state (virtual time).
 
     Each bar starts at the task's creation; a segment lasts until the next transition, and the
@@ -497,14 +576,18 @@ def plot_timelines(timelines: Mapping[str, Sequence[Transition]], *, title: str 
             start = t.at_ms - origin
             end = (ts[i + 1].at_ms - origin) if i + 1 < len(ts) else start + tail
             color = STATE_COLORS[t.target.short]
-            ax.broken_barh([(start / scale, max(end - start, 0) / scale)], (row - 0.35, 0.7),
-                           facecolors=color, edgecolors="white", linewidth=0.8,
-                           label=None if t.target.short in seen else t.target.short)
+            ax.broken_barh(
+                [(start / scale, max(end - start, 0) / scale)],
+                (row - 0.35, 0.7),
+                facecolors=color,
+                edgecolors="white",
+                linewidth=0.8,
+                label=None if t.target.short in seen else t.target.short,
+            )
             seen.add(t.target.short)
         last = ts[-1]
         marker = "s" if last.target in TERMINAL_STATES else "D"
-        ax.plot([(last.at_ms - origin + tail) / scale], [row], marker=marker, color="black",
-                markersize=6)
+        ax.plot([(last.at_ms - origin + tail) / scale], [row], marker=marker, color="black", markersize=6)
     ax.set_yticks(range(len(timelines)), list(timelines))
     ax.invert_yaxis()
     ax.set_xlabel(f"virtual time since the task was created ({unit})")

@@ -57,39 +57,59 @@ def summary_table(results: Sequence[ModeResult], *, unit: str = "ms") -> str:
     scale = {"ms": 1.0, "s": 1000.0}[unit]
 
     def t(v: float | None) -> str:
-        return "never" if v is None else (f"{v / scale:,.0f} {unit}" if unit == "ms"
-                                          else f"{v / scale:.2f} {unit}")
+        return (
+            "never"
+            if v is None
+            else (f"{v / scale:,.0f} {unit}" if unit == "ms" else f"{v / scale:.2f} {unit}")
+        )
 
-    lines = [f"{'mode':<10} {'first update':>13} {'settled seen':>13} {'requests':>9} "
-             f"{'POSTs':>6} {'updates seen':>13}"]
+    lines = [
+        f"{'mode':<10} {'first update':>13} {'settled seen':>13} {'requests':>9} "
+        f"{'POSTs':>6} {'updates seen':>13}"
+    ]
     for r in results:
-        lines.append(f"{r.mode:<10} {t(r.first_update_ms):>13} {t(r.done_ms):>13} "
-                     f"{r.requests:>9} {r.posts:>6} {len(r.seen):>6} of {r.total:<4}")
+        lines.append(
+            f"{r.mode:<10} {t(r.first_update_ms):>13} {t(r.done_ms):>13} "
+            f"{r.requests:>9} {r.posts:>6} {len(r.seen):>6} of {r.total:<4}"
+        )
     return "\n".join(lines)
 
 
-_MODE_COLORS = {"blocking": PALETTE["muted"], "polling": PALETTE["secondary"],
-                "streaming": PALETTE["primary"], "push": PALETTE["good"]}
+_MODE_COLORS = {
+    "blocking": PALETTE["muted"],
+    "polling": PALETTE["secondary"],
+    "streaming": PALETTE["primary"],
+    "push": PALETTE["good"],
+}
 
 
-def plot_modes(results: Sequence[ModeResult], *, title: str = "", unit: str = "s",
-               time_label: str = "virtual time") -> Figure:
+def plot_modes(
+    results: Sequence[ModeResult], *, title: str = "", unit: str = "s", time_label: str = "virtual time"
+) -> Figure:
     """Two panels: when each mode first showed progress and knew the result (with the
     requests it cost), and a dot for every update the client actually saw."""
     scale = {"ms": 1.0, "s": 1000.0}[unit]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8),
-                                      gridspec_kw={"width_ratios": [1, 1.5]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [1, 1.5]})
     names = [r.mode for r in results]
     y = range(len(results))
     horizon = max((r.done_ms or 0) for r in results) / scale * 1.08 + 1e-9
-    left.barh([i + 0.18 for i in y], [(r.first_update_ms or 0) / scale for r in results],
-              height=0.36, color=PALETTE["primary"], label="first update")
-    left.barh([i - 0.18 for i in y], [(r.done_ms or 0) / scale for r in results],
-              height=0.36, color=PALETTE["muted"], label="result known")
+    left.barh(
+        [i + 0.18 for i in y],
+        [(r.first_update_ms or 0) / scale for r in results],
+        height=0.36,
+        color=PALETTE["primary"],
+        label="first update",
+    )
+    left.barh(
+        [i - 0.18 for i in y],
+        [(r.done_ms or 0) / scale for r in results],
+        height=0.36,
+        color=PALETTE["muted"],
+        label="result known",
+    )
     for i, r in enumerate(results):
         cost = f"{r.requests} req" + (f" + {r.posts} POSTs" if r.posts else "")
-        left.text((r.done_ms or 0) / scale + horizon * 0.01, i - 0.18, cost, va="center",
-                  fontsize=8)
+        left.text((r.done_ms or 0) / scale + horizon * 0.01, i - 0.18, cost, va="center", fontsize=8)
     left.set_yticks(list(y), names)
     left.invert_yaxis()
     left.set_xlim(0, horizon * 1.35)
@@ -98,8 +118,7 @@ def plot_modes(results: Sequence[ModeResult], *, title: str = "", unit: str = "s
     left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8)
     for i, r in enumerate(results):
         xs = [t / scale for t, _ in r.seen]
-        right.scatter(xs, [i] * len(xs), s=28, color=_MODE_COLORS.get(r.mode, "black"),
-                      zorder=3)
+        right.scatter(xs, [i] * len(xs), s=28, color=_MODE_COLORS.get(r.mode, "black"), zorder=3)
         right.text(horizon * 1.01, i, f"{len(r.seen)}/{r.total}", va="center", fontsize=8)
     right.set_yticks(list(y), names)
     right.invert_yaxis()
@@ -118,18 +137,35 @@ class ModeExplorer:
 
     TEXT = "Plan my trip to Sanya from 2026-04-08 to 2026-04-12"
 
-    def __init__(self, *, poll_s: float = 1.0, latency_ms: float = 50.0,
-                 step_s: float = 2.0) -> None:
+    def __init__(self, *, poll_s: float = 1.0, latency_ms: float = 50.0, step_s: float = 2.0) -> None:
         style = {"description_width": "initial"}
-        self.poll = widgets.FloatSlider(value=poll_s, min=0.25, max=5.0, step=0.25,
-                                        description="poll every (s)", continuous_update=False,
-                                        style=style)
-        self.latency = widgets.FloatSlider(value=latency_ms, min=0.0, max=500.0, step=10.0,
-                                           description="latency one way (ms)",
-                                           continuous_update=False, style=style)
-        self.step = widgets.FloatSlider(value=step_s, min=0.5, max=5.0, step=0.5,
-                                        description="agent step (s)", continuous_update=False,
-                                        style=style)
+        self.poll = widgets.FloatSlider(
+            value=poll_s,
+            min=0.25,
+            max=5.0,
+            step=0.25,
+            description="poll every (s)",
+            continuous_update=False,
+            style=style,
+        )
+        self.latency = widgets.FloatSlider(
+            value=latency_ms,
+            min=0.0,
+            max=500.0,
+            step=10.0,
+            description="latency one way (ms)",
+            continuous_update=False,
+            style=style,
+        )
+        self.step = widgets.FloatSlider(
+            value=step_s,
+            min=0.5,
+            max=5.0,
+            step=0.5,
+            description="agent step (s)",
+            continuous_update=False,
+            style=style,
+        )
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self.results: list[ModeResult] = []
@@ -138,12 +174,9 @@ class ModeExplorer:
         self.redraw()
 
     def redraw(self) -> None:
-        schedule = agent_schedule(TravelDeskAgent(step_ms=int(self.step.value * 1000)),
-                                  self.TEXT)
-        self.results = model_modes(schedule, poll_ms=self.poll.value * 1000,
-                                   latency_ms=self.latency.value)
-        self.summary.value = "<pre>" + html.escape(summary_table(self.results, unit="s")) + \
-            "</pre>"
+        schedule = agent_schedule(TravelDeskAgent(step_ms=int(self.step.value * 1000)), self.TEXT)
+        self.results = model_modes(schedule, poll_ms=self.poll.value * 1000, latency_ms=self.latency.value)
+        self.summary.value = "<pre>" + html.escape(summary_table(self.results, unit="s")) + "</pre>"
         fig = plot_modes(self.results)
         self.plot.value = figure_png(fig)
         plt.close(fig)
@@ -152,8 +185,7 @@ class ModeExplorer:
         return next(r for r in self.results if r.mode == mode)
 
     def widget(self) -> widgets.VBox:
-        return widgets.VBox([widgets.HBox([self.poll, self.latency, self.step]), self.summary,
-                             self.plot])
+        return widgets.VBox([widgets.HBox([self.poll, self.latency, self.step]), self.summary, self.plot])
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
         import IPython.display
@@ -175,8 +207,10 @@ def pushes_for(recorder: WebhookRecorder, task_id: str) -> list[tuple[float, Str
 
 def push_settled(recorder: WebhookRecorder, task_id: str) -> bool:
     """Has a terminal or interrupted status for ``task_id`` reached the webhook?"""
-    return any(e.status_update is not None and _settles(e.status_update.status.state)
-               for _, e in pushes_for(recorder, task_id))
+    return any(
+        e.status_update is not None and _settles(e.status_update.status.state)
+        for _, e in pushes_for(recorder, task_id)
+    )
 
 
 def _task_of(event: StreamResponse) -> str:
@@ -201,10 +235,18 @@ def _event_label(event: StreamResponse) -> str:
     return "message"
 
 
-def measure_modes(base_url: str, text: str, *, recorder: WebhookRecorder | None = None,
-                  webhook_url: str = "", token: str = "", poll_interval_s: float = 0.05,
-                  timeout_s: float = 10.0, modes: Sequence[str] = MODES,
-                  warmup: bool = True) -> list[ModeResult]:
+def measure_modes(
+    base_url: str,
+    text: str,
+    *,
+    recorder: WebhookRecorder | None = None,
+    webhook_url: str = "",
+    token: str = "",
+    poll_interval_s: float = 0.05,
+    timeout_s: float = 10.0,
+    modes: Sequence[str] = MODES,
+    warmup: bool = True,
+) -> list[ModeResult]:
     """Run the four modes against a real A2A server and time what the client sees (wall ms).
 
     One fresh task per mode, the same ``text`` each time. ``push`` needs a
@@ -215,9 +257,17 @@ def measure_modes(base_url: str, text: str, *, recorder: WebhookRecorder | None 
     connection) do not land on whichever mode happens to go first.
     """
     if warmup:
-        measure_modes(base_url, text, recorder=recorder, webhook_url=webhook_url, token=token,
-                      poll_interval_s=poll_interval_s, timeout_s=timeout_s, modes=modes,
-                      warmup=False)
+        measure_modes(
+            base_url,
+            text,
+            recorder=recorder,
+            webhook_url=webhook_url,
+            token=token,
+            poll_interval_s=poll_interval_s,
+            timeout_s=timeout_s,
+            modes=modes,
+            warmup=False,
+        )
     client = SyncA2AClient.discover(base_url)
     out: list[ModeResult] = []
     try:
@@ -227,8 +277,17 @@ def measure_modes(base_url: str, text: str, *, recorder: WebhookRecorder | None 
             if mode == "blocking":
                 task = _task(client.send(text, timeout=timeout_s))
                 done = _ms_since(t0)
-                out.append(ModeResult(mode, client.requests_made - before, 0, done, done,
-                                      [(done, "the settled Task")], _produced(task)))
+                out.append(
+                    ModeResult(
+                        mode,
+                        client.requests_made - before,
+                        0,
+                        done,
+                        done,
+                        [(done, "the settled Task")],
+                        _produced(task),
+                    )
+                )
             elif mode == "polling":
                 task = _task(client.send(text, return_immediately=True))
                 seen = [(_ms_since(t0), "Task: " + task.status.state.short)]
@@ -242,15 +301,19 @@ def measure_modes(base_url: str, text: str, *, recorder: WebhookRecorder | None 
                         first = seen[-1][0] if first is None else first
                     if _ms_since(t0) > timeout_s * 1000:
                         raise TimeoutError(f"polling: task {task.id} did not settle")
-                out.append(ModeResult(mode, client.requests_made - before, 0, first,
-                                      seen[-1][0], seen, _produced(task)))
+                out.append(
+                    ModeResult(
+                        mode, client.requests_made - before, 0, first, seen[-1][0], seen, _produced(task)
+                    )
+                )
             elif mode == "streaming":
                 seen = []
                 for event in client.stream(text, timeout=timeout_s):
                     seen.append((_ms_since(t0), _event_label(event)))
                 first = seen[1][0] if len(seen) > 1 else None
-                out.append(ModeResult(mode, client.requests_made - before, 0, first,
-                                      seen[-1][0], seen, len(seen)))
+                out.append(
+                    ModeResult(mode, client.requests_made - before, 0, first, seen[-1][0], seen, len(seen))
+                )
             elif mode == "push":
                 if recorder is None or not webhook_url:
                     raise ValueError("push needs a WebhookRecorder and the URL it is served at")
@@ -258,11 +321,19 @@ def measure_modes(base_url: str, text: str, *, recorder: WebhookRecorder | None 
                 task = _task(client.send(text, return_immediately=True, push=config))
                 if not wait_until(partial(push_settled, recorder, task.id), timeout_s=timeout_s):
                     raise TimeoutError(f"push: task {task.id} did not settle in time")
-                arrived = [((t - t0) * 1000, _event_label(e)) for t, e in
-                           pushes_for(recorder, task.id)]
+                arrived = [((t - t0) * 1000, _event_label(e)) for t, e in pushes_for(recorder, task.id)]
                 first = next((t for t, label in arrived if not label.startswith("Task")), None)
-                out.append(ModeResult(mode, client.requests_made - before, len(arrived), first,
-                                      arrived[-1][0], arrived, len(arrived)))
+                out.append(
+                    ModeResult(
+                        mode,
+                        client.requests_made - before,
+                        len(arrived),
+                        first,
+                        arrived[-1][0],
+                        arrived,
+                        len(arrived),
+                    )
+                )
             else:
                 raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
     finally:
@@ -272,8 +343,10 @@ def measure_modes(base_url: str, text: str, *, recorder: WebhookRecorder | None 
 
 def _task(answer: Task | Message) -> Task:
     if not isinstance(answer, Task):
-        raise ValueError("the agent answered with a direct Message: no task to wait for "
-                         "(measure_modes needs a message that starts a task)")
+        raise ValueError(
+            "the agent answered with a direct Message: no task to wait for "
+            "(measure_modes needs a message that starts a task)"
+        )
     return answer
 
 
@@ -282,8 +355,7 @@ def _ms_since(t0: float) -> float:
 
 
 def _poll_key(task: Task) -> tuple[Any, ...]:
-    return (task.status.state, task.status.timestamp,
-            sum(len(a.parts) for a in task.artifacts))
+    return (task.status.state, task.status.timestamp, sum(len(a.parts) for a in task.artifacts))
 
 
 def _produced(task: Task) -> int:
@@ -304,8 +376,7 @@ def compact_labels(labels: Iterable[str]) -> str:
     return ", ".join(parts)
 
 
-def wait_until(condition: Callable[[], object], *, timeout_s: float = 5.0,
-               interval_s: float = 0.01) -> bool:
+def wait_until(condition: Callable[[], object], *, timeout_s: float = 5.0, interval_s: float = 0.01) -> bool:
     """Poll ``condition()`` until it is true or ``timeout_s`` passes; return the last value.
 
     For notebook cells that must wait for something happening on a server thread (webhook

@@ -20,8 +20,12 @@ __all__ = ["LAYER_COLORS", "PARTY_TITLES", "plot_stack"]
 LAYER_COLORS = dict(zip(LAYERS, (PALETTE["secondary"], PALETTE["accent"], PALETTE["primary"])))
 
 #: The heading of each party's lifeline.
-PARTY_TITLES = {"user": "user\n(browser)", "concierge": "concierge\n(agent runtime)",
-                "tools": "tools\n(MCP server)", "travel desk": "Travel Desk\n(remote A2A agent)"}
+PARTY_TITLES = {
+    "user": "user\n(browser)",
+    "concierge": "concierge\n(agent runtime)",
+    "tools": "tools\n(MCP server)",
+    "travel desk": "Travel Desk\n(remote A2A agent)",
+}
 
 
 def plot_stack(log: StackLog, *, title: str = "") -> Figure:
@@ -32,18 +36,24 @@ def plot_stack(log: StackLog, *, title: str = "") -> Figure:
     fig, ax = plt.subplots(figsize=(11, 0.42 * n + 1.6))
     for p, x in xs.items():
         ax.plot([x, x], [0.5, -n - 0.3], color=PALETTE["muted"], lw=1, zorder=1)
-        ax.text(x, 0.9, PARTY_TITLES[p], ha="center", va="bottom", fontsize=9,
-                fontweight="bold")
+        ax.text(x, 0.9, PARTY_TITLES[p], ha="center", va="bottom", fontsize=9, fontweight="bold")
     for i, h in enumerate(hops, start=1):
         x0, x1 = xs[h.sender], xs[h.receiver]
-        ax.annotate("", xy=(x1, -i), xytext=(x0, -i),
-                    arrowprops={"arrowstyle": "-|>", "color": LAYER_COLORS[h.layer], "lw": 1.6})
+        ax.annotate(
+            "",
+            xy=(x1, -i),
+            xytext=(x0, -i),
+            arrowprops={"arrowstyle": "-|>", "color": LAYER_COLORS[h.layer], "lw": 1.6},
+        )
         label = h.what if len(h.what) <= 42 else h.what[:41] + "…"
-        ax.text((x0 + x1) / 2, -i + 0.12, label, ha="center", va="bottom", fontsize=7.5,
-                color="black")
-    ax.legend(handles=[Line2D([], [], color=c, lw=2, label=layer)
-                       for layer, c in LAYER_COLORS.items()],
-              loc="upper right", bbox_to_anchor=(1.0, -0.01), ncol=3, fontsize=8)
+        ax.text((x0 + x1) / 2, -i + 0.12, label, ha="center", va="bottom", fontsize=7.5, color="black")
+    ax.legend(
+        handles=[Line2D([], [], color=c, lw=2, label=layer) for layer, c in LAYER_COLORS.items()],
+        loc="upper right",
+        bbox_to_anchor=(1.0, -0.01),
+        ncol=3,
+        fontsize=8,
+    )
     ax.set_xlim(-0.6, len(PARTIES) - 0.4)
     ax.set_ylim(-n - 0.6, 1.6)
     ax.set_axis_off()

@@ -27,31 +27,38 @@ from agentproto.course.agui_runs import around_run
 from agentproto.course.plots import PALETTE
 from agentproto.course.trace import show_trace
 
-__all__ = ["CATEGORIES", "category_of", "Expansion", "expand_side_by_side", "CHUNK_PRESETS",
-           "ChunkLab"]
+__all__ = ["CATEGORIES", "category_of", "Expansion", "expand_side_by_side", "CHUNK_PRESETS", "ChunkLab"]
 
 E = EventType
 
 
 def _pre(text: str) -> str:
-    return ("<pre style='margin:2px 0;white-space:pre-wrap;font-size:11px'>"
-            + html.escape(text) + "</pre>")
+    return "<pre style='margin:2px 0;white-space:pre-wrap;font-size:11px'>" + html.escape(text) + "</pre>"
 
 
 #: The 31 event types by family (spec 1.1 ``events/*`` pages).
 CATEGORIES: dict[str, tuple[EventType, ...]] = {
-    "lifecycle": (E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR, E.STEP_STARTED,
-                  E.STEP_FINISHED),
-    "text messages": (E.TEXT_MESSAGE_START, E.TEXT_MESSAGE_CONTENT, E.TEXT_MESSAGE_END,
-                      E.TEXT_MESSAGE_CHUNK),
-    "tool calls": (E.TOOL_CALL_START, E.TOOL_CALL_ARGS, E.TOOL_CALL_END, E.TOOL_CALL_CHUNK,
-                   E.TOOL_CALL_RESULT),
+    "lifecycle": (E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR, E.STEP_STARTED, E.STEP_FINISHED),
+    "text messages": (E.TEXT_MESSAGE_START, E.TEXT_MESSAGE_CONTENT, E.TEXT_MESSAGE_END, E.TEXT_MESSAGE_CHUNK),
+    "tool calls": (
+        E.TOOL_CALL_START,
+        E.TOOL_CALL_ARGS,
+        E.TOOL_CALL_END,
+        E.TOOL_CALL_CHUNK,
+        E.TOOL_CALL_RESULT,
+    ),
     "state": (E.STATE_SNAPSHOT, E.STATE_DELTA),
     "messages snapshot": (E.MESSAGES_SNAPSHOT,),
     "activity": (E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA),
-    "reasoning": (E.REASONING_START, E.REASONING_MESSAGE_START, E.REASONING_MESSAGE_CONTENT,
-                  E.REASONING_MESSAGE_END, E.REASONING_MESSAGE_CHUNK, E.REASONING_END,
-                  E.REASONING_ENCRYPTED_VALUE),
+    "reasoning": (
+        E.REASONING_START,
+        E.REASONING_MESSAGE_START,
+        E.REASONING_MESSAGE_CONTENT,
+        E.REASONING_MESSAGE_END,
+        E.REASONING_MESSAGE_CHUNK,
+        E.REASONING_END,
+        E.REASONING_ENCRYPTED_VALUE,
+    ),
     "subagents": (E.SUBAGENT_STARTED, E.SUBAGENT_FINISHED, E.SUBAGENT_ERROR),
     "passthrough": (E.RAW, E.CUSTOM),
 }
@@ -71,7 +78,7 @@ class Expansion:
     """What the chunk expander made of each input event, row by row."""
 
     rows: list[tuple[dict[str, Any], list[dict[str, Any]]]] = field(default_factory=list)
-    error: str | None = None            # the ChunkError (or parse error) that stopped it
+    error: str | None = None  # the ChunkError (or parse error) that stopped it
     discarded: list[str] = field(default_factory=list)  # items open when the input ended
 
     @property
@@ -83,6 +90,7 @@ class Expansion:
         def one(event: dict[str, Any]) -> str:
             row = show_trace([event], width=60).rows[0]
             return f"{row[1]}  {row[2]}".rstrip()
+
         return [(one(src), [one(o) for o in outs]) for src, outs in self.rows]
 
     def __str__(self) -> str:
@@ -95,8 +103,7 @@ class Expansion:
                 left = f"{n:>2}  {src:<{left_w}}" if k == 0 else " " * (left_w + 4)
                 lines.append(f"{left}  │ {out}")
         if self.discarded:
-            lines.append("end of input: still open, END not synthesized → " +
-                         ", ".join(self.discarded))
+            lines.append("end of input: still open, END not synthesized → " + ", ".join(self.discarded))
         if self.error:
             lines.append(f"✗ {self.error}")
         return "\n".join(lines)
@@ -108,18 +115,27 @@ class Expansion:
         for n, (src, outs) in enumerate(self._cells()):
             outs_html = "<br>".join(html.escape(o) for o in outs) or "<i>(nothing)</i>"
             cell = "style='text-align:left;vertical-align:top'"
-            body.append(f"<tr><td style='vertical-align:top'>{n}</td><td {cell}><code>"
-                        f"{html.escape(src)}</code></td><td {cell}><code>{outs_html}</code></td>"
-                        f"</tr>")
+            body.append(
+                f"<tr><td style='vertical-align:top'>{n}</td><td {cell}><code>"
+                f"{html.escape(src)}</code></td><td {cell}><code>{outs_html}</code></td>"
+                f"</tr>"
+            )
         tail = ""
         if self.discarded:
-            tail += ("<div>end of input: still open, END not synthesized → "
-                     + html.escape(", ".join(self.discarded)) + "</div>")
+            tail += (
+                "<div>end of input: still open, END not synthesized → "
+                + html.escape(", ".join(self.discarded))
+                + "</div>"
+            )
         if self.error:
             tail += f"<div style='color:{PALETTE['bad']}'><b>✗</b> {html.escape(self.error)}</div>"
-        return ("<table><thead><tr><th>#</th><th style='text-align:left'>input</th>"
-                "<th style='text-align:left'>expanded</th></tr></thead><tbody>"
-                + "".join(body) + "</tbody></table>" + tail)
+        return (
+            "<table><thead><tr><th>#</th><th style='text-align:left'>input</th>"
+            "<th style='text-align:left'>expanded</th></tr></thead><tbody>"
+            + "".join(body)
+            + "</tbody></table>"
+            + tail
+        )
 
     def _repr_html_(self) -> str:
         return self.html()
@@ -160,11 +176,14 @@ CHUNK_PRESETS: dict[str, list[dict[str, Any]]] = {
         _chunk("TEXT_MESSAGE_CHUNK", delta="has shipped."),
     ),
     "tool call chunks": around_run(
-        _chunk("TOOL_CALL_CHUNK", toolCallId="c1", toolCallName="get_order",
-               delta='{"orderId":'),
+        _chunk("TOOL_CALL_CHUNK", toolCallId="c1", toolCallName="get_order", delta='{"orderId":'),
         _chunk("TOOL_CALL_CHUNK", delta='"A1024"}'),
-        {"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1",
-         "content": '{"status":"shipped"}'},
+        {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "t1",
+            "toolCallId": "c1",
+            "content": '{"status":"shipped"}',
+        },
     ),
     "a new id closes the previous item": around_run(
         _chunk("TEXT_MESSAGE_CHUNK", messageId="m1", delta="First message."),
@@ -188,10 +207,8 @@ CHUNK_PRESETS: dict[str, list[dict[str, Any]]] = {
     "two subagent lanes": around_run(
         {"type": "SUBAGENT_STARTED", "subagentRunId": "sa-search", "name": "search"},
         {"type": "SUBAGENT_STARTED", "subagentRunId": "sa-billing", "name": "billing"},
-        _chunk("TEXT_MESSAGE_CHUNK", messageId="s1", subagentRunId="sa-search",
-               delta="Searching… "),
-        _chunk("TEXT_MESSAGE_CHUNK", messageId="b1", subagentRunId="sa-billing",
-               delta="Checking invoices… "),
+        _chunk("TEXT_MESSAGE_CHUNK", messageId="s1", subagentRunId="sa-search", delta="Searching… "),
+        _chunk("TEXT_MESSAGE_CHUNK", messageId="b1", subagentRunId="sa-billing", delta="Checking invoices… "),
         _chunk("TEXT_MESSAGE_CHUNK", subagentRunId="sa-search", delta="found 3 orders."),
         {"type": "SUBAGENT_FINISHED", "subagentRunId": "sa-search"},
         _chunk("TEXT_MESSAGE_CHUNK", subagentRunId="sa-billing", delta="all paid."),
@@ -205,8 +222,7 @@ CHUNK_PRESETS: dict[str, list[dict[str, Any]]] = {
         _chunk("TEXT_MESSAGE_CHUNK", delta="whose is this?"),
     ),
     "metadata-only last chunk": around_run(
-        _chunk("TEXT_MESSAGE_CHUNK", messageId="m1", delta="Done.",
-               metadata={"model": "demo-1"}),
+        _chunk("TEXT_MESSAGE_CHUNK", messageId="m1", delta="Done.", metadata={"model": "demo-1"}),
         _chunk("TEXT_MESSAGE_CHUNK", metadata={"finishReason": "stop", "outputTokens": 2}),
     ),
     "stream ends mid-chunk": [
@@ -225,9 +241,12 @@ class ChunkLab:
     """
 
     def __init__(self, preset: str = "text chunks") -> None:
-        self.preset = widgets.Dropdown(options=list(CHUNK_PRESETS), value=preset,
-                                       description="preset",
-                                       layout=widgets.Layout(width="360px"))
+        self.preset = widgets.Dropdown(
+            options=list(CHUNK_PRESETS),
+            value=preset,
+            description="preset",
+            layout=widgets.Layout(width="360px"),
+        )
         self.source = widgets.Textarea(layout=widgets.Layout(width="100%", height="150px"))
         self.expand_button = widgets.Button(description="Expand", button_style="primary")
         self.view = widgets.HTML()
@@ -239,8 +258,9 @@ class ChunkLab:
 
     def load(self) -> None:
         """Put the selected preset into the text box (one JSON event per line) and expand it."""
-        self.source.value = "\n".join(json.dumps(e, ensure_ascii=False)
-                                      for e in CHUNK_PRESETS[self.preset.value])
+        self.source.value = "\n".join(
+            json.dumps(e, ensure_ascii=False) for e in CHUNK_PRESETS[self.preset.value]
+        )
         self.expand()
 
     def expand(self) -> None:
@@ -255,16 +275,18 @@ class ChunkLab:
             return
         self.expansion = expand_side_by_side(events)
         self.report = lint_source(events)
-        self.view.value = (self.expansion.html() + "<b>whole pipeline</b>"
-                           + _pre(verdict(self.report))
-                           + "<b>messages</b>" + _pre(format_messages(self.report.messages)))
+        self.view.value = (
+            self.expansion.html()
+            + "<b>whole pipeline</b>"
+            + _pre(verdict(self.report))
+            + "<b>messages</b>"
+            + _pre(format_messages(self.report.messages))
+        )
 
     def widget(self) -> widgets.VBox:
-        return widgets.VBox([widgets.HBox([self.preset, self.expand_button]), self.source,
-                             self.view])
+        return widgets.VBox([widgets.HBox([self.preset, self.expand_button]), self.source, self.view])
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget()._repr_mimebundle_(**kwargs) or {}
         bundle["text/plain"] = f"ChunkLab: {len(CHUNK_PRESETS)} presets"
         return bundle
-

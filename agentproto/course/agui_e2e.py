@@ -53,9 +53,12 @@ def _did_call_tool(result_event: Mapping[str, Any]) -> bool:
     return not (isinstance(content, dict) and content.get("executed") is False)
 
 
-def sequence_from_log(runs: Sequence[tuple[str, str, Sequence[Mapping[str, Any]]]], *,
-                      decisions: Mapping[str, str] | None = None,
-                      steps: bool = False) -> list[Arrow]:
+def sequence_from_log(
+    runs: Sequence[tuple[str, str, Sequence[Mapping[str, Any]]]],
+    *,
+    decisions: Mapping[str, str] | None = None,
+    steps: bool = False,
+) -> list[Arrow]:
     """Arrows for a thread's runs, from their recorded events.
 
     ``runs`` is ``[(run_id, kind, events), …]`` in order (``kind``: ``new``/``resume``/
@@ -70,15 +73,15 @@ def sequence_from_log(runs: Sequence[tuple[str, str, Sequence[Mapping[str, Any]]
     for run_id, kind, events in runs:
         if kind == "new":
             arrows.append(Arrow("User", "UI (client)", "types a request", "human", run_id))
-            arrows.append(Arrow("UI (client)", "Agent server", "POST /ag-ui/agent", "request",
-                                run_id))
+            arrows.append(Arrow("UI (client)", "Agent server", "POST /ag-ui/agent", "request", run_id))
         else:
             label = decisions.get(run_id, "answers")
             if kind == "replay":
                 label += " (again)"
             arrows.append(Arrow("User", "UI (client)", label, "human", run_id))
-            arrows.append(Arrow("UI (client)", "Agent server", "POST /ag-ui/agent  resume=[…]",
-                                "request", run_id))
+            arrows.append(
+                Arrow("UI (client)", "Agent server", "POST /ag-ui/agent  resume=[…]", "request", run_id)
+            )
         i = 0
         while i < len(events):
             event = events[i]
@@ -87,8 +90,9 @@ def sequence_from_log(runs: Sequence[tuple[str, str, Sequence[Mapping[str, Any]]
                 key = "messageId" if kind_ == "TEXT_MESSAGE_START" else "toolCallId"
                 end = "TEXT_MESSAGE_END" if kind_ == "TEXT_MESSAGE_START" else "TOOL_CALL_END"
                 j = i
-                while j < len(events) and not (events[j]["type"] == end
-                                               and events[j].get(key) == event.get(key)):
+                while j < len(events) and not (
+                    events[j]["type"] == end and events[j].get(key) == event.get(key)
+                ):
                     j += 1
                 if kind_ == "TEXT_MESSAGE_START":
                     label = f"TEXT_MESSAGE_START/CONTENT×{j - i - 1}/END"
@@ -101,26 +105,29 @@ def sequence_from_log(runs: Sequence[tuple[str, str, Sequence[Mapping[str, Any]]
             if kind_ == "TOOL_CALL_RESULT":
                 name = names.get(event.get("toolCallId", ""), "?")
                 if _did_call_tool(event):
-                    arrows.append(Arrow("Agent server", "MCP tools", f"tools/call {name}", "call",
-                                        run_id))
-                    arrows.append(Arrow("MCP tools", "Agent server", "CallToolResult", "reply",
-                                        run_id))
-                arrows.append(Arrow("Agent server", "UI (client)", f"TOOL_CALL_RESULT ({name})",
-                                    "event", run_id))
+                    arrows.append(Arrow("Agent server", "MCP tools", f"tools/call {name}", "call", run_id))
+                    arrows.append(Arrow("MCP tools", "Agent server", "CallToolResult", "reply", run_id))
+                arrows.append(
+                    Arrow("Agent server", "UI (client)", f"TOOL_CALL_RESULT ({name})", "event", run_id)
+                )
             elif kind_ in ("STEP_STARTED", "STEP_FINISHED"):
                 if steps:
-                    arrows.append(Arrow("Agent server", "UI (client)",
-                                        f"{kind_} {event.get('stepName')}", "event", run_id))
+                    arrows.append(
+                        Arrow(
+                            "Agent server", "UI (client)", f"{kind_} {event.get('stepName')}", "event", run_id
+                        )
+                    )
             elif kind_ == "RUN_FINISHED":
                 outcome = (event.get("outcome") or {}).get("type", "success")
-                arrows.append(Arrow("Agent server", "UI (client)", f"RUN_FINISHED ({outcome})",
-                                    "event", run_id))
+                arrows.append(
+                    Arrow("Agent server", "UI (client)", f"RUN_FINISHED ({outcome})", "event", run_id)
+                )
                 if outcome == "interrupt":
-                    arrows.append(Arrow("UI (client)", "User", "shows the approval card",
-                                        "human", run_id))
+                    arrows.append(Arrow("UI (client)", "User", "shows the approval card", "human", run_id))
             elif kind_ == "CUSTOM":
-                arrows.append(Arrow("Agent server", "UI (client)", f"CUSTOM {event.get('name')}",
-                                    "event", run_id))
+                arrows.append(
+                    Arrow("Agent server", "UI (client)", f"CUSTOM {event.get('name')}", "event", run_id)
+                )
             else:
                 arrows.append(Arrow("Agent server", "UI (client)", kind_, "event", run_id))
             i += 1
@@ -142,8 +149,7 @@ def sequence_from_store(store: Any, thread_id: str, *, steps: bool = False) -> l
     """:func:`sequence_from_log` over a thread as the server's store recorded it: its runs in
     order, each run's event log, and the decisions from the interrupt ledger."""
     ledger = store.thread_record(thread_id)
-    decisions = {r.settled_by: _decision_label(r.decision) for r in ledger.interrupts
-                 if r.settled_by}
+    decisions = {r.settled_by: _decision_label(r.decision) for r in ledger.interrupts if r.settled_by}
     runs = []
     for record in store.runs(thread_id):
         if record.kind == "replay" and record.replay_of in decisions:
@@ -152,9 +158,13 @@ def sequence_from_store(store: Any, thread_id: str, *, steps: bool = False) -> l
     return sequence_from_log(runs, decisions=decisions, steps=steps)
 
 
-_ARROW_COLORS = {"event": PALETTE["primary"], "request": PALETTE["secondary"],
-                 "call": PALETTE["accent"], "reply": PALETTE["accent"],
-                 "human": PALETTE["good"]}
+_ARROW_COLORS = {
+    "event": PALETTE["primary"],
+    "request": PALETTE["secondary"],
+    "call": PALETTE["accent"],
+    "reply": PALETTE["accent"],
+    "human": PALETTE["good"],
+}
 
 
 def plot_sequence(arrows: Sequence[Arrow], title: str = "") -> Figure:
@@ -165,23 +175,37 @@ def plot_sequence(arrows: Sequence[Arrow], title: str = "") -> Figure:
     top, bottom = 0.6, -(n + 0.4)
     for name, x in _LANE_X.items():
         ax.plot([x, x], [bottom, top - 0.4], color=PALETTE["muted"], linewidth=1, zorder=0)
-        ax.text(x, top, name, ha="center", va="bottom", fontsize=9, fontweight="bold",
-                bbox={"boxstyle": "round", "facecolor": "#eeeeee", "edgecolor": "#999999"})
+        ax.text(
+            x,
+            top,
+            name,
+            ha="center",
+            va="bottom",
+            fontsize=9,
+            fontweight="bold",
+            bbox={"boxstyle": "round", "facecolor": "#eeeeee", "edgecolor": "#999999"},
+        )
     current = None
     for row, arrow in enumerate(arrows):
         y = -row - 0.5
         if arrow.run_id != current:
             current = arrow.run_id
             ax.axhline(y + 0.45, color="#bbbbbb", linestyle="--", linewidth=0.8, zorder=0)
-            ax.text(-0.45, y + 0.5, f"run {arrow.run_id}", fontsize=7, color="#555555",
-                    va="bottom")
+            ax.text(-0.45, y + 0.5, f"run {arrow.run_id}", fontsize=7, color="#555555", va="bottom")
         x0, x1 = _LANE_X[arrow.src], _LANE_X[arrow.dst]
         color = _ARROW_COLORS.get(arrow.kind, PALETTE["primary"])
-        ax.annotate("", xy=(x1, y), xytext=(x0, y),
-                    arrowprops={"arrowstyle": "-|>", "color": color, "linewidth": 1.2,
-                                "linestyle": "--" if arrow.kind == "reply" else "-"})
-        ax.text((x0 + x1) / 2, y + 0.06, arrow.label, ha="center", va="bottom", fontsize=7,
-                color="#222222")
+        ax.annotate(
+            "",
+            xy=(x1, y),
+            xytext=(x0, y),
+            arrowprops={
+                "arrowstyle": "-|>",
+                "color": color,
+                "linewidth": 1.2,
+                "linestyle": "--" if arrow.kind == "reply" else "-",
+            },
+        )
+        ax.text((x0 + x1) / 2, y + 0.06, arrow.label, ha="center", va="bottom", fontsize=7, color="#222222")
     ax.set_xlim(-0.5, len(LANES) - 0.5)
     ax.set_ylim(bottom, top + 0.9)
     ax.axis("off")

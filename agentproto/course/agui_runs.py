@@ -46,33 +46,51 @@ from agentproto.course.widgets import Stepper
 
 __all__ = [
     "around_run",
-    "RECEIVING", "NO_RESULT_YET", "AWAITING_APPROVAL", "UNANSWERED", "DONE",
-    "ToolCard", "ToolCallCards", "cards_html",
-    "ReplayFrame", "replay", "RunStepper", "StreamEditor",
+    "RECEIVING",
+    "NO_RESULT_YET",
+    "AWAITING_APPROVAL",
+    "UNANSWERED",
+    "DONE",
+    "ToolCard",
+    "ToolCallCards",
+    "cards_html",
+    "ReplayFrame",
+    "replay",
+    "RunStepper",
+    "StreamEditor",
 ]
+
 
 def around_run(*events: Any, thread_id: str = "thread-1", run_id: str = "run-1") -> list[Any]:
     """``RUN_STARTED``, the given events, ``RUN_FINISHED``: the smallest complete stream."""
-    return [{"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id}, *events,
-            {"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id}]
-
+    return [
+        {"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id},
+        *events,
+        {"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id},
+    ]
 
 
 def _pre(text: str) -> str:
-    return ("<pre style='margin:2px 0;white-space:pre-wrap;font-size:11px'>"
-            + html.escape(text) + "</pre>")
-
+    return "<pre style='margin:2px 0;white-space:pre-wrap;font-size:11px'>" + html.escape(text) + "</pre>"
 
 
 # -- tool cards --------------------------------------------------------------------------------
 
 #: Card statuses, in the order a tool call can pass through them.
 RECEIVING, NO_RESULT_YET, AWAITING_APPROVAL, UNANSWERED, DONE = (
-    "receiving arguments", "arguments complete — no result yet", "awaiting approval",
-    "run ended without a result", "done")
-_STATUS_COLOR = {RECEIVING: PALETTE["sky"], NO_RESULT_YET: PALETTE["secondary"],
-                 AWAITING_APPROVAL: PALETTE["accent"], UNANSWERED: PALETTE["muted"],
-                 DONE: PALETTE["good"]}
+    "receiving arguments",
+    "arguments complete — no result yet",
+    "awaiting approval",
+    "run ended without a result",
+    "done",
+)
+_STATUS_COLOR = {
+    RECEIVING: PALETTE["sky"],
+    NO_RESULT_YET: PALETTE["secondary"],
+    AWAITING_APPROVAL: PALETTE["accent"],
+    UNANSWERED: PALETTE["muted"],
+    DONE: PALETTE["good"],
+}
 
 
 @dataclass(frozen=True)
@@ -119,8 +137,11 @@ class ToolCallCards:
             self._names.setdefault(tid, "?")
             self._status[tid] = DONE
             content = event.content
-            self._results[tid] = content if isinstance(content, str) else \
-                json.dumps([dump_model(p) for p in content], ensure_ascii=False)
+            self._results[tid] = (
+                content
+                if isinstance(content, str)
+                else json.dumps([dump_model(p) for p in content], ensure_ascii=False)
+            )
         elif isinstance(event, RunFinishedEvent):
             asked: set[str] = set()
             if isinstance(event.outcome, RunFinishedInterruptOutcome):
@@ -136,11 +157,15 @@ class ToolCallCards:
     @property
     def cards(self) -> dict[str, ToolCard]:
         """Every card, in the order the calls appeared."""
-        args = {call["id"]: call["function"]["arguments"]
-                for m in self.reducer.messages for call in (m.get("toolCalls") or ())}
-        return {tid: ToolCard(tid, self._names.get(tid, "?"), args.get(tid, ""), status,
-                              self._results.get(tid))
-                for tid, status in self._status.items()}
+        args = {
+            call["id"]: call["function"]["arguments"]
+            for m in self.reducer.messages
+            for call in (m.get("toolCalls") or ())
+        }
+        return {
+            tid: ToolCard(tid, self._names.get(tid, "?"), args.get(tid, ""), status, self._results.get(tid))
+            for tid, status in self._status.items()
+        }
 
     def status(self, tool_call_id: str) -> str | None:
         """The status of one call's card (``None`` if the UI has not seen the call)."""
@@ -157,9 +182,12 @@ def cards_html(cards: Iterable[ToolCard]) -> str:
     for card in cards:
         color = _STATUS_COLOR.get(card.status, PALETTE["muted"])
         mark = "✓ " if card.status == DONE else ""
-        result = (f"<div style='font-size:11px;color:#444'>result: "
-                  f"<code>{html.escape(shorten(card.result, 70))}</code></div>"
-                  if card.result is not None else "")
+        result = (
+            f"<div style='font-size:11px;color:#444'>result: "
+            f"<code>{html.escape(shorten(card.result, 70))}</code></div>"
+            if card.result is not None
+            else ""
+        )
         out.append(
             f"<div style='display:inline-block;vertical-align:top;border:1px solid #ccc;"
             f"border-radius:6px;padding:4px 8px;margin:2px;min-width:220px'>"
@@ -167,33 +195,40 @@ def cards_html(cards: Iterable[ToolCard]) -> str:
             f"({html.escape(card.tool_call_id)})</span><br>"
             f"<code style='font-size:11px'>{html.escape(shorten(card.arguments, 70))}</code><br>"
             f"<span style='background:{color};color:white;border-radius:4px;padding:0 5px;"
-            f"font-size:11px'>{mark}{html.escape(card.status)}</span>{result}</div>")
+            f"font-size:11px'>{mark}{html.escape(card.status)}</span>{result}</div>"
+        )
     return "".join(out) or "<i>no tool calls yet</i>"
 
 
 # -- frames: the consumer's view after each event --------------------------------------------
 
+
 @dataclass(frozen=True)
 class ReplayFrame:
     """The consumer after one wire event: what the UI would render at that moment."""
 
-    index: int                      # position on the wire, from 0 (event #index)
-    event: dict[str, Any]           # the wire event (timestamp dropped)
-    applied: tuple[str, ...]        # the event types the pipeline applied for it
+    index: int  # position on the wire, from 0 (event #index)
+    event: dict[str, Any]  # the wire event (timestamp dropped)
+    applied: tuple[str, ...]  # the event types the pipeline applied for it
     state: Any
     messages: list[dict[str, Any]]
     pending_interrupts: list[dict[str, Any]]
     cards: tuple[ToolCard, ...]
-    run_state: str                  # the verifier's run machine: START/ACTIVE/CLOSED/FAILED
-    error: str | None = None        # the pipeline's verdict if this event was rejected
+    run_state: str  # the verifier's run machine: START/ACTIVE/CLOSED/FAILED
+    error: str | None = None  # the pipeline's verdict if this event was rejected
 
     @property
     def type(self) -> str:
         return str(self.event.get("type"))
 
 
-def replay(events: Iterable[Any], *, state: Any = None, messages: Sequence[Any] | None = None,
-           done_on: str = "result") -> list[ReplayFrame]:
+def replay(
+    events: Iterable[Any],
+    *,
+    state: Any = None,
+    messages: Sequence[Any] | None = None,
+    done_on: str = "result",
+) -> list[ReplayFrame]:
     """Feed ``events`` through a real :class:`Pipeline` one by one; a :class:`ReplayFrame` each.
 
     Stops after the first rejected event (its frame carries the error); the verdict on the
@@ -210,12 +245,19 @@ def replay(events: Iterable[Any], *, state: Any = None, messages: Sequence[Any] 
         if pipeline.error is not None:
             exc = pipeline.error
             error = f"{type(exc).__name__} [{exc.rule}]: {exc}"
-        frames.append(ReplayFrame(
-            index=index, event=wire(event), applied=tuple(e.type.value for e in applied),
-            state=copy_json(pipeline.reducer.state),
-            messages=pipeline.reducer.export_messages(),
-            pending_interrupts=copy_json(pipeline.reducer.pending_interrupts),
-            cards=tuple(cards.cards.values()), run_state=pipeline.verifier.state, error=error))
+        frames.append(
+            ReplayFrame(
+                index=index,
+                event=wire(event),
+                applied=tuple(e.type.value for e in applied),
+                state=copy_json(pipeline.reducer.state),
+                messages=pipeline.reducer.export_messages(),
+                pending_interrupts=copy_json(pipeline.reducer.pending_interrupts),
+                cards=tuple(cards.cards.values()),
+                run_state=pipeline.verifier.state,
+                error=error,
+            )
+        )
         if error is not None:
             break
     return frames
@@ -225,21 +267,29 @@ def _frame_html(frame: ReplayFrame) -> str:
     event = json.dumps(frame.event, ensure_ascii=False, indent=1)
     if len(event) > 900:
         event = event[:899] + "…"
-    head = (f"event #{frame.index} <b>{html.escape(frame.type)}</b> &nbsp; run machine: "
-            f"<code>{html.escape(frame.run_state)}</code>")
+    head = (
+        f"event #{frame.index} <b>{html.escape(frame.type)}</b> &nbsp; run machine: "
+        f"<code>{html.escape(frame.run_state)}</code>"
+    )
     if frame.error:
-        head += (f"<div style='color:{PALETTE['bad']}'><b>✗ rejected:</b> "
-                 f"{html.escape(frame.error)}</div>")
+        head += f"<div style='color:{PALETTE['bad']}'><b>✗ rejected:</b> {html.escape(frame.error)}</div>"
     left = head + _pre(event)
     state = json.dumps(frame.state, ensure_ascii=False, indent=1)
     pending = ", ".join(f"{i['id']} ({i.get('reason')})" for i in frame.pending_interrupts)
-    right = ("<b>state</b>" + _pre(state if len(state) < 900 else state[:899] + "…")
-             + "<b>messages</b>" + _pre(format_messages(frame.messages, width=48))
-             + "<b>tool cards</b><br>" + cards_html(frame.cards)
-             + (f"<br><b>pending interrupts:</b> {html.escape(pending)}" if pending else ""))
-    return ("<table style='width:100%;table-layout:fixed'><tr>"
-            f"<td style='vertical-align:top;width:42%;text-align:left'>{left}</td>"
-            f"<td style='vertical-align:top;text-align:left'>{right}</td></tr></table>")
+    right = (
+        "<b>state</b>"
+        + _pre(state if len(state) < 900 else state[:899] + "…")
+        + "<b>messages</b>"
+        + _pre(format_messages(frame.messages, width=48))
+        + "<b>tool cards</b><br>"
+        + cards_html(frame.cards)
+        + (f"<br><b>pending interrupts:</b> {html.escape(pending)}" if pending else "")
+    )
+    return (
+        "<table style='width:100%;table-layout:fixed'><tr>"
+        f"<td style='vertical-align:top;width:42%;text-align:left'>{left}</td>"
+        f"<td style='vertical-align:top;text-align:left'>{right}</td></tr></table>"
+    )
 
 
 class RunStepper(Stepper):
@@ -249,8 +299,14 @@ class RunStepper(Stepper):
     step; ``frame`` is the one on screen.
     """
 
-    def __init__(self, events: Iterable[Any], *, title: str = "", state: Any = None,
-                 messages: Sequence[Any] | None = None) -> None:
+    def __init__(
+        self,
+        events: Iterable[Any],
+        *,
+        title: str = "",
+        state: Any = None,
+        messages: Sequence[Any] | None = None,
+    ) -> None:
         self.frames = replay(events, state=state, messages=messages)
         super().__init__(self.frames, lambda _i, frame: _frame_html(frame), title=title)
 
@@ -282,6 +338,7 @@ class RunStepper(Stepper):
 
 # -- break it yourself ------------------------------------------------------------------------
 
+
 class StreamEditor:
     """Edit a recorded stream — delete, duplicate or move an event — and get the verdict.
 
@@ -297,10 +354,12 @@ class StreamEditor:
         self.original = [wire(e) for e in events]
         self.edited = list(self.original)
         self.history: list[str] = []
-        self.operation = widgets.Dropdown(options=self.OPERATIONS, value="delete",
-                                          description="edit", layout=widgets.Layout(width="230px"))
-        self.position = widgets.IntSlider(value=0, min=0, max=max(0, len(self.original) - 1),
-                                          description="event #", continuous_update=False)
+        self.operation = widgets.Dropdown(
+            options=self.OPERATIONS, value="delete", description="edit", layout=widgets.Layout(width="230px")
+        )
+        self.position = widgets.IntSlider(
+            value=0, min=0, max=max(0, len(self.original) - 1), description="event #", continuous_update=False
+        )
         self.apply_button = widgets.Button(description="Apply", button_style="warning")
         self.reset_button = widgets.Button(description="Reset")
         self.view = widgets.HTML()
@@ -340,20 +399,23 @@ class StreamEditor:
     def _render(self) -> None:
         edits = "; ".join(self.history) or "none yet"
         color = PALETTE["good"] if self.report.ok else PALETTE["bad"]
-        self.view.value = (f"<b>edits:</b> {html.escape(edits)}<br>"
-                           f"<div style='border-left:4px solid {color};padding-left:6px'>"
-                           + _pre(verdict(self.report, warnings=False)) + "</div>")
+        self.view.value = (
+            f"<b>edits:</b> {html.escape(edits)}<br>"
+            f"<div style='border-left:4px solid {color};padding-left:6px'>"
+            + _pre(verdict(self.report, warnings=False))
+            + "</div>"
+        )
 
     @property
     def verdict_text(self) -> str:
         return verdict(self.report, warnings=False)
 
     def widget(self) -> widgets.VBox:
-        return widgets.VBox([widgets.HBox([self.operation, self.position, self.apply_button,
-                                           self.reset_button]), self.view])
+        return widgets.VBox(
+            [widgets.HBox([self.operation, self.position, self.apply_button, self.reset_button]), self.view]
+        )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget()._repr_mimebundle_(**kwargs) or {}
         bundle["text/plain"] = f"StreamEditor: {len(self.original)} events"
         return bundle
-

@@ -35,15 +35,31 @@ from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
 
 __all__ = [
-    "VERSION_KEY", "order_state_stream", "truth_states", "lossy_channel", "ChannelDelivery",
-    "DriftRun", "simulate_drift", "drift", "plot_drift", "DriftLab",
+    "VERSION_KEY",
+    "order_state_stream",
+    "truth_states",
+    "lossy_channel",
+    "ChannelDelivery",
+    "DriftRun",
+    "simulate_drift",
+    "drift",
+    "plot_drift",
+    "DriftLab",
 ]
 
 #: The metadata key carrying the producer's state version (the reducer's guard reads it).
 VERSION_KEY = DEFAULT_VERSION_KEY
 
-_PRODUCTS = [("mug", 900), ("tea", 450), ("scarf", 2400), ("notebook", 650), ("pen", 250),
-             ("lamp", 3900), ("socks", 800), ("map", 1200)]
+_PRODUCTS = [
+    ("mug", 900),
+    ("tea", 450),
+    ("scarf", 2400),
+    ("notebook", 650),
+    ("pen", 250),
+    ("lamp", 3900),
+    ("socks", 800),
+    ("map", 1200),
+]
 _STATUSES = ["open", "packing", "on hold", "packing", "ready"]
 
 
@@ -58,17 +74,14 @@ def order_state_stream(steps: int = 60, *, seed: int = 7) -> list[BaseEvent]:
     own state with the package's :func:`apply_patch`, so every delta applies to its truth.
     """
     rng = random.Random(seed)
-    state: dict[str, Any] = {"orderId": "A1024", "status": "open", "items": [], "total": 0,
-                             "log": []}
-    events: list[BaseEvent] = [StateSnapshotEvent(snapshot=copy_json(state),
-                                                  metadata={VERSION_KEY: 0})]
+    state: dict[str, Any] = {"orderId": "A1024", "status": "open", "items": [], "total": 0, "log": []}
+    events: list[BaseEvent] = [StateSnapshotEvent(snapshot=copy_json(state), metadata={VERSION_KEY: 0})]
     for version in range(1, steps + 1):
         roll = rng.random()
         items = state["items"]
         if roll < 0.4 or not items:
             name, price = rng.choice(_PRODUCTS)
-            ops = [{"op": "add", "path": "/items/-", "value": {"sku": name, "qty": 1,
-                                                              "price": price}}]
+            ops = [{"op": "add", "path": "/items/-", "value": {"sku": name, "qty": 1, "price": price}}]
             note = f"added {name}"
         elif roll < 0.7:
             i = rng.randrange(len(items))
@@ -109,8 +122,9 @@ class ChannelDelivery:
     fate: str  # "delivered" | "dropped" | "late" (swapped with the next) | "early"
 
 
-def lossy_channel(events: Sequence[BaseEvent], *, drop: float = 0.0, reorder: float = 0.0,
-                  seed: int = 0) -> list[ChannelDelivery]:
+def lossy_channel(
+    events: Sequence[BaseEvent], *, drop: float = 0.0, reorder: float = 0.0, seed: int = 0
+) -> list[ChannelDelivery]:
     """Deliver ``events[1:]`` (the deltas; the opening snapshot always arrives) slot by slot.
 
     Each delta is lost with probability ``drop``; a surviving delta swaps places with the next
@@ -124,8 +138,7 @@ def lossy_channel(events: Sequence[BaseEvent], *, drop: float = 0.0, reorder: fl
     slots: list[ChannelDelivery] = []
     for k, event in enumerate(events[1:], start=1):
         lost = rng.random() < drop
-        slots.append(ChannelDelivery(k, None if lost else event,
-                                     "dropped" if lost else "delivered"))
+        slots.append(ChannelDelivery(k, None if lost else event, "dropped" if lost else "delivered"))
     k = 0
     while k < len(slots) - 1:
         a, b = slots[k], slots[k + 1]
@@ -149,13 +162,13 @@ class DriftRun:
     """One consumer's life on a lossy channel, slot by slot."""
 
     guard: bool
-    drift: list[int]                    # per slot, after everything that slot delivered
-    items: list[int]                    # how many items the consumer's order lists, per slot
-    truth_items: list[int]              # … and the producer's
+    drift: list[int]  # per slot, after everything that slot delivered
+    items: list[int]  # how many items the consumer's order lists, per slot
+    truth_items: list[int]  # … and the producer's
     fates: list[str]
-    warnings: list[str] = field(default_factory=list)   # patches that did not apply
-    resyncs: list[int] = field(default_factory=list)    # slots where the guard asked
-    snapshots: int = 0                  # snapshots the producer had to send (after the first)
+    warnings: list[str] = field(default_factory=list)  # patches that did not apply
+    resyncs: list[int] = field(default_factory=list)  # slots where the guard asked
+    snapshots: int = 0  # snapshots the producer had to send (after the first)
     snapshot_bytes: int = 0
     final_state: Any = None
 
@@ -168,8 +181,13 @@ class DriftRun:
         return sum(1 for d in self.drift if d)
 
 
-def simulate_drift(events: Sequence[BaseEvent], deliveries: Sequence[ChannelDelivery], *,
-                   guard: bool = False, snapshot_every: int = 0) -> DriftRun:
+def simulate_drift(
+    events: Sequence[BaseEvent],
+    deliveries: Sequence[ChannelDelivery],
+    *,
+    guard: bool = False,
+    snapshot_every: int = 0,
+) -> DriftRun:
     """Apply what the channel delivered with the package's :class:`StateReducer`.
 
     ``guard=False``: the reducer applies every delta it receives; one that does not apply
@@ -196,7 +214,7 @@ def simulate_drift(events: Sequence[BaseEvent], deliveries: Sequence[ChannelDeli
 
     for delivery in deliveries:
         k = delivery.slot
-        if pending_request is not None:   # the producer answers last slot's resync request
+        if pending_request is not None:  # the producer answers last slot's resync request
             snapshot(pending_request)
             pending_request = None
         if delivery.event is not None:
@@ -205,7 +223,7 @@ def simulate_drift(events: Sequence[BaseEvent], deliveries: Sequence[ChannelDeli
                     run.warnings.append(f"slot {k}: {w.message}")
             except ResyncNeeded:
                 run.resyncs.append(k)
-                pending_request = k       # the producer's state as of now
+                pending_request = k  # the producer's state as of now
         if snapshot_every and k % snapshot_every == 0:
             snapshot(k)
             pending_request = None
@@ -218,37 +236,46 @@ def simulate_drift(events: Sequence[BaseEvent], deliveries: Sequence[ChannelDeli
     return run
 
 
-def _drift_summary(plain: DriftRun, guarded: DriftRun,
-                   deliveries: Sequence[ChannelDelivery]) -> str:
+def _drift_summary(plain: DriftRun, guarded: DriftRun, deliveries: Sequence[ChannelDelivery]) -> str:
     lost = sum(1 for d in deliveries if d.fate == "dropped")
     swapped = sum(1 for d in deliveries if d.fate == "late")
-    lines = [f"channel: {len(deliveries)} deltas, {lost} dropped, {swapped} pairs swapped",
-             f"{'consumer':<28} {'final drift':>11} {'slots off':>9} {'warnings':>8} "
-             f"{'resyncs':>7} {'snapshots':>9}"]
+    lines = [
+        f"channel: {len(deliveries)} deltas, {lost} dropped, {swapped} pairs swapped",
+        f"{'consumer':<28} {'final drift':>11} {'slots off':>9} {'warnings':>8} "
+        f"{'resyncs':>7} {'snapshots':>9}",
+    ]
     for name, run in (("no guard", plain), ("version guard + resync", guarded)):
-        lines.append(f"{name:<28} {run.final_drift:>11} {run.slots_out_of_sync:>9} "
-                     f"{len(run.warnings):>8} {len(run.resyncs):>7} {run.snapshots:>9}")
+        lines.append(
+            f"{name:<28} {run.final_drift:>11} {run.slots_out_of_sync:>9} "
+            f"{len(run.warnings):>8} {len(run.resyncs):>7} {run.snapshots:>9}"
+        )
     return "\n".join(lines)
 
 
-def plot_drift(plain: DriftRun, guarded: DriftRun, deliveries: Sequence[ChannelDelivery], *,
-               title: str = "") -> Any:
+def plot_drift(
+    plain: DriftRun, guarded: DriftRun, deliveries: Sequence[ChannelDelivery], *, title: str = ""
+) -> Any:
     """Two panels: how many items each side's order lists, and drift from the truth per slot."""
     import matplotlib.pyplot as plt
 
     slots = [d.slot for d in deliveries]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.2), sharex=True)
-    top.step(slots, plain.truth_items, where="post", color="black", lw=2.4,
-             label="truth (producer)")
-    top.step(slots, plain.items, where="post", color=PALETTE["bad"], lw=1.6, ls="--",
-             label="consumer, no guard")
-    top.step(slots, guarded.items, where="post", color=PALETTE["good"], lw=1.4,
-             label="consumer, version guard + resync")
+    top.step(slots, plain.truth_items, where="post", color="black", lw=2.4, label="truth (producer)")
+    top.step(
+        slots, plain.items, where="post", color=PALETTE["bad"], lw=1.6, ls="--", label="consumer, no guard"
+    )
+    top.step(
+        slots,
+        guarded.items,
+        where="post",
+        color=PALETTE["good"],
+        lw=1.4,
+        label="consumer, version guard + resync",
+    )
     top.set_ylabel("items in the order")
     top.legend(loc="upper left")
     bottom.step(slots, plain.drift, where="post", color=PALETTE["bad"], label="no guard")
-    bottom.step(slots, guarded.drift, where="post", color=PALETTE["good"],
-                label="version guard + resync")
+    bottom.step(slots, guarded.drift, where="post", color=PALETTE["good"], label="version guard + resync")
     for d in deliveries:
         if d.fate == "dropped":
             bottom.axvline(d.slot, color=PALETTE["muted"], lw=0.8, ls=":")
@@ -273,42 +300,73 @@ class DriftLab(SvgLab):
 
     title = "Shared state over a lossy channel"
 
-    def __init__(self, *, drop: float = 0.1, reorder: float = 0.05, seed: int = 3,
-                 snapshot_every: int = 0, steps: int = 60) -> None:
+    def __init__(
+        self,
+        *,
+        drop: float = 0.1,
+        reorder: float = 0.05,
+        seed: int = 3,
+        snapshot_every: int = 0,
+        steps: int = 60,
+    ) -> None:
         self.events = order_state_stream(steps)
         style = {"description_width": "initial"}
-        self.drop = widgets.FloatSlider(value=drop, min=0.0, max=0.5, step=0.05,
-                                        description="drop probability", style=style,
-                                        continuous_update=False)
-        self.reorder = widgets.FloatSlider(value=reorder, min=0.0, max=0.5, step=0.05,
-                                           description="swap probability", style=style,
-                                           continuous_update=False)
-        self.seed = widgets.IntSlider(value=seed, min=0, max=30, description="seed",
-                                      style=style, continuous_update=False)
-        self.snapshot_every = widgets.IntSlider(value=snapshot_every, min=0, max=30,
-                                                description="snapshot every n (0 = never)",
-                                                style=style, continuous_update=False)
+        self.drop = widgets.FloatSlider(
+            value=drop,
+            min=0.0,
+            max=0.5,
+            step=0.05,
+            description="drop probability",
+            style=style,
+            continuous_update=False,
+        )
+        self.reorder = widgets.FloatSlider(
+            value=reorder,
+            min=0.0,
+            max=0.5,
+            step=0.05,
+            description="swap probability",
+            style=style,
+            continuous_update=False,
+        )
+        self.seed = widgets.IntSlider(
+            value=seed, min=0, max=30, description="seed", style=style, continuous_update=False
+        )
+        self.snapshot_every = widgets.IntSlider(
+            value=snapshot_every,
+            min=0,
+            max=30,
+            description="snapshot every n (0 = never)",
+            style=style,
+            continuous_update=False,
+        )
         self.plain: DriftRun | None = None
         self.guarded: DriftRun | None = None
         self.deliveries: list[ChannelDelivery] = []
         super().__init__([self.drop, self.reorder, self.seed, self.snapshot_every])
 
     def render(self) -> tuple[str, str]:
-        self.deliveries = lossy_channel(self.events, drop=self.drop.value,
-                                        reorder=self.reorder.value, seed=self.seed.value)
+        self.deliveries = lossy_channel(
+            self.events, drop=self.drop.value, reorder=self.reorder.value, seed=self.seed.value
+        )
         every = self.snapshot_every.value
         self.plain = simulate_drift(self.events, self.deliveries, snapshot_every=every)
-        self.guarded = simulate_drift(self.events, self.deliveries, guard=True,
-                                      snapshot_every=every)
+        self.guarded = simulate_drift(self.events, self.deliveries, guard=True, snapshot_every=every)
         xs = [d.slot for d in self.deliveries]
-        markers = [Marker(d.slot, color=PALETTE["muted"],
-                          label="dropped" if i == 0 else "")
-                   for i, d in enumerate(d for d in self.deliveries if d.fate == "dropped")]
+        markers = [
+            Marker(d.slot, color=PALETTE["muted"], label="dropped" if i == 0 else "")
+            for i, d in enumerate(d for d in self.deliveries if d.fate == "dropped")
+        ]
         svg = line_chart(
-            [Series("no guard", xs, self.plain.drift, color=PALETTE["bad"]),
-             Series("version guard + resync", xs, self.guarded.drift, color=PALETTE["good"],
-                    dash="5,3")],
+            [
+                Series("no guard", xs, self.plain.drift, color=PALETTE["bad"]),
+                Series("version guard + resync", xs, self.guarded.drift, color=PALETTE["good"], dash="5,3"),
+            ],
             title="drift from the producer's state (patch ops to repair)",
-            xlabel="slot (the producer's n-th delta)", ylabel="drift", markers=markers,
-            legend="upper left", ylim=(0, max([4, *self.plain.drift, *self.guarded.drift]) + 1))
+            xlabel="slot (the producer's n-th delta)",
+            ylabel="drift",
+            markers=markers,
+            legend="upper left",
+            ylim=(0, max([4, *self.plain.drift, *self.guarded.drift]) + 1),
+        )
         return svg, _drift_summary(self.plain, self.guarded, self.deliveries)

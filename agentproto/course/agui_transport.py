@@ -45,27 +45,52 @@ def plot_proxy_runs(runs: Mapping[str, ProxyRun], title: str = "") -> Figure:
     """One panel per scenario: events produced by the agent vs events visible in the browser,
     heartbeats as ticks, and the moment an idle timeout cut the connection."""
     horizon = max(max(f.t for f in r.frames) for r in runs.values()) * 1.04 + 0.5
-    fig, axes = plt.subplots(len(runs), 1, figsize=(9, 1.9 * len(runs) + 0.6), sharex=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(len(runs), 1, figsize=(9, 1.9 * len(runs) + 0.6), sharex=True, squeeze=False)
     for ax, (name, run) in zip(axes[:, 0], runs.items()):
         produced = [f.t for f in run.frames if f.kind == "event"]
         seen = [d for f, d in zip(run.frames, run.delivered) if f.kind == "event"]
-        ax.step(*_cumulative(produced, horizon), where="post", color=PALETTE["muted"],
-                linestyle="--", label="produced by the agent")
-        ax.step(*_cumulative(seen, horizon), where="post", color=PALETTE["primary"],
-                linewidth=2, label="visible in the browser")
+        ax.step(
+            *_cumulative(produced, horizon),
+            where="post",
+            color=PALETTE["muted"],
+            linestyle="--",
+            label="produced by the agent",
+        )
+        ax.step(
+            *_cumulative(seen, horizon),
+            where="post",
+            color=PALETTE["primary"],
+            linewidth=2,
+            label="visible in the browser",
+        )
         beats = [f.t for f in run.frames if f.kind == "comment"]
         if beats:
-            ax.plot(beats, [0.6] * len(beats), "|", color=PALETTE["good"], markersize=14,
-                    markeredgewidth=2, label="heartbeat comment")
+            ax.plot(
+                beats,
+                [0.6] * len(beats),
+                "|",
+                color=PALETTE["good"],
+                markersize=14,
+                markeredgewidth=2,
+                label="heartbeat comment",
+            )
         if run.cut_at is not None:
             ax.axvline(run.cut_at, color=PALETTE["bad"], linewidth=2)
-            ax.text(run.cut_at, run.events_total * 0.55, "  idle timeout:\n  connection cut",
-                    color=PALETTE["bad"], fontsize=8, va="center")
+            ax.text(
+                run.cut_at,
+                run.events_total * 0.55,
+                "  idle timeout:\n  connection cut",
+                color=PALETTE["bad"],
+                fontsize=8,
+                va="center",
+            )
         ax.set_ylim(0, run.events_total * 1.1 + 1)
         ax.set_ylabel("events")
-        ax.set_title(f"{name} — {run.events_delivered}/{run.events_total} events, "
-                     f"{run.batches} burst(s)", fontsize=9, loc="left")
+        ax.set_title(
+            f"{name} — {run.events_delivered}/{run.events_total} events, {run.batches} burst(s)",
+            fontsize=9,
+            loc="left",
+        )
         ax.legend(loc="upper left", fontsize=7)
     axes[-1, 0].set_xlabel("virtual time since the request (s)")
     axes[-1, 0].set_xlim(0, horizon)
@@ -85,29 +110,57 @@ class ProxyBufferingLab:
 
     MODES = ("proxy buffers", "X-Accel-Buffering: no")
 
-    def __init__(self, events: Sequence[Mapping[str, Any]], *, buffer_kb: int = 4,
-                 heartbeat_s: float = 0.0, idle_timeout_s: int = 60,
-                 tool_latency_s: float = 75.0) -> None:
+    def __init__(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        buffer_kb: int = 4,
+        heartbeat_s: float = 0.0,
+        idle_timeout_s: int = 60,
+        tool_latency_s: float = 75.0,
+    ) -> None:
         self.events = [dict(e) for e in events]
         style = {"description_width": "initial"}
         self.buffering = widgets.ToggleButtons(options=list(self.MODES), value=self.MODES[0])
-        self.buffer_kb = widgets.IntSlider(value=buffer_kb, min=1, max=16,
-                                           description="proxy buffer (KB)",
-                                           continuous_update=False, style=style)
-        self.heartbeat = widgets.FloatSlider(value=heartbeat_s, min=0, max=60, step=5,
-                                             description="heartbeat every (s, 0=off)",
-                                             continuous_update=False, style=style)
-        self.idle_timeout = widgets.IntSlider(value=idle_timeout_s, min=10, max=120, step=5,
-                                              description="idle timeout (s)",
-                                              continuous_update=False, style=style)
-        self.tool_latency = widgets.FloatSlider(value=tool_latency_s, min=0, max=120, step=5,
-                                                description="slow tool takes (s)",
-                                                continuous_update=False, style=style)
+        self.buffer_kb = widgets.IntSlider(
+            value=buffer_kb,
+            min=1,
+            max=16,
+            description="proxy buffer (KB)",
+            continuous_update=False,
+            style=style,
+        )
+        self.heartbeat = widgets.FloatSlider(
+            value=heartbeat_s,
+            min=0,
+            max=60,
+            step=5,
+            description="heartbeat every (s, 0=off)",
+            continuous_update=False,
+            style=style,
+        )
+        self.idle_timeout = widgets.IntSlider(
+            value=idle_timeout_s,
+            min=10,
+            max=120,
+            step=5,
+            description="idle timeout (s)",
+            continuous_update=False,
+            style=style,
+        )
+        self.tool_latency = widgets.FloatSlider(
+            value=tool_latency_s,
+            min=0,
+            max=120,
+            step=5,
+            description="slow tool takes (s)",
+            continuous_update=False,
+            style=style,
+        )
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self.run: ProxyRun | None = None
-        for control in (self.buffering, self.buffer_kb, self.heartbeat, self.idle_timeout,
-                        self.tool_latency):
+        for control in (self.buffering, self.buffer_kb, self.heartbeat, self.idle_timeout, self.tool_latency):
             control.observe(lambda _c: self.redraw(), names="value")
         self.redraw()
 
@@ -115,9 +168,11 @@ class ProxyBufferingLab:
         frames = schedule_frames(self.events, tool_s=self.tool_latency.value)
         frames = with_heartbeats(frames, self.heartbeat.value or None)
         buffered = self.buffering.value == self.MODES[0]
-        return simulate_proxy(frames,
-                              buffer_bytes=self.buffer_kb.value * 1024 if buffered else None,
-                              idle_timeout_s=float(self.idle_timeout.value))
+        return simulate_proxy(
+            frames,
+            buffer_bytes=self.buffer_kb.value * 1024 if buffered else None,
+            idle_timeout_s=float(self.idle_timeout.value),
+        )
 
     def redraw(self) -> None:
         self.run = self.simulate()
@@ -125,10 +180,15 @@ class ProxyBufferingLab:
         self.plot.value = _png(plot_proxy_runs({self.buffering.value: self.run}))
 
     def widget(self) -> widgets.VBox:
-        return widgets.VBox([self.buffering,
-                             widgets.HBox([self.buffer_kb, self.heartbeat]),
-                             widgets.HBox([self.idle_timeout, self.tool_latency]),
-                             self.summary, self.plot])
+        return widgets.VBox(
+            [
+                self.buffering,
+                widgets.HBox([self.buffer_kb, self.heartbeat]),
+                widgets.HBox([self.idle_timeout, self.tool_latency]),
+                self.summary,
+                self.plot,
+            ]
+        )
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
         from IPython.display import display

@@ -41,13 +41,16 @@ from agentproto.course.plots import PALETTE
 
 __all__ = [
     "ApprovalCard",
-    "ToolComponent", "OrderComponent", "RefundComponent", "FallbackComponent",
-    "ComponentRegistry", "IntentRenderer",
+    "ToolComponent",
+    "OrderComponent",
+    "RefundComponent",
+    "FallbackComponent",
+    "ComponentRegistry",
+    "IntentRenderer",
 ]
 
 
-def _proposed_args(messages: Sequence[Mapping[str, Any]], tool_call_id: str | None
-                   ) -> dict[str, Any] | None:
+def _proposed_args(messages: Sequence[Mapping[str, Any]], tool_call_id: str | None) -> dict[str, Any] | None:
     """The arguments of tool call ``tool_call_id`` as the thread's messages recorded them."""
     for message in messages:
         for call in message.get("toolCalls") or []:
@@ -83,8 +86,7 @@ class ApprovalCard:
     :class:`~agentproto.agui.client.RunResult` and ``error`` any refusal.
     """
 
-    def __init__(self, client: Any, thread_id: str,
-                 interrupt: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, client: Any, thread_id: str, interrupt: Mapping[str, Any] | None = None) -> None:
         self.client = client
         self.thread_id = thread_id
         view = client.thread(thread_id)
@@ -93,22 +95,25 @@ class ApprovalCard:
                 raise ValueError(f"thread {thread_id} has no pending interrupt to approve")
             interrupt = view.pending_interrupts[0]
         self.interrupt = dict(interrupt)
-        self.proposed = (_proposed_args(view.messages, self.interrupt.get("toolCallId"))
-                         or dict((self.interrupt.get("metadata") or {}).get("proposedArgs") or {}))
+        self.proposed = _proposed_args(view.messages, self.interrupt.get("toolCallId")) or dict(
+            (self.interrupt.get("metadata") or {}).get("proposedArgs") or {}
+        )
         self.fields: dict[str, widgets.Widget] = {}
         for name, value in self.proposed.items():
             if isinstance(value, bool) or not isinstance(value, (int, str)):
                 continue
-            control = (widgets.IntText(value=value, description=name) if isinstance(value, int)
-                       else widgets.Text(value=value, description=name))
+            control = (
+                widgets.IntText(value=value, description=name)
+                if isinstance(value, int)
+                else widgets.Text(value=value, description=name)
+            )
             self.fields[name] = control
         self.header = widgets.HTML(self._header_html())
-        self.approve_button = widgets.Button(description="Approve", button_style="success",
-                                             icon="check")
-        self.edit_button = widgets.Button(description="Approve with edits",
-                                          button_style="warning", icon="pencil")
-        self.deny_button = widgets.Button(description="Deny", button_style="danger",
-                                          icon="times")
+        self.approve_button = widgets.Button(description="Approve", button_style="success", icon="check")
+        self.edit_button = widgets.Button(
+            description="Approve with edits", button_style="warning", icon="pencil"
+        )
+        self.deny_button = widgets.Button(description="Deny", button_style="danger", icon="times")
         self.cancel_button = widgets.Button(description="Cancel (abandon)", icon="ban")
         self.status = widgets.HTML("<i>waiting for your decision</i>")
         self.result: Any = None
@@ -125,19 +130,25 @@ class ApprovalCard:
 
     def _header_html(self) -> str:
         i = self.interrupt
-        rows = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td>"
-                       f"<td><code>{_escape_json(v)}</code></td></tr>"
-                       for k, v in self.proposed.items())
-        return (f"<div><b>{html.escape(str(i.get('message', 'Approval needed')))}</b><br>"
-                f"<small>interrupt <code>{html.escape(str(i.get('id')))}</code> · tool call "
-                f"<code>{html.escape(str(i.get('toolCallId')))}</code> · expires "
-                f"{html.escape(str(i.get('expiresAt', 'never')))}</small>"
-                f"<table><tr><th>proposed argument</th><th>value</th></tr>{rows}</table></div>")
+        rows = "".join(
+            f"<tr><td><code>{html.escape(str(k))}</code></td><td><code>{_escape_json(v)}</code></td></tr>"
+            for k, v in self.proposed.items()
+        )
+        return (
+            f"<div><b>{html.escape(str(i.get('message', 'Approval needed')))}</b><br>"
+            f"<small>interrupt <code>{html.escape(str(i.get('id')))}</code> · tool call "
+            f"<code>{html.escape(str(i.get('toolCallId')))}</code> · expires "
+            f"{html.escape(str(i.get('expiresAt', 'never')))}</small>"
+            f"<table><tr><th>proposed argument</th><th>value</th></tr>{rows}</table></div>"
+        )
 
     def edits(self) -> dict[str, Any]:
         """The fields the reviewer changed (the ``editedArgs`` an edited approval sends)."""
-        return {name: control.value for name, control in self.fields.items()
-                if control.value != self.proposed.get(name)}
+        return {
+            name: control.value
+            for name, control in self.fields.items()
+            if control.value != self.proposed.get(name)
+        }
 
     def _decide(self, decision: str) -> None:
         interrupt_id = self.interrupt["id"]
@@ -145,31 +156,35 @@ class ApprovalCard:
             if decision == "approve":
                 self.result = self.client.approve(self.thread_id, interrupt_id)
             elif decision == "edit":
-                self.result = self.client.approve(self.thread_id, interrupt_id,
-                                                  edited_args=self.edits())
+                self.result = self.client.approve(self.thread_id, interrupt_id, edited_args=self.edits())
             elif decision == "deny":
                 self.result = self.client.deny(self.thread_id, interrupt_id)
             else:
                 self.result = self.client.cancel(self.thread_id, interrupt_id)
         except Exception as exc:  # a refusal is shown on the card, not raised into the UI loop
             self.error = exc
-            self.status.value = (f"<span style='color:{PALETTE['bad']}'>✗ "
-                                 f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}"
-                                 f"</span>")
+            self.status.value = (
+                f"<span style='color:{PALETTE['bad']}'>✗ "
+                f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}"
+                f"</span>"
+            )
             return
         self.sent.append(decision)
         self.error = None
         for button in self.buttons:
             button.disabled = True
         text = html.escape(self.result.text or "")
-        self.status.value = (f"<b>{html.escape(decision)}</b> sent → run "
-                             f"<code>{html.escape(self.result.run_id)}</code> ended "
-                             f"<b>{html.escape(self.result.outcome)}</b><br>{text}")
+        self.status.value = (
+            f"<b>{html.escape(decision)}</b> sent → run "
+            f"<code>{html.escape(self.result.run_id)}</code> ended "
+            f"<b>{html.escape(self.result.outcome)}</b><br>{text}"
+        )
 
     def widget(self) -> widgets.VBox:
         return widgets.VBox(
             [self.header, *self.fields.values(), widgets.HBox(self.buttons), self.status],
-            layout=widgets.Layout(border="1px solid #999", padding="6px", max_width="640px"))
+            layout=widgets.Layout(border="1px solid #999", padding="6px", max_width="640px"),
+        )
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
         from IPython.display import display
@@ -204,8 +219,10 @@ class ToolComponent:
         self.name = name
         self.card: ToolCard | None = None  #: the latest card (status, arguments, result)
         self.view = widgets.HTML()
-        self.box = widgets.VBox([self.view], layout=widgets.Layout(
-            border="1px solid #bbb", padding="4px", margin="2px", max_width="640px"))
+        self.box = widgets.VBox(
+            [self.view],
+            layout=widgets.Layout(border="1px solid #bbb", padding="4px", margin="2px", max_width="640px"),
+        )
 
     @property
     def status(self) -> str:
@@ -240,10 +257,13 @@ class ToolComponent:
 
     def render(self) -> None:
         color = {"done": PALETTE["good"], "awaiting approval": PALETTE["secondary"]}.get(
-            self.status, PALETTE["primary"])
-        self.view.value = (f"<b>{html.escape(self.title)}</b> <code>{html.escape(self.name)}</code>"
-                           f" <span style='color:{color}'>● {html.escape(self.status)}</span>"
-                           f"<br>{self.body_html()}")
+            self.status, PALETTE["primary"]
+        )
+        self.view.value = (
+            f"<b>{html.escape(self.title)}</b> <code>{html.escape(self.name)}</code>"
+            f" <span style='color:{color}'>● {html.escape(self.status)}</span>"
+            f"<br>{self.body_html()}"
+        )
 
     def text(self) -> str:
         """A plain one-line description (for printing in a notebook or a test)."""
@@ -267,11 +287,13 @@ class OrderComponent(ToolComponent):
             return f"looking up <code>{html.escape(str(args.get('orderId', '…')))}</code>…"
         if "orderId" not in order:  # an error result: show it as text
             return f"<pre>{html.escape(json.dumps(order, ensure_ascii=False)[:300])}</pre>"
-        return (f"<code>{html.escape(str(order['orderId']))}</code> · "
-                f"{html.escape(str(order.get('customer', '')))} · status "
-                f"<b>{html.escape(str(order.get('status', '')))}</b> · total "
-                f"{_money(int(order.get('totalCents', 0)))} "
-                f"{html.escape(str(order.get('currency', '')))}")
+        return (
+            f"<code>{html.escape(str(order['orderId']))}</code> · "
+            f"{html.escape(str(order.get('customer', '')))} · status "
+            f"<b>{html.escape(str(order.get('status', '')))}</b> · total "
+            f"{_money(int(order.get('totalCents', 0)))} "
+            f"{html.escape(str(order.get('currency', '')))}"
+        )
 
     def text(self) -> str:
         order = self.result if isinstance(self.result, dict) else {}
@@ -286,13 +308,17 @@ class RefundComponent(ToolComponent):
     def body_html(self) -> str:
         args = self.args if isinstance(self.args, dict) else {}
         amount = args.get("amountCents")
-        proposed = (f"refund <b>{_money(amount)}</b> on "
-                    f"<code>{html.escape(str(args.get('orderId')))}</code>"
-                    if isinstance(amount, int) else "arguments streaming…")
+        proposed = (
+            f"refund <b>{_money(amount)}</b> on <code>{html.escape(str(args.get('orderId')))}</code>"
+            if isinstance(amount, int)
+            else "arguments streaming…"
+        )
         result = self.result
         if isinstance(result, dict) and result.get("refundId"):
-            return (proposed + f" → refunded {_money(int(result.get('amountCents', 0)))} as "
-                    f"<code>{html.escape(str(result['refundId']))}</code>")
+            return (
+                proposed + f" → refunded {_money(int(result.get('amountCents', 0)))} as "
+                f"<code>{html.escape(str(result['refundId']))}</code>"
+            )
         if self.executed is False:
             return proposed + f" → not executed ({html.escape(str(result.get('reason')))})"
         if self.status == "awaiting approval":
@@ -319,11 +345,17 @@ class ComponentRegistry:
     names a tool, it never names a widget.
     """
 
-    def __init__(self, components: Mapping[str, type[ToolComponent]] | None = None, *,
-                 fallback: type[ToolComponent] = FallbackComponent) -> None:
+    def __init__(
+        self,
+        components: Mapping[str, type[ToolComponent]] | None = None,
+        *,
+        fallback: type[ToolComponent] = FallbackComponent,
+    ) -> None:
         self.components: dict[str, type[ToolComponent]] = dict(
-            components if components is not None
-            else {"get_order": OrderComponent, "refund_order": RefundComponent})
+            components
+            if components is not None
+            else {"get_order": OrderComponent, "refund_order": RefundComponent}
+        )
         self.fallback = fallback
         self.cards: dict[str, ToolComponent] = {}
         self.container = widgets.VBox()
@@ -404,8 +436,12 @@ class IntentRenderer:
             intent = validate_ui_intent(event, components=self.components)
         except UIIntentError as exc:
             self.refused.append((event.get("value"), exc))
-            self._add(widgets.HTML(f"<span style='color:{PALETTE['bad']}'>refused "
-                                   f"({html.escape(exc.rule)}): {html.escape(str(exc))}</span>"))
+            self._add(
+                widgets.HTML(
+                    f"<span style='color:{PALETTE['bad']}'>refused "
+                    f"({html.escape(exc.rule)}): {html.escape(str(exc))}</span>"
+                )
+            )
             return exc
         self.accepted.append(intent)
         self._add(self._render(intent))
@@ -418,19 +454,25 @@ class IntentRenderer:
     def _render(intent: UIIntent) -> widgets.Widget:
         p = intent.props
         if intent.component == "progress":
-            return widgets.FloatProgress(value=float(p["percent"]), min=0, max=100,
-                                         description=p["label"][:20])
+            return widgets.FloatProgress(
+                value=float(p["percent"]), min=0, max=100, description=p["label"][:20]
+            )
         if intent.component == "notice":
-            color = {"info": PALETTE["primary"], "warning": PALETTE["secondary"],
-                     "error": PALETTE["bad"]}[p["level"]]
-            return widgets.HTML(f"<div style='border-left:4px solid {color};padding-left:6px'>"
-                                f"{html.escape(p['text'])}</div>")
+            color = {"info": PALETTE["primary"], "warning": PALETTE["secondary"], "error": PALETTE["bad"]}[
+                p["level"]
+            ]
+            return widgets.HTML(
+                f"<div style='border-left:4px solid {color};padding-left:6px'>{html.escape(p['text'])}</div>"
+            )
         if intent.component == "link_button":
-            return widgets.HTML(f"<a href='{html.escape(p['href'], quote=True)}' target='_blank' "
-                                f"rel='noopener'>{html.escape(p['label'])}</a>")
-        return widgets.HTML(f"order <code>{html.escape(p['orderId'])}</code>"
-                            + (f" (highlight: {html.escape(p['highlight'])})"
-                               if "highlight" in p else ""))
+            return widgets.HTML(
+                f"<a href='{html.escape(p['href'], quote=True)}' target='_blank' "
+                f"rel='noopener'>{html.escape(p['label'])}</a>"
+            )
+        return widgets.HTML(
+            f"order <code>{html.escape(p['orderId'])}</code>"
+            + (f" (highlight: {html.escape(p['highlight'])})" if "highlight" in p else "")
+        )
 
     def widget(self) -> widgets.VBox:
         return self.container

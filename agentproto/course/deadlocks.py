@@ -44,7 +44,11 @@ from agentproto.orchestration.deadlock import (
 from agentproto.orchestration.waitgraph import WaitPlan, format_cycle, wait_for_graph
 
 __all__ = [
-    "DeadlockExplorer", "frame_svg", "circle_layout", "plot_wait_for_graph", "plot_sweep",
+    "DeadlockExplorer",
+    "frame_svg",
+    "circle_layout",
+    "plot_wait_for_graph",
+    "plot_sweep",
     "plot_timeout_ttl_tradeoff",
 ]
 
@@ -56,7 +60,6 @@ _STYLE = {
     Strategy.DETECTION: dict(color="#0072B2", marker="^", linestyle="-"),
     Strategy.ESCALATION: dict(color="#009E73", marker="D", linestyle=":"),
 }
-
 
 
 def _percent(values: Sequence[float | None]) -> list[float]:
@@ -84,18 +87,35 @@ def plot_sweep(result: SweepResult, fig: Any = None) -> Any:
         axes[2].plot(xs, _percent(done), label=s.value, **style)
     xs, cyc = result.series(result.points[0].strategy, "cyclic_plans")
     axes[0].plot(xs, _percent(cyc), color="black", linewidth=0.8, label="plans with a cycle")
-    axes[0].set(title="Deadlocks that actually happen", xlabel="dependency density (P[edge])",
-                ylabel="runs with a deadlock (%)", ylim=(-3, 103))
-    axes[1].set(title="Time to recovery", xlabel="dependency density (P[edge])",
-                ylabel="mean seconds from cycle to recovery", yscale="symlog")
-    axes[1].text(0.03, 0.8, f"none: never recovers (cut off at {result.horizon:g} s)", fontsize=8,
-                 color="#555555", transform=axes[1].transAxes)
-    axes[2].set(title="Work that gets done", xlabel="dependency density (P[edge])",
-                ylabel="tasks completed (%)", ylim=(-3, 103))
+    axes[0].set(
+        title="Deadlocks that actually happen",
+        xlabel="dependency density (P[edge])",
+        ylabel="runs with a deadlock (%)",
+        ylim=(-3, 103),
+    )
+    axes[1].set(
+        title="Time to recovery",
+        xlabel="dependency density (P[edge])",
+        ylabel="mean seconds from cycle to recovery",
+        yscale="symlog",
+    )
+    axes[1].text(
+        0.03,
+        0.8,
+        f"none: never recovers (cut off at {result.horizon:g} s)",
+        fontsize=8,
+        color="#555555",
+        transform=axes[1].transAxes,
+    )
+    axes[2].set(
+        title="Work that gets done",
+        xlabel="dependency density (P[edge])",
+        ylabel="tasks completed (%)",
+        ylim=(-3, 103),
+    )
     axes[2].legend(*axes[0].get_legend_handles_labels(), fontsize=8, loc="lower left")
     fig.tight_layout()
     return fig
-
 
 
 def plot_timeout_ttl_tradeoff(rows: Sequence[Mapping[str, float]], ax: Any = None) -> Any:
@@ -107,12 +127,22 @@ def plot_timeout_ttl_tradeoff(rows: Sequence[Mapping[str, float]], ax: Any = Non
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 3.6))
     ttl = [r["ttl"] for r in rows]
-    ax.plot(ttl, [r["spurious_exits"] for r in rows], marker="o", color="#D55E00",
-            label="healthy waits killed (per run)")
+    ax.plot(
+        ttl,
+        [r["spurious_exits"] for r in rows],
+        marker="o",
+        color="#D55E00",
+        label="healthy waits killed (per run)",
+    )
     ax.set(xlabel="TTL (s)", ylabel="spurious exits per run", title="The TTL trade-off")
     twin = ax.twinx()
-    twin.plot(ttl, [r["mean_recovery"] for r in rows], marker="s", color="#0072B2",
-              label="time to break a real deadlock (s)")
+    twin.plot(
+        ttl,
+        [r["mean_recovery"] for r in rows],
+        marker="s",
+        color="#0072B2",
+        label="time to break a real deadlock (s)",
+    )
     twin.set_ylabel("mean recovery time (s)")
     twin.grid(False)
     lines = ax.get_lines() + twin.get_lines()
@@ -120,17 +150,22 @@ def plot_timeout_ttl_tradeoff(rows: Sequence[Mapping[str, float]], ax: Any = Non
     return ax
 
 
-
 def circle_layout(names: Sequence[str]) -> dict[str, tuple[float, float]]:
     """Tasks on a circle, the first at the top, clockwise."""
     n = max(1, len(names))
-    return {name: (math.sin(2 * math.pi * i / n), math.cos(2 * math.pi * i / n)) for i,
-            name in enumerate(names)}
+    return {
+        name: (math.sin(2 * math.pi * i / n), math.cos(2 * math.pi * i / n)) for i, name in enumerate(names)
+    }
 
 
-def plot_wait_for_graph(plan_or_graph: WaitPlan | Mapping[str, Iterable[str]], *, cycle: Sequence[str] = (),
-                        states: Mapping[str, TaskState] | None = None, ax: Any = None,
-                        title: str = "Wait-for graph (A → B: A waits for B)") -> Any:
+def plot_wait_for_graph(
+    plan_or_graph: WaitPlan | Mapping[str, Iterable[str]],
+    *,
+    cycle: Sequence[str] = (),
+    states: Mapping[str, TaskState] | None = None,
+    ax: Any = None,
+    title: str = "Wait-for graph (A → B: A waits for B)",
+) -> Any:
     """Draw a wait-for graph: hidden dependencies dashed, a cycle in red, nodes coloured by state."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
@@ -150,24 +185,55 @@ def plot_wait_for_graph(plan_or_graph: WaitPlan | Mapping[str, Iterable[str]], *
     on_cycle = {(cycle[k], cycle[(k + 1) % len(cycle)]) for k in range(len(cycle))} if cycle else set()
     for a, b in edges:
         red = (a, b) in on_cycle
-        ax.add_patch(FancyArrowPatch(
-            pos[a], pos[b], arrowstyle="-|>", mutation_scale=14, shrinkA=22, shrinkB=22,
-            connectionstyle="arc3,rad=0.15", linewidth=2.2 if red else 1.2,
-            linestyle="-" if (a, b) in declared else "--",
-            color=PALETTE["bad"] if red else "#555555"))
+        ax.add_patch(
+            FancyArrowPatch(
+                pos[a],
+                pos[b],
+                arrowstyle="-|>",
+                mutation_scale=14,
+                shrinkA=22,
+                shrinkB=22,
+                connectionstyle="arc3,rad=0.15",
+                linewidth=2.2 if red else 1.2,
+                linestyle="-" if (a, b) in declared else "--",
+                color=PALETTE["bad"] if red else "#555555",
+            )
+        )
         if plan is not None and (a, b) in plan.needs:
             # the midpoint of matplotlib's arc3 curve: half the control point's offset from the chord
             dx, dy = pos[b][0] - pos[a][0], pos[b][1] - pos[a][1]
             mx = (pos[a][0] + pos[b][0]) / 2 + 0.5 * 0.15 * dy
             my = (pos[a][1] + pos[b][1]) / 2 - 0.5 * 0.15 * dx
-            ax.text(mx, my, plan.needs[(a, b)], fontsize=7, ha="center", va="center", color="#333333",
-                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8))
+            ax.text(
+                mx,
+                my,
+                plan.needs[(a, b)],
+                fontsize=7,
+                ha="center",
+                va="center",
+                color="#333333",
+                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8),
+            )
     for name in names:
         state = (states or {}).get(name, TaskState.SUBMITTED)
-        ax.scatter(*pos[name], s=1500, color=STATE_COLORS.get(state.short, PALETTE["muted"]), zorder=3,
-                   edgecolors=PALETTE["bad"] if name in cycle else "white", linewidths=2)
-        ax.text(*pos[name], name, ha="center", va="center", fontsize=7 if len(name) > 6 else 8,
-                color="white", zorder=4, fontweight="bold")
+        ax.scatter(
+            *pos[name],
+            s=1500,
+            color=STATE_COLORS.get(state.short, PALETTE["muted"]),
+            zorder=3,
+            edgecolors=PALETTE["bad"] if name in cycle else "white",
+            linewidths=2,
+        )
+        ax.text(
+            *pos[name],
+            name,
+            ha="center",
+            va="center",
+            fontsize=7 if len(name) > 6 else 8,
+            color="white",
+            zorder=4,
+            fontweight="bold",
+        )
     ax.set_xlim(-1.45, 1.45)
     ax.set_ylim(-1.35, 1.35)
     ax.set_aspect("equal")
@@ -208,14 +274,24 @@ def frame_svg(plan: WaitPlan, frame: DeadlockFrame) -> str:
     on_cycle = {(cyc[k], cyc[(k + 1) % len(cyc)]) for k in range(len(cyc))} if cyc else set()
     defaults = set(frame.defaults)
     declared = set(plan.edges(include_hidden=False))
-    colors = {"plain": "#9a9a9a", "hidden": "#c8c8c8", "wait": PALETTE["secondary"], "cycle": PALETTE["bad"],
-              "default": PALETTE["good"]}
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" viewBox="0 0 {_W} {_H}" '
-             'font-family="sans-serif">', "<defs>"]
+    colors = {
+        "plain": "#9a9a9a",
+        "hidden": "#c8c8c8",
+        "wait": PALETTE["secondary"],
+        "cycle": PALETTE["bad"],
+        "default": PALETTE["good"],
+    }
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" viewBox="0 0 {_W} {_H}" '
+        'font-family="sans-serif">',
+        "<defs>",
+    ]
     for key, col in colors.items():
-        parts.append(f'<marker id="dl-{key}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-                     f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
-                     f'fill="{col}"/></marker>')
+        parts.append(
+            f'<marker id="dl-{key}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+            f'fill="{col}"/></marker>'
+        )
     parts.append("</defs>")
     for a, b in plan.edges():
         if (a, b) in on_cycle:
@@ -229,25 +305,34 @@ def frame_svg(plan: WaitPlan, frame: DeadlockFrame) -> str:
         else:
             kind, width, dash = "hidden", 1.2, ' stroke-dasharray="5,4"'
         d, cx, cy = _edge_path(pos[a], pos[b])
-        parts.append(f'<path d="{d}" fill="none" stroke="{colors[kind]}" stroke-width="{width}"{dash} '
-                     f'marker-end="url(#dl-{kind})"/>')
+        parts.append(
+            f'<path d="{d}" fill="none" stroke="{colors[kind]}" stroke-width="{width}"{dash} '
+            f'marker-end="url(#dl-{kind})"/>'
+        )
         label = "default" if kind == "default" else plan.needs.get((a, b), "")
         if label and kind != "hidden":
-            parts.append(f'<text x="{cx:.1f}" y="{cy:.1f}" font-size="9" text-anchor="middle" '
-                         f'fill="{colors[kind] if kind != "plain" else "#555"}">{html.escape(label)}</text>')
+            parts.append(
+                f'<text x="{cx:.1f}" y="{cy:.1f}" font-size="9" text-anchor="middle" '
+                f'fill="{colors[kind] if kind != "plain" else "#555"}">{html.escape(label)}</text>'
+            )
     for name in plan.tasks:
         x, y = pos[name]
         state = frame.states.get(name, TaskState.SUBMITTED)
         fill = STATE_COLORS.get(state.short, PALETTE["muted"])
         ring = PALETTE["bad"] if name in cyc else "white"
-        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{_R}" fill="{fill}" stroke="{ring}" '
-                     f'stroke-width="3"/>')
-        parts.append(f'<text x="{x:.1f}" y="{y + 3:.1f}" font-size="10" font-weight="bold" fill="white" '
-                     f'text-anchor="middle">{html.escape(name)}</text>')
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{_R}" fill="{fill}" stroke="{ring}" stroke-width="3"/>'
+        )
+        parts.append(
+            f'<text x="{x:.1f}" y="{y + 3:.1f}" font-size="10" font-weight="bold" fill="white" '
+            f'text-anchor="middle">{html.escape(name)}</text>'
+        )
         waiting = any(w[0] == name for w in waits) and state not in (TaskState.INPUT_REQUIRED,)
         tag = state.short + (" · waiting" if waiting else "")
-        parts.append(f'<text x="{x:.1f}" y="{y + _R + 12:.1f}" font-size="9" fill="#333" '
-                     f'text-anchor="middle">{html.escape(tag)}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{y + _R + 12:.1f}" font-size="9" fill="#333" '
+            f'text-anchor="middle">{html.escape(tag)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -274,16 +359,25 @@ class DeadlockExplorer:
 
     title = "Deadlock explorer"
 
-    def __init__(self, plans: Mapping[str, WaitPlan], *, strategy: Strategy | str = Strategy.NONE,
-                 timeout: TimeoutPolicy | None = None, human_delay: float = 120.0) -> None:
+    def __init__(
+        self,
+        plans: Mapping[str, WaitPlan],
+        *,
+        strategy: Strategy | str = Strategy.NONE,
+        timeout: TimeoutPolicy | None = None,
+        human_delay: float = 120.0,
+    ) -> None:
         if not plans:
             raise ValueError("give the explorer at least one plan")
         self.plans = dict(plans)
         self.timeout, self.human_delay = timeout, human_delay
         self.plan = widgets.Dropdown(options=list(self.plans), description="plan")
-        self.strategy = widgets.ToggleButtons(options=[s.value for s in Strategy],
-                                              value=Strategy(strategy).value,
-                                              description="strategy", style={"button_width": "150px"})
+        self.strategy = widgets.ToggleButtons(
+            options=[s.value for s in Strategy],
+            value=Strategy(strategy).value,
+            description="strategy",
+            style={"button_width": "150px"},
+        )
         self.summary = widgets.HTML()
         self.run: DeadlockRun | None = None
         self.stepper: Stepper = self._make_stepper()
@@ -297,8 +391,9 @@ class DeadlockExplorer:
         plan = self.plans[self.plan.value]
         self.run = simulate(plan, self.strategy.value, timeout=self.timeout, human_delay=self.human_delay)
         self.summary.value = f"<b>Outcome</b> — {html.escape(self.run.summary())}"
-        return Stepper(self.run.frames, lambda i, f: self.render(plan, f),
-                       title=f"{plan.name} · {self.strategy.value}")
+        return Stepper(
+            self.run.frames, lambda i, f: self.render(plan, f), title=f"{plan.name} · {self.strategy.value}"
+        )
 
     def render(self, plan: WaitPlan, frame: DeadlockFrame) -> str:
         """HTML for one frame: what happened, the graph, the legend."""
@@ -316,8 +411,13 @@ class DeadlockExplorer:
     # -- display -----------------------------------------------------------------------------
     def _layout(self) -> None:
         header = widgets.HTML(f"<b>{html.escape(self.title)}</b>")
-        self._box.children = [header, widgets.HBox([self.plan]), self.strategy, self.stepper.widget(),
-                              self.summary]
+        self._box.children = [
+            header,
+            widgets.HBox([self.plan]),
+            self.strategy,
+            self.stepper.widget(),
+            self.summary,
+        ]
 
     def widget(self) -> widgets.VBox:
         return self._box

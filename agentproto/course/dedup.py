@@ -28,8 +28,15 @@ from agentproto.orchestration.dedup import (
     run_dedup,
 )
 
-__all__ = ["IdempotencyLab", "CacheLab", "KEY_RETENTION_CHOICES", "TTL_GRID", "side_effects_chart",
-           "plot_side_effects", "plot_cache_ttl_tradeoff"]
+__all__ = [
+    "IdempotencyLab",
+    "CacheLab",
+    "KEY_RETENTION_CHOICES",
+    "TTL_GRID",
+    "side_effects_chart",
+    "plot_side_effects",
+    "plot_cache_ttl_tradeoff",
+]
 
 
 # -- static figures (matplotlib) ------------------------------------------------------------------
@@ -46,11 +53,15 @@ def plot_side_effects(reports: Sequence[DedupReport], ax: Any = None) -> Any:
     ax.bar(xs, dup, bottom=charged, color=PALETTE["bad"], label="extra (duplicate) charges")
     missing = [r.missing for r in reports]
     if any(missing):
-        ax.bar(xs, missing, bottom=[a + b for a, b in zip(charged, dup)], color=PALETTE["muted"],
-               label="payments never charged")
+        ax.bar(
+            xs,
+            missing,
+            bottom=[a + b for a, b in zip(charged, dup)],
+            color=PALETTE["muted"],
+            label="payments never charged",
+        )
     if reports:
-        ax.axhline(reports[0].intents, color="black", linestyle="--", linewidth=1,
-                   label="payments intended")
+        ax.axhline(reports[0].intents, color="black", linestyle="--", linewidth=1, label="payments intended")
     ax.set_xticks(xs, [r.label.replace(" (", "\n(") for r in reports], fontsize=8)
     ax.set_ylabel("charges (count)")
     tops = [a + b + c for a, b, c in zip(charged, dup, missing)] or [1]
@@ -60,8 +71,14 @@ def plot_side_effects(reports: Sequence[DedupReport], ax: Any = None) -> Any:
     return ax
 
 
-def plot_cache_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *, closed_form: bool = True,
-                      mark: float | None = None, **model: Any) -> Any:
+def plot_cache_ttl_tradeoff(
+    reports: Sequence[CacheReport],
+    ax: Any = None,
+    *,
+    closed_form: bool = True,
+    mark: float | None = None,
+    **model: Any,
+) -> Any:
     """Hit rate and stale rate against TTL: simulated points and, with ``closed_form``, the
     :func:`cache_analytic` curves on a fine grid (``model``: its keyword arguments)."""
     if ax is None:
@@ -73,12 +90,14 @@ def plot_cache_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *, c
         top = max(ttls)
         grid = [top * i / 200 for i in range(201)]
         curve = [cache_analytic(t, **model) for t in grid]
-        ax.plot(grid, [c[0] for c in curve], "-", color=PALETTE["primary"], alpha=0.7,
-                label="hit rate (formula)")
+        ax.plot(
+            grid, [c[0] for c in curve], "-", color=PALETTE["primary"], alpha=0.7, label="hit rate (formula)"
+        )
         ax.plot(grid, [c[1] for c in curve], "-", color=PALETTE["bad"], alpha=0.7, label="stale (formula)")
     ax.plot(ttls, [r.hit_rate for r in reports], "o", color=PALETTE["primary"], label="hit rate (simulated)")
-    ax.plot(ttls, [r.stale_rate for r in reports], "s", color=PALETTE["bad"],
-            label="stale answers (simulated)")
+    ax.plot(
+        ttls, [r.stale_rate for r in reports], "s", color=PALETTE["bad"], label="stale answers (simulated)"
+    )
     if mark is not None:
         ax.axvline(mark, color="black", linestyle=":", linewidth=1)
     ax.set_xlabel("cache TTL (s)")
@@ -91,20 +110,34 @@ def plot_cache_ttl_tradeoff(reports: Sequence[CacheReport], ax: Any = None, *, c
 
 # -- labs (SVG) ----------------------------------------------------------------------------------
 #: Key retention choices offered by the lab (label → seconds).
-KEY_RETENTION_CHOICES: dict[str, float] = {"10 s": 10.0, "30 s": 30.0, "2 min": 120.0, "24 h": 86_400.0,
-                                           "forever": math.inf}
+KEY_RETENTION_CHOICES: dict[str, float] = {
+    "10 s": 10.0,
+    "30 s": 30.0,
+    "2 min": 120.0,
+    "24 h": 86_400.0,
+    "forever": math.inf,
+}
 
 
 def side_effects_chart(reports: list[DedupReport], *, width: int = 760, height: int = 290) -> str:
     """SVG: per design, payments charged plus the extra (duplicate) charges, against the intended."""
     names = [r.label for r in reports]
-    series = [BarSeries("payments charged", [r.intents - r.missing for r in reports], PALETTE["good"]),
-              BarSeries("extra (duplicate) charges", [r.duplicate_effects for r in reports], PALETTE["bad"])]
+    series = [
+        BarSeries("payments charged", [r.intents - r.missing for r in reports], PALETTE["good"]),
+        BarSeries("extra (duplicate) charges", [r.duplicate_effects for r in reports], PALETTE["bad"]),
+    ]
     if any(r.missing for r in reports):
         series.append(BarSeries("payments never charged", [r.missing for r in reports], PALETTE["muted"]))
-    return bar_chart(names, series, stacked=True, hline=(reports[0].intents, "payments intended"),
-                     width=width, height=height, title="Side effects: what the users meant vs what happened",
-                     ylabel="charges (count)")
+    return bar_chart(
+        names,
+        series,
+        stacked=True,
+        hline=(reports[0].intents, "payments intended"),
+        width=width,
+        height=height,
+        title="Side effects: what the users meant vs what happened",
+        ylabel="charges (count)",
+    )
 
 
 class IdempotencyLab(SvgLab):
@@ -121,34 +154,58 @@ class IdempotencyLab(SvgLab):
         style = {"description_width": "initial"}
 
         def prob(desc: str, value: float, top: float) -> widgets.FloatSlider:
-            return widgets.FloatSlider(value=value, min=0.0, max=top, step=0.01, description=desc,
-                                       continuous_update=False, readout_format=".2f", style=style)
+            return widgets.FloatSlider(
+                value=value,
+                min=0.0,
+                max=top,
+                step=0.01,
+                description=desc,
+                continuous_update=False,
+                readout_format=".2f",
+                style=style,
+            )
 
         self.lost_response = prob("lost responses (→ retry)", 0.2, 0.6)
         self.double_click = prob("double clicks", 0.1, 0.6)
         self.replay = prob("replays", 0.05, 0.5)
-        self.key_retention = widgets.Dropdown(options=list(KEY_RETENTION_CHOICES), value="24 h",
-                                              description="key retention", style=style)
+        self.key_retention = widgets.Dropdown(
+            options=list(KEY_RETENTION_CHOICES), value="24 h", description="key retention", style=style
+        )
         super().__init__([self.lost_response, self.double_click, self.replay, self.key_retention], auto=auto)
 
     def faults(self) -> FaultRates:
-        return FaultRates(lost_response=self.lost_response.value, double_click=self.double_click.value,
-                          replay=self.replay.value)
+        return FaultRates(
+            lost_response=self.lost_response.value,
+            double_click=self.double_click.value,
+            replay=self.replay.value,
+        )
 
     def render(self) -> tuple[str, str]:
         faults, ttl = self.faults(), KEY_RETENTION_CHOICES[self.key_retention.value]
         common: dict[str, Any] = {"intents": self.intents, "seed": self.seed}
         reports = [
             run_dedup(faults=faults, idempotent=False, label="no key", **common),
-            run_dedup(faults=faults, key_ttl=ttl, client=ClientPolicy(key_scope="attempt"),
-                      label="new key per send", **common),
-            run_dedup(faults=faults, key_ttl=ttl, store_mode="record-after",
-                      label="key saved after the work", **common),
+            run_dedup(
+                faults=faults,
+                key_ttl=ttl,
+                client=ClientPolicy(key_scope="attempt"),
+                label="new key per send",
+                **common,
+            ),
+            run_dedup(
+                faults=faults,
+                key_ttl=ttl,
+                store_mode="record-after",
+                label="key saved after the work",
+                **common,
+            ),
             run_dedup(faults=faults, key_ttl=ttl, label="key reserved first", **common),
         ]
-        head = (f"{self.intents} payments; lost responses {faults.lost_response:.2f}, double clicks "
-                f"{faults.double_click:.2f}, replays {faults.replay:.2f}; keys kept "
-                f"{self.key_retention.value}")
+        head = (
+            f"{self.intents} payments; lost responses {faults.lost_response:.2f}, double clicks "
+            f"{faults.double_click:.2f}, replays {faults.replay:.2f}; keys kept "
+            f"{self.key_retention.value}"
+        )
         return side_effects_chart(reports), head + "\n" + "\n".join(r.line() for r in reports)
 
 
@@ -164,14 +221,27 @@ class CacheLab(SvgLab):
     def __init__(self, *, seed: int = 0, auto: bool = True) -> None:
         self.seed = seed
         style = {"description_width": "initial"}
-        self.ttl = widgets.IntSlider(value=600, min=0, max=3600, step=30, description="TTL (s)",
-                                     continuous_update=False, style=style)
-        self.changes_per_hour = widgets.FloatSlider(value=6.0, min=0.5, max=60.0, step=0.5,
-                                                    description="route changes / hour",
-                                                    continuous_update=False, style=style)
-        self.query_rate = widgets.FloatSlider(value=1.0, min=0.1, max=5.0, step=0.1,
-                                              description="queries / s", continuous_update=False,
-                                              style=style)
+        self.ttl = widgets.IntSlider(
+            value=600, min=0, max=3600, step=30, description="TTL (s)", continuous_update=False, style=style
+        )
+        self.changes_per_hour = widgets.FloatSlider(
+            value=6.0,
+            min=0.5,
+            max=60.0,
+            step=0.5,
+            description="route changes / hour",
+            continuous_update=False,
+            style=style,
+        )
+        self.query_rate = widgets.FloatSlider(
+            value=1.0,
+            min=0.1,
+            max=5.0,
+            step=0.1,
+            description="queries / s",
+            continuous_update=False,
+            style=style,
+        )
         super().__init__([self.ttl, self.changes_per_hour, self.query_rate], auto=auto)
 
     def render(self) -> tuple[str, str]:
@@ -179,16 +249,28 @@ class CacheLab(SvgLab):
         curve = [cache_analytic(t, query_rate=lam, change_rate=mu) for t in TTL_GRID]
         run = cache_experiment(float(self.ttl.value), query_rate=lam, change_rate=mu, seed=self.seed)
         svg = line_chart(
-            [Series("hit rate (formula)", TTL_GRID, [c[0] for c in curve], PALETTE["primary"]),
-             Series("stale answers (formula)", TTL_GRID, [c[1] for c in curve], PALETTE["bad"])],
-            markers=[Marker(run.ttl, run.hit_rate, PALETTE["primary"], "simulated hour: hit rate"),
-                     Marker(run.ttl, run.stale_rate, PALETTE["bad"], "simulated hour: stale"),
-                     Marker(run.ttl, None, "#555555", f"TTL {run.ttl:g} s")],
-            xlim=(0.0, 3600.0), ylim=(0.0, 1.0), width=700, height=290, legend="upper right",
+            [
+                Series("hit rate (formula)", TTL_GRID, [c[0] for c in curve], PALETTE["primary"]),
+                Series("stale answers (formula)", TTL_GRID, [c[1] for c in curve], PALETTE["bad"]),
+            ],
+            markers=[
+                Marker(run.ttl, run.hit_rate, PALETTE["primary"], "simulated hour: hit rate"),
+                Marker(run.ttl, run.stale_rate, PALETTE["bad"], "simulated hour: stale"),
+                Marker(run.ttl, None, "#555555", f"TTL {run.ttl:g} s"),
+            ],
+            xlim=(0.0, 3600.0),
+            ylim=(0.0, 1.0),
+            width=700,
+            height=290,
+            legend="upper right",
             title="Result cache: every second of TTL buys hits and costs freshness",
-            xlabel="cache TTL (s)", ylabel="fraction of queries")
-        return svg, (f"TTL {run.ttl:g} s, {lam:g} queries/s, routes change "
-                     f"{self.changes_per_hour.value:g}×/hour\n"
-                     f"simulated hour: {run.queries} queries, hit rate {run.hit_rate:.1%}, "
-                     f"stale answers {run.stale_rate:.1%}, backend calls {run.backend_calls}, "
-                     f"mean latency {run.mean_latency:.2f} s")
+            xlabel="cache TTL (s)",
+            ylabel="fraction of queries",
+        )
+        return svg, (
+            f"TTL {run.ttl:g} s, {lam:g} queries/s, routes change "
+            f"{self.changes_per_hour.value:g}×/hour\n"
+            f"simulated hour: {run.queries} queries, hit rate {run.hit_rate:.1%}, "
+            f"stale answers {run.stale_rate:.1%}, backend calls {run.backend_calls}, "
+            f"mean latency {run.mean_latency:.2f} s"
+        )

@@ -43,6 +43,7 @@ PACKAGES: list[tuple[str, str, str, str]] = [
     ("server", "uvicorn", "uvicorn", "running the demo servers"),
     ("server", "sse-starlette", "sse_starlette", "server-sent events"),
     ("server", "PyJWT", "jwt", "tokens and card signatures"),
+    ("server", "grpcio", "grpc", "the A2A gRPC binding"),
     ("course", "jupyterlab", "jupyterlab", "the course front end"),
     ("course", "ipykernel", "ipykernel", "the notebooks' Python kernel"),
     ("course", "ipywidgets", "ipywidgets", "interactive widgets"),
@@ -113,9 +114,13 @@ class EnvironmentReport:
         lines = [c.line() for c in self.checks]
         extras = self.extras()
         if extras:
-            lines.append("Extras: " + "  ".join(
-                f"{name} {'✓' if ok else '✗'}{'' if name in NEEDED_EXTRAS else ' (optional)'}"
-                for name, ok in extras.items()))
+            lines.append(
+                "Extras: "
+                + "  ".join(
+                    f"{name} {'✓' if ok else '✗'}{'' if name in NEEDED_EXTRAS else ' (optional)'}"
+                    for name, ok in extras.items()
+                )
+            )
         if self.ok:
             lines.append(f"All {sum(c.required for c in self.checks)} required checks passed.")
         else:
@@ -147,8 +152,12 @@ def _agentproto() -> EnvironmentCheck:
     try:
         dist = metadata.distribution("agentproto")
     except metadata.PackageNotFoundError:
-        return EnvironmentCheck("agentproto", True, agentproto.__version__,
-                                "this kit (imported from a source tree, not installed)")
+        return EnvironmentCheck(
+            "agentproto",
+            True,
+            agentproto.__version__,
+            "this kit (imported from a source tree, not installed)",
+        )
     try:
         direct = json.loads(dist.read_text("direct_url.json") or "{}")
     except ValueError:
@@ -167,14 +176,17 @@ def _course_data() -> EnvironmentCheck:
             data_file(*parts)
         except FileNotFoundError:
             missing.append("/".join(parts))
-    purpose = ("question bank and glossary ship with the package" if not missing
-               else f"missing from the package: {', '.join(missing)}")
-    return EnvironmentCheck("course data", not missing, "packaged" if not missing else "",
-                            purpose)
+    purpose = (
+        "question bank and glossary ship with the package"
+        if not missing
+        else f"missing from the package: {', '.join(missing)}"
+    )
+    return EnvironmentCheck("course data", not missing, "packaged" if not missing else "", purpose)
 
 
-def check_environment(include_optional: bool = True,
-                      needs: Iterable[str] = NEEDED_EXTRAS) -> EnvironmentReport:
+def check_environment(
+    include_optional: bool = True, needs: Iterable[str] = NEEDED_EXTRAS
+) -> EnvironmentReport:
     """Probe Python, agentproto, the packages of the base install and of the extras ``needs``
     (by default those the notebooks need), and the packaged course data.
 
@@ -183,8 +195,9 @@ def check_environment(include_optional: bool = True,
     """
     needed = {"", *needs}
     checks = [
-        EnvironmentCheck("python", sys.version_info >= (3, 11),
-                         ".".join(map(str, sys.version_info[:3])), "3.11 or newer"),
+        EnvironmentCheck(
+            "python", sys.version_info >= (3, 11), ".".join(map(str, sys.version_info[:3])), "3.11 or newer"
+        ),
         _agentproto(),
     ]
     for extra, dist, module, purpose in PACKAGES:
@@ -195,8 +208,15 @@ def check_environment(include_optional: bool = True,
     checks.append(_course_data())
     if include_optional:
         browser = shutil.which("chromium") or shutil.which("chromium-browser")
-        checks.append(EnvironmentCheck("chromium", bool(browser), "found" if browser else "",
-                                       "real-browser widget test", required=False))
+        checks.append(
+            EnvironmentCheck(
+                "chromium",
+                bool(browser),
+                "found" if browser else "",
+                "real-browser widget test",
+                required=False,
+            )
+        )
     return EnvironmentReport(checks)
 
 

@@ -68,8 +68,17 @@ GRADES: dict[str, int] = {"missed": 0, "pass": 1, "full": 2}
 
 _QUESTION_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "required": ["id", "topic", "notebook", "source", "question", "pass_answer",
-                 "full_marks_answer", "key_points", "follow_ups"],
+    "required": [
+        "id",
+        "topic",
+        "notebook",
+        "source",
+        "question",
+        "pass_answer",
+        "full_marks_answer",
+        "key_points",
+        "follow_ups",
+    ],
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"},
@@ -79,18 +88,20 @@ _QUESTION_SCHEMA: dict[str, Any] = {
         "question": {"type": "string", "minLength": 10},
         "pass_answer": {"type": "string", "minLength": 10},
         "full_marks_answer": {"type": "string", "minLength": 80},
-        "key_points": {"type": "array", "minItems": 2,
-                       "items": {"type": "string", "minLength": 3}},
-        "follow_ups": {"type": "array", "minItems": 1,
-                       "items": {"type": "string", "minLength": 5}},
+        "key_points": {"type": "array", "minItems": 2, "items": {"type": "string", "minLength": 3}},
+        "follow_ups": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 5}},
         "choice": {
             "type": "object",
             "required": ["prompt", "options", "answer", "explain"],
             "additionalProperties": False,
             "properties": {
                 "prompt": {"type": "string", "minLength": 5},
-                "options": {"type": "array", "minItems": 2, "maxItems": 6,
-                            "items": {"type": "string", "minLength": 1}},
+                "options": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 6,
+                    "items": {"type": "string", "minLength": 1},
+                },
                 "answer": {"type": "integer", "minimum": 0},
                 "explain": {"type": "string", "minLength": 5},
             },
@@ -109,8 +120,7 @@ QUESTION_BANK_SCHEMA: dict[str, Any] = {
         "version": {"const": 1},
         "title": {"type": "string"},
         "description": {"type": "string"},
-        "topics": {"type": "object", "minProperties": 1,
-                   "additionalProperties": {"type": "string"}},
+        "topics": {"type": "object", "minProperties": 1, "additionalProperties": {"type": "string"}},
         "questions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/question"}},
     },
     "$defs": {"question": _QUESTION_SCHEMA},
@@ -137,8 +147,9 @@ def _schema_problems(instance: Any, schema: dict[str, Any], where: str = "") -> 
     return out
 
 
-def _question_problems(item: Mapping[str, Any], topics: Iterable[str] | None,
-                       notebooks: set[int] | None) -> list[str]:
+def _question_problems(
+    item: Mapping[str, Any], topics: Iterable[str] | None, notebooks: set[int] | None
+) -> list[str]:
     """Rules beyond the schema for one well-typed question."""
     out = []
     qid = item.get("id", "?")
@@ -149,8 +160,9 @@ def _question_problems(item: Mapping[str, Any], topics: Iterable[str] | None,
     choice = item.get("choice")
     if choice:
         if not 0 <= choice["answer"] < len(choice["options"]):
-            out.append(f"{qid}: choice answer {choice['answer']} is not one of "
-                       f"{len(choice['options'])} options")
+            out.append(
+                f"{qid}: choice answer {choice['answer']} is not one of {len(choice['options'])} options"
+            )
         if len(set(choice["options"])) != len(choice["options"]):
             out.append(f"{qid}: choice options repeat")
     return out
@@ -164,8 +176,11 @@ def _course_notebooks() -> set[int]:
 
 def check_question(item: Mapping[str, Any], *, topics: Iterable[str] | None = None) -> None:
     """Validate one question dict (schema + cross-field rules); raise :class:`QuestionBankError`."""
-    problems = _schema_problems(item, _QUESTION_SCHEMA, where=str(item.get("id", "question"))
-                                if isinstance(item, Mapping) else "question")
+    problems = _schema_problems(
+        item,
+        _QUESTION_SCHEMA,
+        where=str(item.get("id", "question")) if isinstance(item, Mapping) else "question",
+    )
     if not problems:
         problems = _question_problems(item, topics, _course_notebooks())
     if problems:
@@ -220,12 +235,19 @@ class BankQuestion:
     def from_dict(cls, item: Mapping[str, Any]) -> BankQuestion:
         choice = item.get("choice")
         return cls(
-            id=item["id"], topic=item["topic"], notebook=item["notebook"], source=item["source"],
-            question=item["question"], pass_answer=item["pass_answer"],
-            full_marks_answer=item["full_marks_answer"], key_points=tuple(item["key_points"]),
+            id=item["id"],
+            topic=item["topic"],
+            notebook=item["notebook"],
+            source=item["source"],
+            question=item["question"],
+            pass_answer=item["pass_answer"],
+            full_marks_answer=item["full_marks_answer"],
+            key_points=tuple(item["key_points"]),
             follow_ups=tuple(item["follow_ups"]),
-            choice=None if not choice else Choice(choice["prompt"], tuple(choice["options"]),
-                                                  choice["answer"], choice["explain"]))
+            choice=None
+            if not choice
+            else Choice(choice["prompt"], tuple(choice["options"]), choice["answer"], choice["explain"]),
+        )
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -236,8 +258,9 @@ class BankQuestion:
         """The multiple-choice form as a :class:`Question` (``ValueError`` if there is none)."""
         if self.choice is None:
             raise ValueError(f"question {self.id} has no multiple-choice form")
-        return Question(self.choice.prompt, list(self.choice.options), self.choice.answer,
-                        self.choice.explain)
+        return Question(
+            self.choice.prompt, list(self.choice.options), self.choice.answer, self.choice.explain
+        )
 
 
 @dataclass(frozen=True)
@@ -251,8 +274,9 @@ class QuestionBank:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuestionBank:
         check_bank(data)
-        return cls(data["title"], dict(data["topics"]),
-                   tuple(BankQuestion.from_dict(q) for q in data["questions"]))
+        return cls(
+            data["title"], dict(data["topics"]), tuple(BankQuestion.from_dict(q) for q in data["questions"])
+        )
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> QuestionBank:
@@ -289,19 +313,19 @@ class QuestionBank:
 
 
 def _para(label: str, text: str, colour: str) -> str:
-    return (f'<div style="margin:6px 0"><b style="color:{colour}">{html.escape(label)}</b> '
-            f"{html.escape(text)}</div>")
+    return (
+        f'<div style="margin:6px 0"><b style="color:{colour}">{html.escape(label)}</b> '
+        f"{html.escape(text)}</div>"
+    )
 
 
 class Drill:
     """Flash cards over the bank: topic filter, seeded shuffle, reveal, self-grade, score."""
 
-    def __init__(self, bank: QuestionBank | None = None, *, seed: int = 0,
-                 topic: str = "all") -> None:
+    def __init__(self, bank: QuestionBank | None = None, *, seed: int = 0, topic: str = "all") -> None:
         self.bank = bank if bank is not None else QuestionBank.load()
         if topic != "all" and topic not in self.bank.topics:
-            raise ValueError(f"unknown topic {topic!r}; "
-                             f"choose one of {', '.join(self.bank.topics)}")
+            raise ValueError(f"unknown topic {topic!r}; choose one of {', '.join(self.bank.topics)}")
         self.seed = seed
         self.grades: dict[str, str] = {}
         self.revealed: set[str] = set()
@@ -392,15 +416,19 @@ class Drill:
         points, best = self.score
         counts = {g: sum(1 for v in self.grades.values() if v == g) for g in GRADES}
         share = f" ({100 * points / best:.0f}%)" if best else ""
-        return (f"{len(self.grades)} graded: {counts['full']} full, {counts['pass']} pass, "
-                f"{counts['missed']} missed — {points}/{best} points{share}")
+        return (
+            f"{len(self.grades)} graded: {counts['full']} full, {counts['pass']} pass, "
+            f"{counts['missed']} missed — {points}/{best} points{share}"
+        )
 
     # -- drawing ---------------------------------------------------------------------------
 
     def _card_html(self) -> str:
         q = self.current
-        head = (f'<div style="color:#57606a">{self.index + 1} of {len(self.deck)} · {q.topic} · '
-                f"notebook {q.notebook:02d} · {html.escape(q.source)} · <code>{q.id}</code></div>")
+        head = (
+            f'<div style="color:#57606a">{self.index + 1} of {len(self.deck)} · {q.topic} · '
+            f"notebook {q.notebook:02d} · {html.escape(q.source)} · <code>{q.id}</code></div>"
+        )
         body = f'<div style="font-size:1.1em; margin:6px 0"><b>{html.escape(q.question)}</b></div>'
         if "pass" in self.revealed:
             body += _para("Pass:", q.pass_answer, "#9a6700")
@@ -417,13 +445,15 @@ class Drill:
         self.score_view.value = f"<b>Score:</b> {html.escape(self.summary())}"
 
     def widget(self) -> widgets.VBox:
-        return widgets.VBox([
-            widgets.HBox([self.topic, self.shuffle_button, self.prev_button, self.next_button]),
-            self.view,
-            widgets.HBox([self.reveal_pass_button, self.reveal_full_button]),
-            widgets.HBox([self.missed_button, self.pass_button, self.full_button]),
-            self.score_view,
-        ])
+        return widgets.VBox(
+            [
+                widgets.HBox([self.topic, self.shuffle_button, self.prev_button, self.next_button]),
+                self.view,
+                widgets.HBox([self.reveal_pass_button, self.reveal_full_button]),
+                widgets.HBox([self.missed_button, self.pass_button, self.full_button]),
+                self.score_view,
+            ]
+        )
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
         show(self.widget())
@@ -461,9 +491,16 @@ class MockInterview(Drill):
     grading, *full* counts as *pass*.
     """
 
-    def __init__(self, bank: QuestionBank | None = None, *, questions: int = 5,
-                 seconds_per_question: float = 120, seed: int = 0, topic: str = "all",
-                 clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        bank: QuestionBank | None = None,
+        *,
+        questions: int = 5,
+        seconds_per_question: float = 120,
+        seed: int = 0,
+        topic: str = "all",
+        clock: Clock | None = None,
+    ) -> None:
         self.clock: Clock = clock if clock is not None else FakeClock()
         self.questions_asked = questions
         self.limit_s = seconds_per_question
@@ -528,8 +565,7 @@ class MockInterview(Drill):
             notes.append("peeked")
         if notes and counted == "full":
             counted = "pass"
-        self.answers.append(MockAnswer(self.current.id, elapsed, level, counted,
-                                       ", ".join(notes)))
+        self.answers.append(MockAnswer(self.current.id, elapsed, level, counted, ", ".join(notes)))
         self.grades[self.current.id] = counted
         self._started_ms = self.clock.now_ms()
         self._peeked = False
@@ -544,16 +580,20 @@ class MockInterview(Drill):
 
     def report(self) -> str:
         """One line per answered question, then the total."""
-        lines = [f"{'question':<28} {'time':>5} / {_mmss(self.limit_s)}  "
-                 f"{'self-grade':<10} {'counted':<7} note"]
+        lines = [
+            f"{'question':<28} {'time':>5} / {_mmss(self.limit_s)}  {'self-grade':<10} {'counted':<7} note"
+        ]
         for a in self.answers:
-            lines.append(f"{a.question_id:<28} {_mmss(a.elapsed_s):>5}        "
-                         f"{a.self_grade:<10} {a.counted:<7} {a.note}")
+            lines.append(
+                f"{a.question_id:<28} {_mmss(a.elapsed_s):>5}        "
+                f"{a.self_grade:<10} {a.counted:<7} {a.note}"
+            )
         points, best = self.score
         total = sum(a.elapsed_s for a in self.answers)
-        lines.append(f"score {points}/{best} in {_mmss(total)}"
-                     + ("" if self.finished else f" ({len(self.answers)} of {len(self.deck)} "
-                                                 f"answered)"))
+        lines.append(
+            f"score {points}/{best} in {_mmss(total)}"
+            + ("" if self.finished else f" ({len(self.answers)} of {len(self.deck)} answered)")
+        )
         return "\n".join(lines)
 
     def redraw(self) -> None:
@@ -563,32 +603,43 @@ class MockInterview(Drill):
         else:
             over = self.elapsed_s > self.limit_s
             colour = "#cf222e" if over else "#57606a"
-            self.timer_view.value = (f'<span style="color:{colour}">time on this question: '
-                                     f"{_mmss(self.elapsed_s)} of {_mmss(self.limit_s)}"
-                                     f"{' — over time' if over else ''}</span>")
+            self.timer_view.value = (
+                f'<span style="color:{colour}">time on this question: '
+                f"{_mmss(self.elapsed_s)} of {_mmss(self.limit_s)}"
+                f"{' — over time' if over else ''}</span>"
+            )
 
     def widget(self) -> widgets.VBox:
-        return widgets.VBox([
-            widgets.HBox([self.spend_30_button, self.spend_60_button, self.timer_view]),
-            self.view,
-            widgets.HBox([self.reveal_pass_button, self.reveal_full_button]),
-            widgets.HBox([self.missed_button, self.pass_button, self.full_button]),
-            self.score_view,
-        ])
+        return widgets.VBox(
+            [
+                widgets.HBox([self.spend_30_button, self.spend_60_button, self.timer_view]),
+                self.view,
+                widgets.HBox([self.reveal_pass_button, self.reveal_full_button]),
+                widgets.HBox([self.missed_button, self.pass_button, self.full_button]),
+                self.score_view,
+            ]
+        )
 
 
 # --------------------------------------------------------------------------- quizzes and plots
 
 
-def bank_quiz(bank: QuestionBank | None = None, *, n: int = 6, seed: int = 0,
-              topic: str | None = None, title: str = "Mixed quiz") -> Quiz:
+def bank_quiz(
+    bank: QuestionBank | None = None,
+    *,
+    n: int = 6,
+    seed: int = 0,
+    topic: str | None = None,
+    title: str = "Mixed quiz",
+) -> Quiz:
     """A :class:`Quiz` of ``n`` multiple-choice forms drawn from the bank with ``seed``."""
     drawn = draw_choice_questions(bank, n=n, seed=seed, topic=topic)
     return Quiz(title, [q.as_quiz_question() for q in drawn])
 
 
-def draw_choice_questions(bank: QuestionBank | None = None, *, n: int = 6, seed: int = 0,
-                          topic: str | None = None) -> list[BankQuestion]:
+def draw_choice_questions(
+    bank: QuestionBank | None = None, *, n: int = 6, seed: int = 0, topic: str | None = None
+) -> list[BankQuestion]:
     """``n`` questions that have a multiple-choice form, drawn with ``seed`` (what
     :func:`bank_quiz` asks)."""
     bank = bank if bank is not None else QuestionBank.load()
@@ -609,8 +660,7 @@ def plot_session(interview: MockInterview, *, title: str = "Mock interview") -> 
     answers = interview.answers
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * max(1, len(answers))))
     labels = [a.question_id for a in answers]
-    ax.barh(labels, [a.elapsed_s for a in answers],
-            color=[colours[a.counted] for a in answers])
+    ax.barh(labels, [a.elapsed_s for a in answers], color=[colours[a.counted] for a in answers])
     ax.axvline(interview.limit_s, color=PALETTE["muted"], linestyle="--", label="budget")
     for i, a in enumerate(answers):
         if a.note:

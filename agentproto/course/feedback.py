@@ -33,9 +33,13 @@ __all__ = ["FeedbackLab", "trace_chart", "plot_traces", "plot_loop_length", "plo
 
 
 # -- static figures (matplotlib) ------------------------------------------------------------------
-def plot_traces(traces: Sequence[LoopTrace], ax: Any = None, *,
-                title: str = "Error of the estimate over time",
-                show_noise: bool = False) -> Any:
+def plot_traces(
+    traces: Sequence[LoopTrace],
+    ax: Any = None,
+    *,
+    title: str = "Error of the estimate over time",
+    show_noise: bool = False,
+) -> Any:
     """Tracking error (offset − estimate) over time for each trace; the step marked."""
     import matplotlib.pyplot as plt
 
@@ -43,22 +47,29 @@ def plot_traces(traces: Sequence[LoopTrace], ax: Any = None, *,
         _, ax = plt.subplots(figsize=(9, 3.8))
     for tr in traces:
         style = dict(color="#999999", linewidth=2.2) if tr.loop is None else dict(linewidth=1.6)
-        line, = ax.plot(tr.times, tr.tracking, label=tr.label, **style)
+        (line,) = ax.plot(tr.times, tr.tracking, label=tr.label, **style)
         if show_noise:
             ax.plot(tr.times, tr.error, color=line.get_color(), alpha=0.25, linewidth=0.8)
     step_at = traces[0].drift.step_at if traces else None
     if step_at is not None:
         ax.axvline(step_at, color="#D55E00", linestyle=":", linewidth=1)
-        ax.annotate("road closes", (step_at, ax.get_ylim()[1]), textcoords="offset points", xytext=(4, -12),
-                    fontsize=8, color="#D55E00")
+        ax.annotate(
+            "road closes",
+            (step_at, ax.get_ylim()[1]),
+            textcoords="offset points",
+            xytext=(4, -12),
+            fontsize=8,
+            color="#D55E00",
+        )
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set(xlabel="time (simulated minutes)", ylabel="estimate error (minutes late)", title=title)
     ax.legend(fontsize=8, loc="upper left")
     return ax
 
 
-def plot_loop_length(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: float | None = None,
-                     fig: Any = None) -> Any:
+def plot_loop_length(
+    rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: float | None = None, fig: Any = None
+) -> Any:
     """Two panels against loop length (log scale): mean error, and recovery time after the step."""
     import matplotlib.pyplot as plt
 
@@ -66,15 +77,28 @@ def plot_loop_length(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_err
     ax1, ax2 = fig.subplots(1, 2)
     for label, rows in rows_by_label.items():
         xs = [r.value for r in rows]
-        line, = ax1.plot(xs, [r.mean_abs_error for r in rows], marker="o", label=label)
-        ax2.plot(xs, [math.nan if r.recovery is None else r.recovery for r in rows], marker="o",
-                 color=line.get_color(), label=label)
+        (line,) = ax1.plot(xs, [r.mean_abs_error for r in rows], marker="o", label=label)
+        ax2.plot(
+            xs,
+            [math.nan if r.recovery is None else r.recovery for r in rows],
+            marker="o",
+            color=line.get_color(),
+            label=label,
+        )
     if open_loop_error is not None:
         ax1.axhline(open_loop_error, color="#999999", linestyle="--", label="no feedback")
-    ax1.set(xscale="log", xlabel="loop length (minutes between corrections)", ylabel="mean |error| (minutes)",
-            title="Error vs loop length")
-    ax2.set(xscale="log", xlabel="loop length (minutes between corrections)",
-            ylabel="minutes to recover from the step", title="Recovery time (no point: never recovers)")
+    ax1.set(
+        xscale="log",
+        xlabel="loop length (minutes between corrections)",
+        ylabel="mean |error| (minutes)",
+        title="Error vs loop length",
+    )
+    ax2.set(
+        xscale="log",
+        xlabel="loop length (minutes between corrections)",
+        ylabel="minutes to recover from the step",
+        title="Recovery time (no point: never recovers)",
+    )
     ticks = sorted({r.value for rows in rows_by_label.values() for r in rows})
     for ax in (ax1, ax2):
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
@@ -84,8 +108,9 @@ def plot_loop_length(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_err
     return fig
 
 
-def plot_gain(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: float | None = None,
-              ax: Any = None) -> Any:
+def plot_gain(
+    rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: float | None = None, ax: Any = None
+) -> Any:
     """Mean error against the gain, one line per setting; where a line leaves the chart, the loop diverged."""
     import matplotlib.pyplot as plt
 
@@ -96,8 +121,11 @@ def plot_gain(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: flo
     if open_loop_error is not None:
         ax.axhline(open_loop_error, color="#999999", linestyle="--", label="no feedback")
         ax.set_ylim(0, open_loop_error * 2.0)
-    ax.set(xlabel="gain (share of the observed error corrected)", ylabel="mean |error| (minutes)",
-           title="Correcting harder is not always better")
+    ax.set(
+        xlabel="gain (share of the observed error corrected)",
+        ylabel="mean |error| (minutes)",
+        title="Correcting harder is not always better",
+    )
     ax.legend(fontsize=8)
     return ax
 
@@ -106,19 +134,30 @@ def plot_gain(rows_by_label: dict[str, Sequence[SweepRow]], open_loop_error: flo
 DEFAULTS = {"period": 10, "gain": 0.5, "latency": 5.0, "ramp": 0.02, "feedback": True, "compensate": False}
 
 
-def trace_chart(open_loop: LoopTrace, closed: LoopTrace | None, *, width: int = 680,
-                height: int = 280) -> str:
+def trace_chart(
+    open_loop: LoopTrace, closed: LoopTrace | None, *, width: int = 680, height: int = 280
+) -> str:
     """SVG: tracking error over time without and with feedback; the step marked."""
     series = [Series("no feedback", open_loop.times, open_loop.tracking, "#999999", width=2.2)]
     if closed is not None:
         series.append(Series("observed error (noisy)", closed.times, closed.error, "#b8d3ea", width=1.0))
         series.append(Series(closed.label, closed.times, closed.tracking, PALETTE["primary"], width=2.0))
-    markers = [Marker(open_loop.drift.step_at, None, PALETTE["bad"], "road closes")] \
-        if open_loop.drift.step_at is not None else []
-    return line_chart(series, markers=markers, ylim=(-15.0, 15.0), width=width, height=height,
-                      legend="lower right",
-                      title="Error of the estimate (minutes late), same world, same noise",
-                      xlabel="time (simulated minutes)", ylabel="estimate error (min)")
+    markers = (
+        [Marker(open_loop.drift.step_at, None, PALETTE["bad"], "road closes")]
+        if open_loop.drift.step_at is not None
+        else []
+    )
+    return line_chart(
+        series,
+        markers=markers,
+        ylim=(-15.0, 15.0),
+        width=width,
+        height=height,
+        legend="lower right",
+        title="Error of the estimate (minutes late), same world, same noise",
+        xlabel="time (simulated minutes)",
+        ylabel="estimate error (min)",
+    )
 
 
 class FeedbackLab(SvgLab):
@@ -129,27 +168,54 @@ class FeedbackLab(SvgLab):
     def __init__(self, *, seed: int = 0, horizon: int = 240, auto: bool = True) -> None:
         self.seed, self.horizon = seed, horizon
         style = {"description_width": "initial"}
-        self.period = widgets.IntSlider(value=DEFAULTS["period"], min=1, max=60,
-                                        description="loop length (min)",
-                                        continuous_update=False, style=style)
-        self.gain = widgets.FloatSlider(value=DEFAULTS["gain"], min=0.05, max=2.0, step=0.05,
-                                        description="gain",
-                                        continuous_update=False, style=style)
-        self.latency = widgets.FloatSlider(value=DEFAULTS["latency"], min=0.0, max=30.0, step=1.0,
-                                           description="latency (min)", continuous_update=False, style=style)
-        self.ramp = widgets.FloatSlider(value=DEFAULTS["ramp"], min=0.0, max=0.1, step=0.005,
-                                        description="drift (min/min)", continuous_update=False,
-                                        readout_format=".3f", style=style)
+        self.period = widgets.IntSlider(
+            value=DEFAULTS["period"],
+            min=1,
+            max=60,
+            description="loop length (min)",
+            continuous_update=False,
+            style=style,
+        )
+        self.gain = widgets.FloatSlider(
+            value=DEFAULTS["gain"],
+            min=0.05,
+            max=2.0,
+            step=0.05,
+            description="gain",
+            continuous_update=False,
+            style=style,
+        )
+        self.latency = widgets.FloatSlider(
+            value=DEFAULTS["latency"],
+            min=0.0,
+            max=30.0,
+            step=1.0,
+            description="latency (min)",
+            continuous_update=False,
+            style=style,
+        )
+        self.ramp = widgets.FloatSlider(
+            value=DEFAULTS["ramp"],
+            min=0.0,
+            max=0.1,
+            step=0.005,
+            description="drift (min/min)",
+            continuous_update=False,
+            readout_format=".3f",
+            style=style,
+        )
         self.feedback = widgets.Checkbox(value=DEFAULTS["feedback"], description="feedback on")
         self.compensate = widgets.Checkbox(value=DEFAULTS["compensate"], description="compensate for latency")
-        self.reset_button = widgets.Button(description="Reset", icon="undo",
-                                           layout=widgets.Layout(width="110px"))
+        self.reset_button = widgets.Button(
+            description="Reset", icon="undo", layout=widgets.Layout(width="110px")
+        )
         self.reset_button.on_click(lambda _b: self.reset())
         self.open_loop: LoopTrace | None = None
         self.closed: LoopTrace | None = None
         self._held = False
-        super().__init__([self.period, self.gain, self.latency, self.ramp, self.feedback, self.compensate],
-                         auto=auto)
+        super().__init__(
+            [self.period, self.gain, self.latency, self.ramp, self.feedback, self.compensate], auto=auto
+        )
 
     def reset(self) -> None:
         """Back to the default settings (one redraw)."""
@@ -174,8 +240,12 @@ class FeedbackLab(SvgLab):
         self.open_loop = run_loop(drift, None, horizon=self.horizon, seed=self.seed)
         self.closed = None
         if self.feedback.value:
-            loop = Loop(period=self.period.value, gain=self.gain.value, latency=self.latency.value,
-                        compensate=self.compensate.value)
+            loop = Loop(
+                period=self.period.value,
+                gain=self.gain.value,
+                latency=self.latency.value,
+                compensate=self.compensate.value,
+            )
             self.closed = run_loop(drift, loop, horizon=self.horizon, seed=self.seed)
         text = self.open_loop.summary()
         if self.closed is not None:

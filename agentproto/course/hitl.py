@@ -29,8 +29,13 @@ __all__ = ["HitlLab", "cost_chart", "plot_cost_curve", "plot_review_load"]
 
 
 # -- static figures (matplotlib) ------------------------------------------------------------------
-def plot_cost_curve(curve: CostCurve, ax: Any = None, *, threshold: float | None = None,
-                    title: str = "The cost of asking, per 1,000 actions") -> Any:
+def plot_cost_curve(
+    curve: CostCurve,
+    ax: Any = None,
+    *,
+    threshold: float | None = None,
+    title: str = "The cost of asking, per 1,000 actions",
+) -> Any:
     """Error cost, human cost and their total against the threshold; the sweet spot marked."""
     if ax is None:
         import matplotlib.pyplot as plt
@@ -41,14 +46,23 @@ def plot_cost_curve(curve: CostCurve, ax: Any = None, *, threshold: float | None
     ax.plot(x, curve.human_cost, color=PALETTE["primary"], label="human minutes")
     ax.plot(x, curve.total, color="black", linewidth=2.2, label="total")
     best_t, best = curve.sweet_spot()
-    ax.scatter([best_t], [best], color=PALETTE["good"], zorder=5, s=60,
-               label=f"sweet spot: ask below {best_t:.2f}")
+    ax.scatter(
+        [best_t], [best], color=PALETTE["good"], zorder=5, s=60, label=f"sweet spot: ask below {best_t:.2f}"
+    )
     if threshold is not None:
         row = curve.at(threshold)
-        ax.axvline(row["threshold"], color=PALETTE["secondary"], linestyle="--",
-                   label=f"your threshold {row['threshold']:.2f}")
-    ax.set(xlabel="confidence threshold (ask a human below it)", ylabel="cost per 1,000 actions ($)",
-           title=title, xlim=(0, 1))
+        ax.axvline(
+            row["threshold"],
+            color=PALETTE["secondary"],
+            linestyle="--",
+            label=f"your threshold {row['threshold']:.2f}",
+        )
+    ax.set(
+        xlabel="confidence threshold (ask a human below it)",
+        ylabel="cost per 1,000 actions ($)",
+        title=title,
+        xlim=(0, 1),
+    )
     ax.legend(fontsize=8, loc="best")
     return ax
 
@@ -62,11 +76,19 @@ def plot_review_load(stats: Sequence[QueueStats], ax: Any = None) -> Any:
     x = [s.threshold for s in stats]
     ax.plot(x, [s.mean_wait for s in stats], marker="o", color=PALETTE["primary"], label="mean wait")
     ax.plot(x, [s.p95_wait for s in stats], marker="s", color=PALETTE["bad"], label="95th percentile wait")
-    ax.set(xlabel="confidence threshold (ask a human below it)", ylabel="minutes waiting for a human",
-           title="One reviewer is a queue")
+    ax.set(
+        xlabel="confidence threshold (ask a human below it)",
+        ylabel="minutes waiting for a human",
+        title="One reviewer is a queue",
+    )
     twin = ax.twinx()
-    twin.plot(x, [100 * s.utilisation for s in stats], color=PALETTE["muted"], linestyle=":",
-              label="reviewer utilisation (%)")
+    twin.plot(
+        x,
+        [100 * s.utilisation for s in stats],
+        color=PALETTE["muted"],
+        linestyle=":",
+        label="reviewer utilisation (%)",
+    )
     twin.axhline(100, color=PALETTE["muted"], linewidth=0.6, label="100 % busy")
     twin.set_ylabel("reviewer utilisation (%)")
     twin.grid(False)
@@ -76,22 +98,37 @@ def plot_review_load(stats: Sequence[QueueStats], ax: Any = None) -> Any:
 
 
 # -- the lab (SVG) ----------------------------------------------------------------------------------
-def cost_chart(curve: CostCurve, threshold: float | None = None, *, width: int = 640,
-               height: int = 280) -> str:
+def cost_chart(
+    curve: CostCurve, threshold: float | None = None, *, width: int = 640, height: int = 280
+) -> str:
     """SVG: error cost, human cost and total against the threshold; sweet spot and threshold marked."""
     x = curve.thresholds
     best_t, best = curve.sweet_spot()
     markers = [Marker(best_t, best, PALETTE["good"], f"sweet spot: ask below {best_t:.2f}")]
     if threshold is not None:
-        markers.append(Marker(curve.at(threshold)["threshold"], None, PALETTE["secondary"],
-                              f"your threshold {threshold:.2f}"))
+        markers.append(
+            Marker(
+                curve.at(threshold)["threshold"],
+                None,
+                PALETTE["secondary"],
+                f"your threshold {threshold:.2f}",
+            )
+        )
     return line_chart(
-        [Series("errors slipping through", x, curve.error_cost, PALETTE["bad"]),
-         Series("human minutes", x, curve.human_cost, PALETTE["primary"]),
-         Series("total", x, curve.total, "#000000", width=2.6)],
-        markers=markers, xlim=(0.0, 1.0), width=width, height=height, legend="upper left",
+        [
+            Series("errors slipping through", x, curve.error_cost, PALETTE["bad"]),
+            Series("human minutes", x, curve.human_cost, PALETTE["primary"]),
+            Series("total", x, curve.total, "#000000", width=2.6),
+        ],
+        markers=markers,
+        xlim=(0.0, 1.0),
+        width=width,
+        height=height,
+        legend="upper left",
         title="The cost of asking, per 1,000 actions",
-        xlabel="confidence threshold (ask a human below it)", ylabel="cost per 1,000 actions ($)")
+        xlabel="confidence threshold (ask a human below it)",
+        ylabel="cost per 1,000 actions ($)",
+    )
 
 
 class HitlLab(SvgLab):
@@ -102,29 +139,57 @@ class HitlLab(SvgLab):
     def __init__(self, *, n_actions: int = 2000, seed: int = 0, auto: bool = True) -> None:
         self.confidences = sample_confidences(n_actions, seed=seed)
         style = {"description_width": "initial"}
-        self.threshold = widgets.FloatSlider(value=0.7, min=0.0, max=1.0, step=0.01, description="threshold",
-                                             continuous_update=False, readout_format=".2f", style=style)
-        self.cost_per_error = widgets.FloatSlider(value=30.0, min=1.0, max=300.0, step=1.0,
-                                                  description="$ per error", continuous_update=False,
-                                                  style=style)
-        self.minutes_per_review = widgets.FloatSlider(value=5.0, min=0.5, max=20.0, step=0.5,
-                                                      description="minutes per review",
-                                                      continuous_update=False,
-                                                      style=style)
-        self.temperature = widgets.FloatSlider(value=1.0, min=0.5, max=3.0, step=0.1,
-                                               description="overconfidence T", continuous_update=False,
-                                               style=style)
-        self.sweet_button = widgets.Button(description="Jump to sweet spot", icon="bullseye",
-                                           layout=widgets.Layout(width="170px"))
+        self.threshold = widgets.FloatSlider(
+            value=0.7,
+            min=0.0,
+            max=1.0,
+            step=0.01,
+            description="threshold",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
+        self.cost_per_error = widgets.FloatSlider(
+            value=30.0,
+            min=1.0,
+            max=300.0,
+            step=1.0,
+            description="$ per error",
+            continuous_update=False,
+            style=style,
+        )
+        self.minutes_per_review = widgets.FloatSlider(
+            value=5.0,
+            min=0.5,
+            max=20.0,
+            step=0.5,
+            description="minutes per review",
+            continuous_update=False,
+            style=style,
+        )
+        self.temperature = widgets.FloatSlider(
+            value=1.0,
+            min=0.5,
+            max=3.0,
+            step=0.1,
+            description="overconfidence T",
+            continuous_update=False,
+            style=style,
+        )
+        self.sweet_button = widgets.Button(
+            description="Jump to sweet spot", icon="bullseye", layout=widgets.Layout(width="170px")
+        )
         self.sweet_button.on_click(lambda _b: self.jump_to_sweet_spot())
         self.curve: CostCurve | None = None
         self._key: tuple[float, ...] | None = None
-        super().__init__([self.threshold, self.cost_per_error, self.minutes_per_review, self.temperature],
-                         auto=auto)
+        super().__init__(
+            [self.threshold, self.cost_per_error, self.minutes_per_review, self.temperature], auto=auto
+        )
 
     def model(self) -> CostModel:
-        return CostModel(cost_per_error=self.cost_per_error.value,
-                         minutes_per_review=self.minutes_per_review.value)
+        return CostModel(
+            cost_per_error=self.cost_per_error.value, minutes_per_review=self.minutes_per_review.value
+        )
 
     def jump_to_sweet_spot(self) -> None:
         """Set the threshold slider to the cheapest threshold (which redraws)."""
@@ -146,10 +211,15 @@ class HitlLab(SvgLab):
             self._key = key
         row = self.curve.at(self.threshold.value)
         best_t, best = self.curve.sweet_spot()
-        closed = f"; closed form for a calibrated agent: {model.break_even_confidence():.2f}" \
-            if self.temperature.value == 1.0 else ""
-        text = (f"threshold {row['threshold']:.2f}: {row['escalated']:.0%} of actions go to a human "
-                f"({row['minutes']:,.0f} human minutes), {row['errors']:.1f} errors slip through — "
-                f"total ${row['total']:,.0f} per 1,000 actions\n"
-                f"sweet spot: ask below {best_t:.2f} → ${best:,.0f} per 1,000 actions{closed}")
+        closed = (
+            f"; closed form for a calibrated agent: {model.break_even_confidence():.2f}"
+            if self.temperature.value == 1.0
+            else ""
+        )
+        text = (
+            f"threshold {row['threshold']:.2f}: {row['escalated']:.0%} of actions go to a human "
+            f"({row['minutes']:,.0f} human minutes), {row['errors']:.1f} errors slip through — "
+            f"total ${row['total']:,.0f} per 1,000 actions\n"
+            f"sweet spot: ask below {best_t:.2f} → ${best:,.0f} per 1,000 actions{closed}"
+        )
         return cost_chart(self.curve, self.threshold.value), text

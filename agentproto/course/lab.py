@@ -41,11 +41,18 @@ class Lab:
 
     title = "Lab"
 
-    def __init__(self, controls: Sequence[widgets.Widget], *, figsize: tuple[float, float] = (9.0, 4.0),
-                 dpi: int = 80, auto: bool = True) -> None:
+    def __init__(
+        self,
+        controls: Sequence[widgets.Widget],
+        *,
+        figsize: tuple[float, float] = (9.0, 4.0),
+        dpi: int = 80,
+        auto: bool = True,
+    ) -> None:
         self.controls = list(controls)
-        self.run_button = widgets.Button(description="Run", button_style="primary",
-                                         icon="play", layout=widgets.Layout(width="110px"))
+        self.run_button = widgets.Button(
+            description="Run", button_style="primary", icon="play", layout=widgets.Layout(width="110px")
+        )
         self.summary = widgets.HTML()
         self.image = widgets.Image(format="png")
         self.figure = Figure(figsize=figsize)
@@ -74,7 +81,7 @@ class Lab:
     # -- display ------------------------------------------------------------------------------
     def widget(self) -> widgets.VBox:
         rows: list[widgets.Widget] = [widgets.HTML(f"<b>{html.escape(self.title)}</b>")]
-        rows += [widgets.HBox(self.controls[i:i + 3]) for i in range(0, len(self.controls), 3)]
+        rows += [widgets.HBox(self.controls[i : i + 3]) for i in range(0, len(self.controls), 3)]
         rows += [self.run_button, self.summary, self.image]
         return widgets.VBox(rows)
 

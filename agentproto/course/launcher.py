@@ -75,18 +75,29 @@ _COURSE_SUFFIXES = (".ipynb", ".md")
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Register the ``lab`` arguments on *parser* (called by :mod:`agentproto.cli`)."""
-    parser.add_argument("--dir", metavar="DIR", default=None,
-                        help=f"the learner's course folder (default: {default_dir()})")
-    parser.add_argument("--port", type=int, default=8888,
-                        help="the port JupyterLab listens on, on 127.0.0.1 (default: 8888; "
-                             "JupyterLab moves to the next free one if it is taken)")
-    parser.add_argument("--no-browser", action="store_true",
-                        help="do not open a web browser (open the printed link yourself)")
-    parser.add_argument("--print-command", action="store_true",
-                        help="copy the course, then print the JupyterLab command instead of running it")
-    parser.add_argument("--install-settings", action="store_true",
-                        help="only install the kit's JupyterLab defaults (no news prompt) into this "
-                             "environment, then exit")
+    parser.add_argument(
+        "--dir", metavar="DIR", default=None, help=f"the learner's course folder (default: {default_dir()})"
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=8888,
+        help="the port JupyterLab listens on, on 127.0.0.1 (default: 8888; "
+        "JupyterLab moves to the next free one if it is taken)",
+    )
+    parser.add_argument(
+        "--no-browser", action="store_true", help="do not open a web browser (open the printed link yourself)"
+    )
+    parser.add_argument(
+        "--print-command",
+        action="store_true",
+        help="copy the course, then print the JupyterLab command instead of running it",
+    )
+    parser.add_argument(
+        "--install-settings",
+        action="store_true",
+        help="only install the kit's JupyterLab defaults (no news prompt) into this environment, then exit",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -108,8 +119,10 @@ def course_source() -> Traversable | None:
 
 def course_files(source: Traversable) -> list[Traversable]:
     """The files of the course: every notebook and the README, sorted by name."""
-    return sorted((p for p in source.iterdir() if p.is_file() and p.name.endswith(_COURSE_SUFFIXES)),
-                  key=lambda p: p.name)
+    return sorted(
+        (p for p in source.iterdir() if p.is_file() and p.name.endswith(_COURSE_SUFFIXES)),
+        key=lambda p: p.name,
+    )
 
 
 @dataclass
@@ -130,8 +143,10 @@ class CopyReport:
         else:
             lines.append(f"The course is in {self.dest}; nothing new to copy.")
         if self.kept:
-            lines.append(f"Kept your own version of {len(self.kept)} file(s) (never overwritten): "
-                         + ", ".join(self.kept))
+            lines.append(
+                f"Kept your own version of {len(self.kept)} file(s) (never overwritten): "
+                + ", ".join(self.kept)
+            )
             lines.append("  To get a fresh copy of one, delete or rename it and run `agentproto lab` again.")
         return "\n".join(lines)
 
@@ -189,11 +204,18 @@ def private_settings_dir(dest: Path, prefix: str | os.PathLike[str] = sys.prefix
     return folder
 
 
-def lab_command(dest: Path, *, port: int = 8888, open_browser: bool = True,
-                app_settings_dir: Path | None = None) -> list[str]:
+def lab_command(
+    dest: Path, *, port: int = 8888, open_browser: bool = True, app_settings_dir: Path | None = None
+) -> list[str]:
     """The JupyterLab command line for the course in *dest* (bound to 127.0.0.1)."""
-    cmd = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-           f"--ServerApp.root_dir={dest}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        f"--ServerApp.root_dir={dest}",
+    ]
     if not open_browser:
         cmd.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # classroom containers often run as root
@@ -215,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = copy_course(dest)
     except FileNotFoundError as exc:
-        print(f"agentproto lab: {exc}; reinstall with: pip install \"agentproto[course]\"", file=sys.stderr)
+        print(f'agentproto lab: {exc}; reinstall with: pip install "agentproto[course]"', file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"agentproto lab: cannot write the course into {dest}: {exc}", file=sys.stderr)

@@ -62,8 +62,9 @@ def _layout(book: PlanBook) -> dict[str, tuple[float, float]]:
     return pos
 
 
-def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, *,
-                    title: str | None = None) -> Any:
+def draw_plan_graph(
+    book: PlanBook, run: PlanRun | None = None, ax: Any = None, *, title: str | None = None
+) -> Any:
     """Draw :func:`plan_graph`; with ``run``, the path it took is thick and coloured.
 
     Retries and switches to the same plan are listed above their plan instead of drawn as
@@ -88,11 +89,13 @@ def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, 
             taken.add((run.path[-1], "COMPLETED", "all steps done"))
             visited.add("COMPLETED")
     end_colors = {"COMPLETED": PALETTE["good"], "FAILED": PALETTE["bad"], "ASK HUMAN": PALETTE["secondary"]}
-    colors = [(end_colors.get(n, PALETTE["sky"])) if (run is None or n in visited) else "#e3e3e3"
-              for n in g.nodes]
+    colors = [
+        (end_colors.get(n, PALETTE["sky"])) if (run is None or n in visited) else "#e3e3e3" for n in g.nodes
+    ]
     nx.draw_networkx_nodes(g, pos, ax=ax, node_size=1300, node_color=colors, edgecolors="black")
-    nx.draw_networkx_labels(g, pos, {n: n.replace(" ", "\n") for n in g.nodes}, ax=ax, font_size=7,
-                            font_weight="bold")
+    nx.draw_networkx_labels(
+        g, pos, {n: n.replace(" ", "\n") for n in g.nodes}, ax=ax, font_size=7, font_weight="bold"
+    )
     notes: dict[str, list[str]] = {}
     edge_labels: dict[tuple[str, str], list[str]] = {}
     groups: dict[tuple[bool, bool], list[tuple[str, str]]] = {}  # (on path, unhandled) → edges
@@ -100,8 +103,9 @@ def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, 
         event = data["event"].removesuffix(" (ask)")
         on_path = (u, v, event) in taken
         if u == v:
-            notes.setdefault(u, []).append(data["event"] if data["action"] == "retry"
-                                           else f"{data['event']} (restart)")
+            notes.setdefault(u, []).append(
+                data["event"] if data["action"] == "retry" else f"{data['event']} (restart)"
+            )
             continue
         unhandled = data["action"] == "unhandled"
         if unhandled and not on_path:
@@ -110,14 +114,26 @@ def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, 
         edge_labels.setdefault((u, v), []).append(data["event"])
     for (on_path, unhandled), edges in sorted(groups.items()):
         nx.draw_networkx_edges(
-            g, pos, edgelist=edges, ax=ax, node_size=1300, arrowsize=14,
-            width=3.0 if on_path else 1.0, edge_color=PALETTE["primary"] if on_path else "#9a9a9a",
-            connectionstyle="arc3,rad=0.12", style="dotted" if unhandled else "solid",
+            g,
+            pos,
+            edgelist=edges,
+            ax=ax,
+            node_size=1300,
+            arrowsize=14,
+            width=3.0 if on_path else 1.0,
+            edge_color=PALETTE["primary"] if on_path else "#9a9a9a",
+            connectionstyle="arc3,rad=0.12",
+            style="dotted" if unhandled else "solid",
         )
-    nx.draw_networkx_edge_labels(g, pos, edge_labels={k: "\n".join(v) for k, v in edge_labels.items()},
-                                 ax=ax, font_size=7, connectionstyle="arc3,rad=0.12",
-                                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
-                                       "alpha": 0.8})
+    nx.draw_networkx_edge_labels(
+        g,
+        pos,
+        edge_labels={k: "\n".join(v) for k, v in edge_labels.items()},
+        ax=ax,
+        font_size=7,
+        connectionstyle="arc3,rad=0.12",
+        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
+    )
     for name, plan in book.plans.items():
         x, y = pos[name]
         ax.text(x, y + 0.28, plan.title, ha="center", fontsize=8)
@@ -132,8 +148,13 @@ def draw_plan_graph(book: PlanBook, run: PlanRun | None = None, ax: Any = None, 
     return ax
 
 
-def plot_success_rates(rates: Sequence[float], sweep: Mapping[str, Sequence[float]], ax: Any = None, *,
-                       model: Mapping[str, Any] | None = None) -> Any:
+def plot_success_rates(
+    rates: Sequence[float],
+    sweep: Mapping[str, Sequence[float]],
+    ax: Any = None,
+    *,
+    model: Mapping[str, Any] | None = None,
+) -> Any:
     """Success rate vs disruption rate: simulated points, and with ``model`` (keyword arguments
     of :func:`analytic_success`, e.g. ``{"hotel_full": 0.1}``) the exact curves."""
     if ax is None:
@@ -144,8 +165,14 @@ def plot_success_rates(rates: Sequence[float], sweep: Mapping[str, Sequence[floa
     if model is not None:
         grid = [i / 100 for i in range(101)]
         for name, static in (("static plan", True), ("event-driven plans", False)):
-            ax.plot(grid, [analytic_success(q, static=static, **model) for q in grid], "-",
-                    color=colors[name], alpha=0.6, label=f"{name} (exact)")
+            ax.plot(
+                grid,
+                [analytic_success(q, static=static, **model) for q in grid],
+                "-",
+                color=colors[name],
+                alpha=0.6,
+                label=f"{name} (exact)",
+            )
     for name, values in sweep.items():
         ax.plot(rates, values, "o", color=colors.get(name), label=f"{name} (simulated)")
     ax.set_xlabel("probability that a given flight is sold out")
@@ -178,14 +205,23 @@ class PlansLab(SvgLab):
         style = {"description_width": "initial"}
 
         def prob(desc: str, value: float, top: float = 1.0) -> widgets.FloatSlider:
-            return widgets.FloatSlider(value=value, min=0.0, max=top, step=0.05, description=desc,
-                                       continuous_update=False, readout_format=".2f", style=style)
+            return widgets.FloatSlider(
+                value=value,
+                min=0.0,
+                max=top,
+                step=0.05,
+                description=desc,
+                continuous_update=False,
+                readout_format=".2f",
+                style=style,
+            )
 
         self.sold_out = prob("P(flight sold out)", 0.5)
         self.hotel_full = prob("P(hotel full, per try)", 0.1, 0.9)
         self.peak = prob("P(holiday peak)", 0.2)
-        self.world = widgets.IntSlider(value=1, min=1, max=50, description="world #",
-                                       continuous_update=False, style=style)
+        self.world = widgets.IntSlider(
+            value=1, min=1, max=50, description="world #", continuous_update=False, style=style
+        )
         super().__init__([self.sold_out, self.hotel_full, self.peak, self.world], auto=auto)
 
     def path_picture(self, run: PlanRun) -> str:
@@ -209,20 +245,35 @@ class PlansLab(SvgLab):
         sim_static = success_rate(self.book.static(), sold_out=q, hotel_full=h, peak=peak, trials=self.trials)
         sim_dynamic = success_rate(self.book, sold_out=q, hotel_full=h, peak=peak, trials=self.trials)
         chart = line_chart(
-            [Series("static plan (exact)", SOLD_OUT_GRID, exact_static, PALETTE["bad"]),
-             Series("event-driven (exact)", SOLD_OUT_GRID, exact_dynamic, PALETTE["good"])],
-            markers=[Marker(q, sim_static, PALETTE["bad"], f"static, {self.trials} worlds"),
-                     Marker(q, sim_dynamic, PALETTE["good"], f"event-driven, {self.trials} worlds")],
-            xlim=(0.0, 1.0), ylim=(0.0, 1.0), width=400, height=290, legend="upper right",
-            title="Success rate", xlabel="P(a given flight is sold out)", ylabel="trips arranged")
-        svg = (f"<div style='display:flex;gap:8px;flex-wrap:wrap;align-items:center'>"
-               f"{self.path_picture(run)}{chart}</div>")
+            [
+                Series("static plan (exact)", SOLD_OUT_GRID, exact_static, PALETTE["bad"]),
+                Series("event-driven (exact)", SOLD_OUT_GRID, exact_dynamic, PALETTE["good"]),
+            ],
+            markers=[
+                Marker(q, sim_static, PALETTE["bad"], f"static, {self.trials} worlds"),
+                Marker(q, sim_dynamic, PALETTE["good"], f"event-driven, {self.trials} worlds"),
+            ],
+            xlim=(0.0, 1.0),
+            ylim=(0.0, 1.0),
+            width=400,
+            height=290,
+            legend="upper right",
+            title="Success rate",
+            xlabel="P(a given flight is sold out)",
+            ylabel="trips arranged",
+        )
+        svg = (
+            f"<div style='display:flex;gap:8px;flex-wrap:wrap;align-items:center'>"
+            f"{self.path_picture(run)}{chart}</div>"
+        )
         flight = run.details.get("flight")
         got = f" (flight from {flight['city']}, day {flight['day']:+d})" if flight else ""
         i = round(q * 20)
-        return svg, (f"world #{self.world.value}: event-driven {' → '.join(run.path)} → "
-                     f"{run.state.short}{got}; "
-                     f"static → {static_run.state.short}\n"
-                     f"reason: {run.reason}\n"
-                     f"success over {self.trials} worlds at P(sold out)={q:.2f}: static {sim_static:.0%}, "
-                     f"event-driven {sim_dynamic:.0%} (exact {exact_static[i]:.0%} / {exact_dynamic[i]:.0%})")
+        return svg, (
+            f"world #{self.world.value}: event-driven {' → '.join(run.path)} → "
+            f"{run.state.short}{got}; "
+            f"static → {static_run.state.short}\n"
+            f"reason: {run.reason}\n"
+            f"success over {self.trials} worlds at P(sold out)={q:.2f}: static {sim_static:.0%}, "
+            f"event-driven {sim_dynamic:.0%} (exact {exact_static[i]:.0%} / {exact_dynamic[i]:.0%})"
+        )

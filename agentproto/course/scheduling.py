@@ -26,19 +26,32 @@ from agentproto.orchestration.scheduler import (
     poisson_workload,
 )
 
-__all__ = ["SchedulingLab", "waiting_chart", "gantt_svg", "priority_colors", "plot_gantt",
-           "plot_policy_comparison", "plot_starvation"]
+__all__ = [
+    "SchedulingLab",
+    "waiting_chart",
+    "gantt_svg",
+    "priority_colors",
+    "plot_gantt",
+    "plot_policy_comparison",
+    "plot_starvation",
+]
 
 
 # -- static figures (matplotlib) ------------------------------------------------------------------
 def priority_colors() -> dict[int, str]:
     """Bar colour per priority level (1 = muted grey … 3 = urgent red), shared by every chart."""
-    return {1: PALETTE["muted"], 2: PALETTE["primary"], 3: PALETTE["bad"], 4: PALETTE["accent"],
-            5: PALETTE["secondary"]}
+    return {
+        1: PALETTE["muted"],
+        2: PALETTE["primary"],
+        3: PALETTE["bad"],
+        4: PALETTE["accent"],
+        5: PALETTE["secondary"],
+    }
 
 
-def plot_gantt(result: ScheduleResult, ax: Any = None, *, title: str | None = None,
-               label_tasks: bool | None = None) -> Any:
+def plot_gantt(
+    result: ScheduleResult, ax: Any = None, *, title: str | None = None, label_tasks: bool | None = None
+) -> Any:
     """Who ran when: one row per agent, bars coloured by priority, preemptions marked ✕.
 
     Bars are grouped per (agent, priority) into one ``broken_barh`` call each, so a Gantt of
@@ -55,31 +68,59 @@ def plot_gantt(result: ScheduleResult, ax: Any = None, *, title: str | None = No
         groups.setdefault((seg.agent, seg.priority), []).append((seg.start, seg.end - seg.start))
     seen: set[int] = set()
     for (agent, prio), bars in sorted(groups.items()):
-        ax.broken_barh(bars, (rows[agent] - 0.35, 0.7), facecolors=colors.get(prio, "#333333"),
-                       edgecolor="white", linewidth=0.5,
-                       label=None if prio in seen else f"priority {prio}")
+        ax.broken_barh(
+            bars,
+            (rows[agent] - 0.35, 0.7),
+            facecolors=colors.get(prio, "#333333"),
+            edgecolor="white",
+            linewidth=0.5,
+            label=None if prio in seen else f"priority {prio}",
+        )
         seen.add(prio)
     if label_tasks is None:
         label_tasks = len(result.segments) <= 12
     if label_tasks:
         for seg in result.segments:
-            ax.text((seg.start + seg.end) / 2, rows[seg.agent], seg.task_id, ha="center",
-                    va="center", fontsize=8, color="white", clip_on=True)
+            ax.text(
+                (seg.start + seg.end) / 2,
+                rows[seg.agent],
+                seg.task_id,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white",
+                clip_on=True,
+            )
     if result.preemptions:
-        ax.scatter([p.time for p in result.preemptions], [rows[p.agent] + 0.42 for p in result.preemptions],
-                   marker="x", color="black", s=30, zorder=3, label="preemption")
+        ax.scatter(
+            [p.time for p in result.preemptions],
+            [rows[p.agent] + 0.42 for p in result.preemptions],
+            marker="x",
+            color="black",
+            s=30,
+            zorder=3,
+            label="preemption",
+        )
     ax.set_yticks(range(len(result.agents)), list(result.agents))
     ax.set_ylim(-0.6, len(result.agents) - 0.3)
     ax.invert_yaxis()
     ax.set_xlabel("virtual time (s)")
     ax.set_title(title if title is not None else f"Who ran when — {result.policy.name}", loc="left")
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncols=len(seen) + 1,
-              borderaxespad=0.2, handlelength=1.2, columnspacing=1.0)
+    ax.legend(
+        loc="lower right",
+        bbox_to_anchor=(1.0, 1.0),
+        fontsize=8,
+        ncols=len(seen) + 1,
+        borderaxespad=0.2,
+        handlelength=1.2,
+        columnspacing=1.0,
+    )
     return ax
 
 
-def plot_policy_comparison(results: Mapping[str, ScheduleResult], ax: Any = None,
-                           *, show_max: bool = True) -> Any:
+def plot_policy_comparison(
+    results: Mapping[str, ScheduleResult], ax: Any = None, *, show_max: bool = True
+) -> Any:
     """Grouped bars of mean waiting time per priority level, one group per policy.
 
     With ``show_max`` a black tick above each bar marks the worst wait of that level — the
@@ -124,8 +165,13 @@ def plot_starvation(points: Sequence[ArrivalRatePoint], ax: Any = None, *, prior
     names = list(dict.fromkeys(p.policy for p in points))
     for color, name in zip(styles * 2, names):
         mine = [p for p in points if p.policy == name]
-        ax.plot([p.rate for p in mine], [p.max_wait.get(priority, 0.0) for p in mine], marker="o",
-                color=color, label=name)
+        ax.plot(
+            [p.rate for p in mine],
+            [p.max_wait.get(priority, 0.0) for p in mine],
+            marker="o",
+            color=color,
+            label=name,
+        )
     ax.set_xlabel("arrival rate (requests/s)")
     ax.set_ylabel(f"worst wait of priority {priority} (s)")
     ax.set_title(f"Starvation: how long priority-{priority} work can wait")
@@ -140,12 +186,30 @@ def waiting_chart(results: dict[str, ScheduleResult], *, width: int = 380, heigh
     names = list(results)
     stats = {name: {s.priority: s for s in r.by_priority()} for name, r in results.items()}
     prios = sorted({p for st in stats.values() for p in st}, reverse=True)
-    series = [BarSeries(f"priority {p}", [stats[n][p].mean_wait if p in stats[n] else 0.0 for n in names],
-                        colors.get(p, "#333333")) for p in prios]
-    ticks = [(i, j, stats[n][p].max_wait) for i, n in enumerate(names) for j, p in enumerate(prios)
-             if p in stats[n]]
-    return bar_chart(names, series, ticks=ticks, tick_label="worst wait", width=width, height=height,
-                     title="Mean wait per priority (tick = worst)", ylabel="waiting time (s)")
+    series = [
+        BarSeries(
+            f"priority {p}",
+            [stats[n][p].mean_wait if p in stats[n] else 0.0 for n in names],
+            colors.get(p, "#333333"),
+        )
+        for p in prios
+    ]
+    ticks = [
+        (i, j, stats[n][p].max_wait)
+        for i, n in enumerate(names)
+        for j, p in enumerate(prios)
+        if p in stats[n]
+    ]
+    return bar_chart(
+        names,
+        series,
+        ticks=ticks,
+        tick_label="worst wait",
+        width=width,
+        height=height,
+        title="Mean wait per priority (tick = worst)",
+        ylabel="waiting time (s)",
+    )
 
 
 def gantt_svg(result: ScheduleResult, window: float, *, width: int = 520, height: int = 290) -> str:
@@ -153,11 +217,17 @@ def gantt_svg(result: ScheduleResult, window: float, *, width: int = 520, height
     colors = priority_colors()
     bars = [GanttBar(s.agent, s.start, s.end, colors.get(s.priority, "#333333")) for s in result.segments]
     prios = sorted({s.priority for s in result.segments}, reverse=True)
-    return gantt_chart(list(result.agents), bars, xlim=(0.0, window),
-                       crosses=[(p.agent, p.time) for p in result.preemptions],
-                       legend=[(f"priority {p}", colors.get(p, "#333333")) for p in prios],
-                       width=width, height=height, title=f"First {window:g} s under {result.policy.name}",
-                       xlabel="virtual time (s)")
+    return gantt_chart(
+        list(result.agents),
+        bars,
+        xlim=(0.0, window),
+        crosses=[(p.agent, p.time) for p in result.preemptions],
+        legend=[(f"priority {p}", colors.get(p, "#333333")) for p in prios],
+        width=width,
+        height=height,
+        title=f"First {window:g} s under {result.policy.name}",
+        xlabel="virtual time (s)",
+    )
 
 
 class SchedulingLab(SvgLab):
@@ -170,28 +240,53 @@ class SchedulingLab(SvgLab):
 
     title = "Scheduling lab — same requests, three policies"
 
-    def __init__(self, *, rate: float = 0.25, duration: float = 300.0, window: float = 90.0,
-                 seed: int = 7, auto: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        rate: float = 0.25,
+        duration: float = 300.0,
+        window: float = 90.0,
+        seed: int = 7,
+        auto: bool = True,
+    ) -> None:
         self.duration, self.window, self.seed = duration, window, seed
         style = {"description_width": "initial"}
-        self.rate = widgets.FloatSlider(value=rate, min=0.05, max=0.45, step=0.01,
-                                        description="arrivals / s", continuous_update=False,
-                                        readout_format=".2f", style=style)
+        self.rate = widgets.FloatSlider(
+            value=rate,
+            min=0.05,
+            max=0.45,
+            step=0.01,
+            description="arrivals / s",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
         self.priority = {
-            cls.name: widgets.IntSlider(value=cls.priority, min=1, max=5, description=f"{cls.name} priority",
-                                        continuous_update=False, style=style)
+            cls.name: widgets.IntSlider(
+                value=cls.priority,
+                min=1,
+                max=5,
+                description=f"{cls.name} priority",
+                continuous_update=False,
+                style=style,
+            )
             for cls in TRAVEL_DESK
         }
-        self.gantt_policy = widgets.Dropdown(options=[p.name for p in POLICIES], value=POLICIES[1].name,
-                                             description="Gantt of")
+        self.gantt_policy = widgets.Dropdown(
+            options=[p.name for p in POLICIES], value=POLICIES[1].name, description="Gantt of"
+        )
         super().__init__([self.rate, *self.priority.values(), self.gantt_policy], auto=auto)
 
     def render(self) -> tuple[str, str]:
         prios = {name: s.value for name, s in self.priority.items()}
         specs = poisson_workload(self.rate.value, self.duration, seed=self.seed, priorities=prios)
         results = compare_policies(specs, until=self.duration)
-        svg = (f"<div style='display:flex;gap:8px;flex-wrap:wrap'>{waiting_chart(results)}"
-               f"{gantt_svg(results[self.gantt_policy.value], self.window)}</div>")
-        head = (f"{len(specs)} sub-tasks from requests at {self.rate.value:.2f}/s over "
-                f"{self.duration:g} s; priorities " + ", ".join(f"{k}={v}" for k, v in prios.items()))
+        svg = (
+            f"<div style='display:flex;gap:8px;flex-wrap:wrap'>{waiting_chart(results)}"
+            f"{gantt_svg(results[self.gantt_policy.value], self.window)}</div>"
+        )
+        head = (
+            f"{len(specs)} sub-tasks from requests at {self.rate.value:.2f}/s over "
+            f"{self.duration:g} s; priorities " + ", ".join(f"{k}={v}" for k, v in prios.items())
+        )
         return svg, head + "\n" + "\n".join(r.summary() for r in results.values())

@@ -30,8 +30,14 @@ __all__ = ["SemanticLab", "plot_accuracy_vs_hops", "plot_threshold_tradeoff", "N
 
 
 # -- static figures (matplotlib) ------------------------------------------------------------------
-def plot_accuracy_vs_hops(p: float = 0.9, n_max: int = 10, ax: Any = None, *, realign: float | None = None,
-                          simulated: Sequence[float] | None = None) -> Any:
+def plot_accuracy_vs_hops(
+    p: float = 0.9,
+    n_max: int = 10,
+    ax: Any = None,
+    *,
+    realign: float | None = None,
+    simulated: Sequence[float] | None = None,
+) -> Any:
     """``p ** n`` against n, the seed's four points marked; optionally the envelope curve."""
     if ax is None:
         import matplotlib.pyplot as plt
@@ -40,14 +46,24 @@ def plot_accuracy_vs_hops(p: float = 0.9, n_max: int = 10, ax: Any = None, *, re
     ns = list(range(1, n_max + 1))
     ax.plot(ns, [chain_accuracy(p, n) for n in ns], "-o", color=PALETTE["bad"], label=f"no envelope: {p:g}ⁿ")
     if realign is not None:
-        ax.plot(ns, [envelope_accuracy(p, n, realign) for n in ns], "-s", color=PALETTE["good"],
-                label=f"envelope, re-align {realign:.0%}")
+        ax.plot(
+            ns,
+            [envelope_accuracy(p, n, realign) for n in ns],
+            "-s",
+            color=PALETTE["good"],
+            label=f"envelope, re-align {realign:.0%}",
+        )
     if simulated is not None:
         ax.plot(ns[: len(simulated)], simulated, "x", color="black", label="Monte Carlo")
     if p == 0.9:
         for n in range(1, 5):
-            ax.annotate(f"{chain_accuracy(p, n):.1%}", (n, chain_accuracy(p, n)), textcoords="offset points",
-                        xytext=(6, 6), fontsize=8)
+            ax.annotate(
+                f"{chain_accuracy(p, n):.1%}",
+                (n, chain_accuracy(p, n)),
+                textcoords="offset points",
+                xytext=(6, 6),
+                fontsize=8,
+            )
     ax.set_xlabel("agents in the chain (n)")
     ax.set_ylabel("end-to-end accuracy")
     ax.set_ylim(0, 1.02)
@@ -69,8 +85,13 @@ def plot_threshold_tradeoff(outcomes: Sequence[ChainOutcome], ax: Any = None) ->
     ax.set_ylabel("end-to-end accuracy", color=PALETTE["good"])
     ax.set_ylim(0, 1.02)
     right = ax.twinx()
-    right.plot(ts, [o.escalations_per_request for o in outcomes], "--", color=PALETTE["secondary"],
-               label="escalations per request")
+    right.plot(
+        ts,
+        [o.escalations_per_request for o in outcomes],
+        "--",
+        color=PALETTE["secondary"],
+        label="escalations per request",
+    )
     right.set_ylabel("human escalations per request", color=PALETTE["secondary"])
     right.set_ylim(0, max(0.5, max(o.escalations_per_request for o in outcomes) * 1.1))
     right.grid(False)
@@ -99,21 +120,50 @@ class SemanticLab(SvgLab):
     def __init__(self, *, realign: float = 0.5, trials: int = 2000, seed: int = 0, auto: bool = True) -> None:
         self.realign, self.trials, self.seed = realign, trials, seed
         style = {"description_width": "initial"}
-        self.p = widgets.FloatSlider(value=0.9, min=0.5, max=1.0, step=0.01, description="per-hop accuracy p",
-                                     continuous_update=False, readout_format=".2f", style=style)
-        self.n = widgets.IntSlider(value=4, min=1, max=N_MAX, description="agents n",
-                                   continuous_update=False, style=style)
-        self.threshold = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.05,
-                                             description="ask a human below", continuous_update=False,
-                                             readout_format=".2f", style=style)
-        self.calibration = widgets.FloatSlider(value=0.8, min=0.0, max=1.0, step=0.05,
-                                               description="calibration", continuous_update=False,
-                                               readout_format=".2f", style=style)
+        self.p = widgets.FloatSlider(
+            value=0.9,
+            min=0.5,
+            max=1.0,
+            step=0.01,
+            description="per-hop accuracy p",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
+        self.n = widgets.IntSlider(
+            value=4, min=1, max=N_MAX, description="agents n", continuous_update=False, style=style
+        )
+        self.threshold = widgets.FloatSlider(
+            value=0.5,
+            min=0.0,
+            max=1.0,
+            step=0.05,
+            description="ask a human below",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
+        self.calibration = widgets.FloatSlider(
+            value=0.8,
+            min=0.0,
+            max=1.0,
+            step=0.05,
+            description="calibration",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
         super().__init__([self.p, self.n, self.threshold, self.calibration], auto=auto)
 
     def config(self) -> ChainConfig:
-        return ChainConfig(p=self.p.value, n=self.n.value, envelope=True, realign=self.realign,
-                           threshold=self.threshold.value, calibration=self.calibration.value)
+        return ChainConfig(
+            p=self.p.value,
+            n=self.n.value,
+            envelope=True,
+            realign=self.realign,
+            threshold=self.threshold.value,
+            calibration=self.calibration.value,
+        )
 
     def render(self) -> tuple[str, str]:
         cfg = self.config()
@@ -121,25 +171,55 @@ class SemanticLab(SvgLab):
         ns = list(range(1, N_MAX + 1))
         with_threshold = simulate_chain(replace(cfg, n=N_MAX), trials=self.trials, seed=self.seed)
         left = line_chart(
-            [Series(f"bare chain {p:.2f}ⁿ", ns, [chain_accuracy(p, k) for k in ns], PALETTE["bad"]),
-             Series("envelope, re-align", ns, [envelope_accuracy(p, k, self.realign) for k in ns],
-                    PALETTE["primary"]),
-             Series(f"+ ask below {threshold:.2f}", ns, list(with_threshold.per_hop_accuracy),
-                    PALETTE["good"])],
-            markers=[Marker(n, None, "#555555", f"n = {n}")], xlim=(1, N_MAX), ylim=(0.0, 1.0),
-            width=470, height=280, legend="upper right" if p < 0.97 else "upper left",
-            title="Accuracy vs chain length", xlabel="agents in the chain", ylabel="end-to-end accuracy")
+            [
+                Series(f"bare chain {p:.2f}ⁿ", ns, [chain_accuracy(p, k) for k in ns], PALETTE["bad"]),
+                Series(
+                    "envelope, re-align",
+                    ns,
+                    [envelope_accuracy(p, k, self.realign) for k in ns],
+                    PALETTE["primary"],
+                ),
+                Series(
+                    f"+ ask below {threshold:.2f}", ns, list(with_threshold.per_hop_accuracy), PALETTE["good"]
+                ),
+            ],
+            markers=[Marker(n, None, "#555555", f"n = {n}")],
+            xlim=(1, N_MAX),
+            ylim=(0.0, 1.0),
+            width=470,
+            height=280,
+            legend="upper right" if p < 0.97 else "upper left",
+            title="Accuracy vs chain length",
+            xlabel="agents in the chain",
+            ylabel="end-to-end accuracy",
+        )
         sweep = threshold_sweep(cfg, THRESHOLDS, trials=self.trials, seed=self.seed)
         here = simulate_chain(cfg, trials=self.trials, seed=self.seed)
         right = line_chart(
-            [Series("accuracy", THRESHOLDS, [o.accuracy for o in sweep], PALETTE["good"]),
-             Series("share of hops asked", THRESHOLDS, [o.escalations_per_request / n for o in sweep],
-                    PALETTE["secondary"], dash="6,4")],
-            markers=[Marker(threshold, None, "#555555", "your threshold")], xlim=(0.0, 1.0),
-            ylim=(0.0, 1.0), width=470, height=280, legend="upper left",
-            title=f"Asking a human, n = {n}", xlabel="confidence threshold", ylabel="fraction")
+            [
+                Series("accuracy", THRESHOLDS, [o.accuracy for o in sweep], PALETTE["good"]),
+                Series(
+                    "share of hops asked",
+                    THRESHOLDS,
+                    [o.escalations_per_request / n for o in sweep],
+                    PALETTE["secondary"],
+                    dash="6,4",
+                ),
+            ],
+            markers=[Marker(threshold, None, "#555555", "your threshold")],
+            xlim=(0.0, 1.0),
+            ylim=(0.0, 1.0),
+            width=470,
+            height=280,
+            legend="upper left",
+            title=f"Asking a human, n = {n}",
+            xlabel="confidence threshold",
+            ylabel="fraction",
+        )
         svg = f"<div style='display:flex;gap:8px;flex-wrap:wrap'>{left}{right}</div>"
-        summary = (f"p={p:.2f}, n={n}: bare chain {chain_accuracy(p, n):.1%}; envelope "
-                   f"{envelope_accuracy(p, n, self.realign):.1%}; envelope + ask below {threshold:.2f} "
-                   f"(calibration {cfg.option('calibration'):.2f}): {here.line()}")
+        summary = (
+            f"p={p:.2f}, n={n}: bare chain {chain_accuracy(p, n):.1%}; envelope "
+            f"{envelope_accuracy(p, n, self.realign):.1%}; envelope + ask below {threshold:.2f} "
+            f"(calibration {cfg.option('calibration'):.2f}): {here.line()}"
+        )
         return svg, summary

@@ -73,18 +73,31 @@ def _fmt(v: float) -> str:
     return f"{v:g}"
 
 
-def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280, title: str = "",
-               xlabel: str = "", ylabel: str = "", xlim: tuple[float, float] | None = None,
-               ylim: tuple[float, float] | None = None, markers: Sequence[Marker] = (),
-               legend: str = "upper right") -> str:
+def line_chart(
+    series: Sequence[Series],
+    *,
+    width: int = 640,
+    height: int = 280,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    xlim: tuple[float, float] | None = None,
+    ylim: tuple[float, float] | None = None,
+    markers: Sequence[Marker] = (),
+    legend: str = "upper right",
+) -> str:
     """An SVG line chart (a string to put in an ``ipywidgets.HTML``).
 
     ``legend`` is ``"upper right"``, ``"upper left"``, ``"lower right"`` or ``"lower left"``.
     """
     left, right, top, bottom = 62, 14, 30 if title else 12, 44
     pw, ph = width - left - right, height - top - bottom
-    finite = [(x, y) for s in series for x, y in zip(s.xs, s.ys)
-              if y is not None and math.isfinite(x) and math.isfinite(y)]
+    finite = [
+        (x, y)
+        for s in series
+        for x, y in zip(s.xs, s.ys)
+        if y is not None and math.isfinite(x) and math.isfinite(y)
+    ]
     xs = [p[0] for p in finite] or [0.0, 1.0]
     ys = [p[1] for p in finite] + [m.y for m in markers if m.y is not None]
     ys = ys or [0.0, 1.0]
@@ -105,13 +118,17 @@ def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280,
 
     key = f"{width}x{height}:{title}:{xlabel}:{ylabel}"
     clip = f"clip-{zlib.crc32(key.encode()):08x}"  # ids are page-global
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-           f'<defs><clipPath id="{clip}"><rect x="{left}" y="{top}" width="{pw}" '
-           f'height="{ph}"/></clipPath></defs>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        f'<defs><clipPath id="{clip}"><rect x="{left}" y="{top}" width="{pw}" '
+        f'height="{ph}"/></clipPath></defs>',
+    ]
     if title:
-        out.append(f'<text x="{left + pw / 2:.1f}" y="18" text-anchor="middle" font-weight="bold" '
-                   f'font-size="12">{html.escape(title)}</text>')
+        out.append(
+            f'<text x="{left + pw / 2:.1f}" y="18" text-anchor="middle" font-weight="bold" '
+            f'font-size="12">{html.escape(title)}</text>'
+        )
     for t in nice_ticks(y0, y1):
         y = sy(t)
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e6e6e6"/>')
@@ -122,10 +139,13 @@ def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280,
         out.append(f'<text x="{x:.1f}" y="{top + ph + 14}" text-anchor="middle" fill="#444">{_fmt(t)}</text>')
     out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="#666"/>')
     out.append(f'<line x1="{left}" x2="{left + pw}" y1="{top + ph}" y2="{top + ph}" stroke="#666"/>')
-    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" '
-               f'text-anchor="middle">{html.escape(xlabel)}</text>')
-    out.append(f'<text transform="translate(14,{top + ph / 2:.1f}) rotate(-90)" text-anchor="middle">'
-               f'{html.escape(ylabel)}</text>')
+    out.append(
+        f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">{html.escape(xlabel)}</text>'
+    )
+    out.append(
+        f'<text transform="translate(14,{top + ph / 2:.1f}) rotate(-90)" text-anchor="middle">'
+        f"{html.escape(ylabel)}</text>"
+    )
     out.append(f'<g clip-path="url(#{clip})">')
     for s in series:
         segs: list[list[str]] = []
@@ -141,34 +161,45 @@ def line_chart(series: Sequence[Series], *, width: int = 640, height: int = 280,
             segs.append(cur)
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
         for seg in segs:
-            out.append(f'<polyline fill="none" stroke="{s.color}" stroke-width="{s.width}"{dash} '
-                       f'stroke-linejoin="round" points="{" ".join(seg)}"/>')
+            out.append(
+                f'<polyline fill="none" stroke="{s.color}" stroke-width="{s.width}"{dash} '
+                f'stroke-linejoin="round" points="{" ".join(seg)}"/>'
+            )
     for m in markers:
         if m.y is None:
             x = sx(m.x)
-            out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + ph}" stroke="{m.color}" '
-                       f'stroke-width="1.5" stroke-dasharray="{m.dash}"/>')
+            out.append(
+                f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + ph}" stroke="{m.color}" '
+                f'stroke-width="1.5" stroke-dasharray="{m.dash}"/>'
+            )
         else:
             out.append(f'<circle cx="{sx(m.x):.1f}" cy="{sy(m.y):.1f}" r="5" fill="{m.color}"/>')
     out.append("</g>")
     entries = [(s.label, s.color, s.dash, "line") for s in series if s.label]
-    entries += [(m.label, m.color, m.dash if m.y is None else "", "dot" if m.y is not None else "line")
-                for m in markers if m.label]
+    entries += [
+        (m.label, m.color, m.dash if m.y is None else "", "dot" if m.y is not None else "line")
+        for m in markers
+        if m.label
+    ]
     if entries:
         lw = 12 + 6.2 * max(len(e[0]) for e in entries) + 26
         box_h = 16 * len(entries) + 6
         lx = left + pw - lw - 4 if legend.endswith("right") else left + 6
         ly = top + 4 if legend.startswith("upper") else top + ph - box_h - 4
-        out.append(f'<rect x="{lx:.1f}" y="{ly:.1f}" width="{lw:.1f}" height="{box_h}" '
-                   'fill="white" fill-opacity="0.85" stroke="#ddd"/>')
+        out.append(
+            f'<rect x="{lx:.1f}" y="{ly:.1f}" width="{lw:.1f}" height="{box_h}" '
+            'fill="white" fill-opacity="0.85" stroke="#ddd"/>'
+        )
         for i, (label, color, dash, kind) in enumerate(entries):
             y = round(ly + 14 + 16 * i, 1)
             if kind == "dot":
                 out.append(f'<circle cx="{lx + 16:.1f}" cy="{y - 4}" r="4.5" fill="{color}"/>')
             else:
                 d = f' stroke-dasharray="{dash}"' if dash else ""
-                out.append(f'<line x1="{lx + 6:.1f}" x2="{lx + 26:.1f}" y1="{y - 4}" y2="{y - 4}" '
-                           f'stroke="{color}" stroke-width="2"{d}/>')
+                out.append(
+                    f'<line x1="{lx + 6:.1f}" x2="{lx + 26:.1f}" y1="{y - 4}" y2="{y - 4}" '
+                    f'stroke="{color}" stroke-width="2"{d}/>'
+                )
             out.append(f'<text x="{lx + 32:.1f}" y="{y}">{html.escape(label)}</text>')
     out.append("</svg>")
     return "".join(out)
@@ -206,6 +237,6 @@ class SvgLab(Lab):
 
     def widget(self) -> widgets.VBox:
         rows: list[widgets.Widget] = [widgets.HTML(f"<b>{html.escape(self.title)}</b>")]
-        rows += [widgets.HBox(self.controls[i:i + 3]) for i in range(0, len(self.controls), 3)]
+        rows += [widgets.HBox(self.controls[i : i + 3]) for i in range(0, len(self.controls), 3)]
         rows += [widgets.HBox([self.run_button, *self.extra_buttons()]), self.summary, self.chart]
         return widgets.VBox(rows)

@@ -21,10 +21,24 @@ __all__ = ["Trace", "IdNormalizer", "show_trace", "to_wire", "event_kind"]
 #: Keys whose string values are identifiers (AG-UI and A2A wire names).
 ID_KEYS = frozenset(
     {
-        "id", "threadId", "runId", "parentRunId", "messageId", "toolCallId",
-        "parentMessageId", "subagentRunId", "parentSubagentRunId", "parentToolCallId",
-        "entityId", "interruptId", "interruptIds", "pendingToolCallIds", "taskId",
-        "contextId", "artifactId", "referenceTaskIds",
+        "id",
+        "threadId",
+        "runId",
+        "parentRunId",
+        "messageId",
+        "toolCallId",
+        "parentMessageId",
+        "subagentRunId",
+        "parentSubagentRunId",
+        "parentToolCallId",
+        "entityId",
+        "interruptId",
+        "interruptIds",
+        "pendingToolCallIds",
+        "taskId",
+        "contextId",
+        "artifactId",
+        "referenceTaskIds",
     }
 )
 _GENERATED = re.compile(
@@ -129,15 +143,19 @@ class Trace:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        head = (f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>"
-                if self.title else "")
+        head = (
+            f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>"
+            if self.title
+            else ""
+        )
         body = "".join(
             f"<tr><td style='text-align:right'>{n}</td><td><code>{html.escape(k)}</code></td>"
             f"<td style='text-align:left'><code>{html.escape(s)}</code></td></tr>"
             for n, k, s in self.rows
         )
         return (
-            "<table class='agentproto-trace'>" + head
+            "<table class='agentproto-trace'>"
+            + head
             + "<thead><tr><th>#</th><th>event</th><th style='text-align:left'>fields</th></tr></thead>"
             + f"<tbody>{body}</tbody></table>"
         )

@@ -49,8 +49,13 @@ def plot_comparison(results: list[TransportResult], title: str = "", fig: Figure
     firsts = [r.first_progress or 0.0 for r in results]
     bars = left.barh(names, firsts, color=PALETTE["primary"])
     for bar, r in zip(bars, results):
-        left.text(bar.get_width() + 0.05, bar.get_y() + bar.get_height() / 2,
-                  f"{r.requests} req", va="center", fontsize=9)
+        left.text(
+            bar.get_width() + 0.05,
+            bar.get_y() + bar.get_height() / 2,
+            f"{r.requests} req",
+            va="center",
+            fontsize=9,
+        )
     left.invert_yaxis()
     left.set_xlabel("time to first visible progress (virtual s)")
     left.set_title("How soon does the user see anything?")
@@ -65,8 +70,12 @@ def plot_comparison(results: list[TransportResult], title: str = "", fig: Figure
             if start is None:
                 continue
             y = row - 0.4 + k * lane_h
-            right.broken_barh([(start, horizon - start)], (y, lane_h * 0.9), color=_CAP_COLORS[k],
-                              label=None if cap in labelled else cap)
+            right.broken_barh(
+                [(start, horizon - start)],
+                (y, lane_h * 0.9),
+                color=_CAP_COLORS[k],
+                label=None if cap in labelled else cap,
+            )
             labelled.add(cap)
     right.set_yticks(range(len(results)), names)
     right.invert_yaxis()
@@ -84,12 +93,24 @@ class TransportExplorer:
     """Sliders for poll interval and model latency, a summary and the comparison plot."""
 
     def __init__(self, poll_interval: float = 2.0, model_latency: float = 1.5) -> None:
-        self.poll = widgets.FloatSlider(value=poll_interval, min=0.25, max=5.0, step=0.25,
-                                        description="poll every (s)", continuous_update=False,
-                                        style={"description_width": "initial"})
-        self.latency = widgets.FloatSlider(value=model_latency, min=0.0, max=5.0, step=0.25,
-                                           description="model latency (s)", continuous_update=False,
-                                           style={"description_width": "initial"})
+        self.poll = widgets.FloatSlider(
+            value=poll_interval,
+            min=0.25,
+            max=5.0,
+            step=0.25,
+            description="poll every (s)",
+            continuous_update=False,
+            style={"description_width": "initial"},
+        )
+        self.latency = widgets.FloatSlider(
+            value=model_latency,
+            min=0.0,
+            max=5.0,
+            step=0.25,
+            description="model latency (s)",
+            continuous_update=False,
+            style={"description_width": "initial"},
+        )
         self.summary = widgets.HTML()
         # The figure is rendered to PNG bytes in an Image widget (not an Output widget), so it
         # behaves the same in JupyterLab, under nbval and in tests. It is a private Figure, never

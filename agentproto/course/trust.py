@@ -86,13 +86,19 @@ class TokenInspector:
     """
 
     ISSUER = "https://auth.example"
-    TAMPERS = [("nothing", "none"), ("scope += flights:book", "scope"),
-               ("sub → admin", "subject"), ("exp + 1 day", "expiry")]
-    FORGERIES = [("signed by the auth server", "genuine"),
-                 ("alg: none (signature removed)", "alg-none"),
-                 ("re-signed by a stranger as auth-1", "stranger"),
-                 ("signed by a stranger's own key", "unknown-kid"),
-                 ("HS256 keyed with the public key", "hs-confusion")]
+    TAMPERS = [
+        ("nothing", "none"),
+        ("scope += flights:book", "scope"),
+        ("sub → admin", "subject"),
+        ("exp + 1 day", "expiry"),
+    ]
+    FORGERIES = [
+        ("signed by the auth server", "genuine"),
+        ("alg: none (signature removed)", "alg-none"),
+        ("re-signed by a stranger as auth-1", "stranger"),
+        ("signed by a stranger's own key", "unknown-kid"),
+        ("HS256 keyed with the public key", "hs-confusion"),
+    ]
 
     def __init__(self, *, ttl_s: int = 3600, start_ms: int = FakeClock.DEFAULT_START_MS) -> None:
         self.start_ms = start_ms
@@ -100,24 +106,47 @@ class TokenInspector:
         self._mallory = teaching_key("mallory", "EdDSA")
         self.keys = KeySet()
         self.keys.add("auth-1", self._auth_key.public_key())
-        self.genuine = issue_token("orchestrator", "flight-agent", ["flights:search"], ttl_s,
-                                   self._auth_key, clock=FakeClock(start_ms), kid="auth-1",
-                                   issuer=self.ISSUER)
+        self.genuine = issue_token(
+            "orchestrator",
+            "flight-agent",
+            ["flights:search"],
+            ttl_s,
+            self._auth_key,
+            clock=FakeClock(start_ms),
+            kid="auth-1",
+            issuer=self.ISSUER,
+        )
         style = {"description_width": "110px"}
         layout = widgets.Layout(width="380px")
-        self.tamper = widgets.Dropdown(options=self.TAMPERS, value="none",
-                                       description="tamper claim", style=style, layout=layout)
-        self.forgery = widgets.Dropdown(options=self.FORGERIES, value="genuine",
-                                        description="signature", style=style, layout=layout)
-        self.audience = widgets.Dropdown(options=["flight-agent", "hotel-agent"],
-                                         value="flight-agent", description="verifier is",
-                                         style=style, layout=layout)
-        self.scope_needed = widgets.Dropdown(options=["flights:search", "flights:book"],
-                                             value="flights:search", description="request needs",
-                                             style=style, layout=layout)
-        self.minutes = widgets.IntSlider(value=0, min=0, max=180, step=5,
-                                         description="minutes later", style=style,
-                                         layout=widgets.Layout(width="380px"))
+        self.tamper = widgets.Dropdown(
+            options=self.TAMPERS, value="none", description="tamper claim", style=style, layout=layout
+        )
+        self.forgery = widgets.Dropdown(
+            options=self.FORGERIES, value="genuine", description="signature", style=style, layout=layout
+        )
+        self.audience = widgets.Dropdown(
+            options=["flight-agent", "hotel-agent"],
+            value="flight-agent",
+            description="verifier is",
+            style=style,
+            layout=layout,
+        )
+        self.scope_needed = widgets.Dropdown(
+            options=["flights:search", "flights:book"],
+            value="flights:search",
+            description="request needs",
+            style=style,
+            layout=layout,
+        )
+        self.minutes = widgets.IntSlider(
+            value=0,
+            min=0,
+            max=180,
+            step=5,
+            description="minutes later",
+            style=style,
+            layout=widgets.Layout(width="380px"),
+        )
         self.advance_button = widgets.Button(description="+15 min")
         self.reset_button = widgets.Button(description="Reset")
         self.view = widgets.HTML()
@@ -168,9 +197,15 @@ class TokenInspector:
     @property
     def results(self) -> list[CheckResult]:
         """The verifier's check table for the current token and settings."""
-        return token_checks(self.token, audience=self.audience.value, keys=self.keys,
-                            clock=self.clock, required_scopes={self.scope_needed.value},
-                            issuer=self.ISSUER, algorithms=("EdDSA", "ES256", "RS256", "HS256"))
+        return token_checks(
+            self.token,
+            audience=self.audience.value,
+            keys=self.keys,
+            clock=self.clock,
+            required_scopes={self.scope_needed.value},
+            issuer=self.ISSUER,
+            algorithms=("EdDSA", "ES256", "RS256", "HS256"),
+        )
 
     @property
     def error(self) -> TokenError | None:
@@ -194,29 +229,35 @@ class TokenInspector:
         parts = token.split(".")
         colours = ["#cf222e", "#8250df", "#0969da"]
         coloured = '<span style="color:#57606a">.</span>'.join(
-            f'<span style="color:{c}">{html.escape(p)}</span>' for c, p in zip(colours, parts))
+            f'<span style="color:{c}">{html.escape(p)}</span>' for c, p in zip(colours, parts)
+        )
         try:
             header, payload = decode_unverified(token)
-            decoded = (f"header  {html.escape(json.dumps(header))}<br>"
-                       f"payload {html.escape(json.dumps(payload))}")
+            decoded = (
+                f"header  {html.escape(json.dumps(header))}<br>payload {html.escape(json.dumps(payload))}"
+            )
         except TokenError as exc:
             decoded = html.escape(str(exc))
         rows = []
         for check, result in zip(CHECKS, self.results):
             colour = {True: _OK, False: _BAD, None: _SKIP}[result.passed]
-            rows.append(f'<tr style="color:{colour}"><td>{result.mark}</td>'
-                        f"<td>{html.escape(check.name)}</td>"
-                        f"<td>{html.escape(result.detail or check.passes_when)}</td></tr>")
+            rows.append(
+                f'<tr style="color:{colour}"><td>{result.mark}</td>'
+                f"<td>{html.escape(check.name)}</td>"
+                f"<td>{html.escape(result.detail or check.passes_when)}</td></tr>"
+            )
         error = self.error
-        answer = ("" if error is None else
-                  f"<br>WWW-Authenticate: {html.escape(challenge(error, realm='flights'))}")
+        answer = (
+            "" if error is None else f"<br>WWW-Authenticate: {html.escape(challenge(error, realm='flights'))}"
+        )
         self.view.value = (
             f'<div style="{_MONO}; word-break: break-all; max-width: 760px">{coloured}</div>'
             f'<div style="{_MONO}; margin: 6px 0">{decoded}<br>verifier clock '
             f"{self.clock.now().strftime('%H:%M')} UTC</div>"
             f'<table style="{_MONO}">{"".join(rows)}</table>'
             f'<div style="{_MONO}; margin-top: 6px">'
-            f"<b>{html.escape(self.verdict)}</b>{answer}</div>")
+            f"<b>{html.escape(self.verdict)}</b>{answer}</div>"
+        )
 
     def widget(self) -> widgets.VBox:
         left = widgets.VBox([self.forgery, self.tamper, self.audience, self.scope_needed])
@@ -265,8 +306,7 @@ class CardTamperLab:
 
     def apply(self, action: str) -> None:
         """One attacker move: rename, redirect, add-skill, re-sign or strip."""
-        self.card = tamper_card(self.card, action, attacker_key=self._attacker,
-                                kid="travel-card-1")
+        self.card = tamper_card(self.card, action, attacker_key=self._attacker, kid="travel-card-1")
         self.actions.append(action)
         self.redraw()
 
@@ -297,8 +337,10 @@ class CardTamperLab:
 
     def redraw(self) -> None:
         card = self.card
-        sigs = ", ".join(f"{h.get('kid')} ({h.get('alg')})"
-                         for h in map(signature_header, card.signatures)) or "none"
+        sigs = (
+            ", ".join(f"{h.get('kid')} ({h.get('alg')})" for h in map(signature_header, card.signatures))
+            or "none"
+        )
         error = self.error
         why = "" if error is None else (error.reasons[0] if error.reasons else error.message)
         detail = f"<br>{html.escape(why)}" if why else ""
@@ -312,11 +354,20 @@ class CardTamperLab:
             f"sha256 {self.fingerprint()}…<br>"
             f"moves so far: {html.escape(', '.join(self.actions) or 'none')}</div>"
             f'<div style="{_MONO}; color:{colour}; margin-top: 6px">'
-            f"<b>{html.escape(self.verdict)}</b>{detail}</div>")
+            f"<b>{html.escape(self.verdict)}</b>{detail}</div>"
+        )
 
     def widget(self) -> widgets.VBox:
-        buttons = widgets.HBox([self.rename_button, self.redirect_button, self.add_skill_button,
-                                self.resign_button, self.strip_button, self.reset_button])
+        buttons = widgets.HBox(
+            [
+                self.rename_button,
+                self.redirect_button,
+                self.add_skill_button,
+                self.resign_button,
+                self.strip_button,
+                self.reset_button,
+            ]
+        )
         return widgets.VBox([buttons, self.view])
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
@@ -336,18 +387,26 @@ class ForgeryProbe:
     shortened in the table only. Pass an ``httpx.Client`` as ``client`` to reuse connections.
     """
 
-    def __init__(self, base_url: str, *, message_width: int = 90,
-                 client: httpx.Client | None = None) -> None:
+    def __init__(self, base_url: str, *, message_width: int = 90, client: httpx.Client | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.message_width = message_width
         self.client = client
         self.attempts: list[ForgeryAttempt] = []
 
-    def attempt(self, label: str, *, thread_id: str, run_id: str,
-                messages: Sequence[dict[str, Any]] = (), resume: list[dict[str, Any]] | None = None,
-                state: Any = None, tools: Sequence[dict[str, Any]] = ()) -> ForgeryAttempt:
-        body = run_input(thread_id=thread_id, run_id=run_id, messages=messages, resume=resume,
-                         state=state, tools=tools)
+    def attempt(
+        self,
+        label: str,
+        *,
+        thread_id: str,
+        run_id: str,
+        messages: Sequence[dict[str, Any]] = (),
+        resume: list[dict[str, Any]] | None = None,
+        state: Any = None,
+        tools: Sequence[dict[str, Any]] = (),
+    ) -> ForgeryAttempt:
+        body = run_input(
+            thread_id=thread_id, run_id=run_id, messages=messages, resume=resume, state=state, tools=tools
+        )
         result = post_run_input(self.base_url, label, body, client=self.client)
         self.attempts.append(result)
         return result
@@ -357,8 +416,10 @@ class ForgeryProbe:
 
     def line(self, attempt: ForgeryAttempt, width: int = 44) -> str:
         """One row of the table: label, HTTP status, code, (shortened) message."""
-        return (f"{attempt.label:<{width}} HTTP {attempt.status}  {attempt.code:<28} "
-                f"{self._short(attempt.message)}")
+        return (
+            f"{attempt.label:<{width}} HTTP {attempt.status}  {attempt.code:<28} "
+            f"{self._short(attempt.message)}"
+        )
 
     def table(self) -> str:
         width = max((len(a.label) for a in self.attempts), default=10) + 2

@@ -33,8 +33,9 @@ class Stepper:
         self.prev_button = widgets.Button(description="◀ Prev", layout=widgets.Layout(width="90px"))
         self.next_button = widgets.Button(description="Next ▶", layout=widgets.Layout(width="90px"))
         self.reset_button = widgets.Button(description="Reset", layout=widgets.Layout(width="80px"))
-        self.slider = widgets.IntSlider(value=0, min=0, max=len(items) - 1, description="step",
-                                        continuous_update=True)
+        self.slider = widgets.IntSlider(
+            value=0, min=0, max=len(items) - 1, description="step", continuous_update=True
+        )
         self.view = widgets.HTML()
         self.title = title
         self.prev_button.on_click(lambda _b: self.go(self.index - 1))

@@ -68,8 +68,18 @@ def audit_trail(store: ThreadStore, thread_id: str) -> list[AuditRow]:
                         result = event["content"]
         decision = None
         if record.decision is not None:
-            decision = {k: record.decision[k] for k in ("status", "payload")
-                        if k in record.decision}
-        rows.append(AuditRow(record.id, tool_call_id, tool, proposed, record.run_id,
-                             record.status, decision, record.settled_by, result))
+            decision = {k: record.decision[k] for k in ("status", "payload") if k in record.decision}
+        rows.append(
+            AuditRow(
+                record.id,
+                tool_call_id,
+                tool,
+                proposed,
+                record.run_id,
+                record.status,
+                decision,
+                record.settled_by,
+                result,
+            )
+        )
     return rows

@@ -30,13 +30,12 @@ from agentproto.a2a.types import Task, TaskArtifactUpdateEvent
 from agentproto.agui import events as ev
 from agentproto.agui.interrupts import finish_with_interrupts
 from agentproto.agui.server import agui_routes
+from agentproto.agui.threadstore import ThreadStore
 from agentproto.clock import Clock, IdFactory, IdSource
 from agentproto.demo.refund_agent import ORDER_ID_PATTERN
 from agentproto.demo.tools import FakeToolProvider, handle_jsonrpc
-from agentproto.agui.threadstore import ThreadStore
 
-__all__ = ["LAYERS", "PARTIES", "Hop", "StackLog", "ANSWER_SCHEMA", "ConciergeAgent",
-           "create_concierge_app"]
+__all__ = ["LAYERS", "PARTIES", "Hop", "StackLog", "ANSWER_SCHEMA", "ConciergeAgent", "create_concierge_app"]
 
 #: The three protocol layers, in the order the course draws them.
 LAYERS = ("AG-UI", "MCP", "A2A")
@@ -144,9 +143,16 @@ class ConciergeAgent:
 
     name = "concierge"
 
-    def __init__(self, tools: Any, travel_url: str, *, log: StackLog | None = None,
-                 a2a_ids: IdSource | None = None, a2a_timeout_s: float = 10.0,
-                 max_result_chars: int = 600) -> None:
+    def __init__(
+        self,
+        tools: Any,
+        travel_url: str,
+        *,
+        log: StackLog | None = None,
+        a2a_ids: IdSource | None = None,
+        a2a_timeout_s: float = 10.0,
+        max_result_chars: int = 600,
+    ) -> None:
         self.tools = tools
         self.travel_url = travel_url
         self.log = log if log is not None else StackLog()
@@ -160,11 +166,11 @@ class ConciergeAgent:
     # -- the AG-UI agent --------------------------------------------------------------------
 
     def __call__(self, ctx: Any) -> Iterator[ev.BaseEvent]:
-        yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id,
-                                 protocol_version=ev.PROTOCOL_VERSION)
+        yield ev.RunStartedEvent(
+            thread_id=ctx.thread_id, run_id=ctx.run_id, protocol_version=ev.PROTOCOL_VERSION
+        )
         kind = "resume" if ctx.plan.kind == "resume" else "new run"
-        self.log.add("AG-UI", "user", "concierge", f"POST /ag-ui/agent ({kind})",
-                     f"runId={ctx.run_id}")
+        self.log.add("AG-UI", "user", "concierge", f"POST /ag-ui/agent ({kind})", f"runId={ctx.run_id}")
         state = dict(ctx.state) if isinstance(ctx.state, Mapping) else {}
         if ctx.plan.kind == "resume":
             finished = yield from self._resume(ctx, state)
@@ -175,8 +181,7 @@ class ConciergeAgent:
         yield ev.StateSnapshotEvent(snapshot=state)
         yield from self._say(ctx, self._summary(state))
         result = {k: state[k] for k in ("order", "trip") if k in state}
-        self.log.add("AG-UI", "concierge", "user", "RUN_FINISHED (success)",
-                     f"runId={ctx.run_id}")
+        self.log.add("AG-UI", "concierge", "user", "RUN_FINISHED (success)", f"runId={ctx.run_id}")
         yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id, result=result)
 
     def _start(self, ctx: Any, state: dict[str, Any]) -> _Events[bool]:
@@ -197,14 +202,22 @@ class ConciergeAgent:
             if answer.status == "cancelled":
                 self.log.add("A2A", "concierge", "travel desk", "CancelTask", f"taskId={task_id}")
                 canceled = self.client().cancel_task(task_id)
-                self.log.add("A2A", "travel desk", "concierge",
-                             f"Task {canceled.status.state.short}", f"taskId={task_id}")
+                self.log.add(
+                    "A2A",
+                    "travel desk",
+                    "concierge",
+                    f"Task {canceled.status.state.short}",
+                    f"taskId={task_id}",
+                )
                 state["trip"] = {"a2aTaskId": task_id, "state": canceled.status.state.short}
                 yield from self._say(ctx, "Understood — I have cancelled the trip request.")
                 continue
             reply = (answer.payload or {}).get("answer", "")
-            if (yield from self._delegate(ctx, reply, state, task_id=task_id,
-                                          context_id=context_id, subagent=subagent)):
+            if (
+                yield from self._delegate(
+                    ctx, reply, state, task_id=task_id, context_id=context_id, subagent=subagent
+                )
+            ):
                 return True
         return False
 
@@ -214,36 +227,44 @@ class ConciergeAgent:
         said = yield from self._say(ctx, f"Let me check order {order_id}.")
         call_id = ctx.ids()
         args = {"orderId": order_id}
-        yield ev.ToolCallStartEvent(tool_call_id=call_id, tool_call_name="get_order",
-                                    parent_message_id=said)
+        yield ev.ToolCallStartEvent(tool_call_id=call_id, tool_call_name="get_order", parent_message_id=said)
         yield ev.ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args))
         yield ev.ToolCallEndEvent(tool_call_id=call_id)
-        self.log.add("AG-UI", "concierge", "user", "TOOL_CALL_START/ARGS/END get_order",
-                     f"toolCallId={call_id}")
-        request = {"jsonrpc": "2.0", "id": next(self._mcp_ids), "method": "tools/call",
-                   "params": {"name": "get_order", "arguments": args}}
+        self.log.add(
+            "AG-UI", "concierge", "user", "TOOL_CALL_START/ARGS/END get_order", f"toolCallId={call_id}"
+        )
+        request = {
+            "jsonrpc": "2.0",
+            "id": next(self._mcp_ids),
+            "method": "tools/call",
+            "params": {"name": "get_order", "arguments": args},
+        }
         self.log.add("MCP", "concierge", "tools", "tools/call get_order", f"id={request['id']}")
         response = handle_jsonrpc(self.tools, request)
         if "error" in response:
             error = response["error"]
             content, ok = f"error {error['code']}: {error['message']}", False
-            self.log.add("MCP", "tools", "concierge", f"JSON-RPC error {error['code']}",
-                         f"id={request['id']}")
+            self.log.add(
+                "MCP", "tools", "concierge", f"JSON-RPC error {error['code']}", f"id={request['id']}"
+            )
         else:
             result = response["result"]
             ok = not result.get("isError")
             content = "\n".join(b.get("text", "") for b in result.get("content", []))
-            self.log.add("MCP", "tools", "concierge",
-                         f"result (isError={str(not ok).lower()})", f"id={request['id']}")
+            self.log.add(
+                "MCP", "tools", "concierge", f"result (isError={str(not ok).lower()})", f"id={request['id']}"
+            )
         if len(content) > self.max_result_chars:
-            content = content[:self.max_result_chars] + "…"
-        yield ev.ToolCallResultEvent(message_id=ctx.ids(), tool_call_id=call_id,
-                                     content=content, role="tool")
+            content = content[: self.max_result_chars] + "…"
+        yield ev.ToolCallResultEvent(message_id=ctx.ids(), tool_call_id=call_id, content=content, role="tool")
         self.log.add("AG-UI", "concierge", "user", "TOOL_CALL_RESULT", f"toolCallId={call_id}")
         if ok:
             order = result["structuredContent"]
-            state["order"] = {k: order[k] for k in ("orderId", "status", "shippedAt",
-                                                    "deliveredAt", "carrier") if k in order}
+            state["order"] = {
+                k: order[k]
+                for k in ("orderId", "status", "shippedAt", "deliveredAt", "carrier")
+                if k in order
+            }
         else:
             state["order"] = {"orderId": order_id, "error": content}
 
@@ -253,14 +274,18 @@ class ConciergeAgent:
         """The A2A client, discovered from the Travel Desk's card on first use."""
         with self._client_lock:
             if self._client is None:
-                self.log.add("A2A", "concierge", "travel desk",
-                             "GET /.well-known/agent-card.json")
+                self.log.add("A2A", "concierge", "travel desk", "GET /.well-known/agent-card.json")
                 client = SyncA2AClient.discover(self.travel_url, ids=self.a2a_ids)
                 card = client.card
                 assert card is not None  # discover() always binds the card it read
                 itf = card.supported_interfaces[0]
-                self.log.add("A2A", "travel desk", "concierge", f"Agent Card: {card.name}",
-                             f"{itf.protocol_binding} {itf.protocol_version}")
+                self.log.add(
+                    "A2A",
+                    "travel desk",
+                    "concierge",
+                    f"Agent Card: {card.name}",
+                    f"{itf.protocol_binding} {itf.protocol_version}",
+                )
                 self._client = client
             return self._client
 
@@ -271,26 +296,41 @@ class ConciergeAgent:
                 self._client.close()
                 self._client = None
 
-    def _delegate(self, ctx: Any, content: str, state: dict[str, Any], *, task_id: str = "",
-                  context_id: str = "", subagent: str = "") -> _Events[bool]:
+    def _delegate(
+        self,
+        ctx: Any,
+        content: str,
+        state: dict[str, Any],
+        *,
+        task_id: str = "",
+        context_id: str = "",
+        subagent: str = "",
+    ) -> _Events[bool]:
         """Send ``content`` to the Travel Desk and relay its task; True if the run ended."""
         open_text: dict[str, str] = {}
-        said = yield from self._say(ctx, "Asking the Travel Desk, a remote A2A agent, "
-                                         "to plan the trip." if not task_id else
-                                         "Passing your answer on to the Travel Desk.")
+        said = yield from self._say(
+            ctx,
+            "Asking the Travel Desk, a remote A2A agent, to plan the trip."
+            if not task_id
+            else "Passing your answer on to the Travel Desk.",
+        )
         subagent = subagent or ctx.ids()
-        yield ev.SubagentStartedEvent(subagent_run_id=subagent, name="Travel Desk",
-                                      description="A2A task on a remote agent",
-                                      parent_message_id=said)
-        self.log.add("AG-UI", "concierge", "user", "SUBAGENT_STARTED Travel Desk",
-                     f"subagentRunId={subagent}")
+        yield ev.SubagentStartedEvent(
+            subagent_run_id=subagent,
+            name="Travel Desk",
+            description="A2A task on a remote agent",
+            parent_message_id=said,
+        )
+        self.log.add(
+            "AG-UI", "concierge", "user", "SUBAGENT_STARTED Travel Desk", f"subagentRunId={subagent}"
+        )
         what = "SendStreamingMessage" + (" (follow-up)" if task_id else "")
         try:
             client = self.client()
-            self.log.add("A2A", "concierge", "travel desk", what,
-                         f"taskId={task_id}" if task_id else "")
-            stream = client.stream(content, task_id=task_id or None,
-                                   context_id=context_id or None, timeout=self.a2a_timeout_s)
+            self.log.add("A2A", "concierge", "travel desk", what, f"taskId={task_id}" if task_id else "")
+            stream = client.stream(
+                content, task_id=task_id or None, context_id=context_id or None, timeout=self.a2a_timeout_s
+            )
             task: Task | None = None
             last_state: TaskState | None = None
             for event in stream:
@@ -300,56 +340,90 @@ class ConciergeAgent:
                     break
                 if event.task is not None:
                     task = event.task
-                    self.log.add("A2A", "travel desk", "concierge",
-                                 f"Task {task.status.state.short}",
-                                 f"taskId={task.id} contextId={task.context_id}")
+                    self.log.add(
+                        "A2A",
+                        "travel desk",
+                        "concierge",
+                        f"Task {task.status.state.short}",
+                        f"taskId={task.id} contextId={task.context_id}",
+                    )
                     continue
                 if event.artifact_update is not None:
-                    yield from self._relay_artifact(ctx, event.artifact_update, subagent,
-                                                    open_text, state)
+                    yield from self._relay_artifact(ctx, event.artifact_update, subagent, open_text, state)
                     continue
                 if event.status_update is None or task is None:
                     raise A2AClientError(f"unexpected {event.kind} before the Task")
                 status = event.status_update.status
                 if status.state is not last_state:
                     last_state = status.state
-                    self.log.add("A2A", "travel desk", "concierge",
-                                 f"statusUpdate {status.state.short}", f"taskId={task.id}")
+                    self.log.add(
+                        "A2A",
+                        "travel desk",
+                        "concierge",
+                        f"statusUpdate {status.state.short}",
+                        f"taskId={task.id}",
+                    )
                 words = status.message.text if status.message is not None else ""
                 if status.state in INTERRUPTED_STATES:
                     stream.close()
                     interrupt_id = ctx.ids()
                     yield ev.SubagentFinishedEvent(
                         subagent_run_id=subagent,
-                        outcome={"type": "suspended", "interruptIds": [interrupt_id]})
-                    self.log.add("AG-UI", "concierge", "user", "SUBAGENT_FINISHED (suspended)",
-                                 f"subagentRunId={subagent}")
+                        outcome={"type": "suspended", "interruptIds": [interrupt_id]},
+                    )
+                    self.log.add(
+                        "AG-UI",
+                        "concierge",
+                        "user",
+                        "SUBAGENT_FINISHED (suspended)",
+                        f"subagentRunId={subagent}",
+                    )
                     interrupt = {
-                        "id": interrupt_id, "reason": "input_required",
+                        "id": interrupt_id,
+                        "reason": "input_required",
                         "message": f"The Travel Desk asks: {words}",
-                        "responseSchema": ANSWER_SCHEMA, "subagentRunId": subagent,
-                        "metadata": {"a2aTaskId": task.id, "a2aContextId": task.context_id,
-                                     "a2aState": status.state.value}}
+                        "responseSchema": ANSWER_SCHEMA,
+                        "subagentRunId": subagent,
+                        "metadata": {
+                            "a2aTaskId": task.id,
+                            "a2aContextId": task.context_id,
+                            "a2aState": status.state.value,
+                        },
+                    }
                     state["trip"] = {"a2aTaskId": task.id, "state": status.state.short}
-                    self.log.add("AG-UI", "concierge", "user", "RUN_FINISHED (interrupt)",
-                                 f"interruptId={interrupt_id}")
-                    yield from finish_with_interrupts(ctx.thread_id, ctx.run_id, [interrupt],
-                                                      state=state, messages=ctx.messages)
+                    self.log.add(
+                        "AG-UI",
+                        "concierge",
+                        "user",
+                        "RUN_FINISHED (interrupt)",
+                        f"interruptId={interrupt_id}",
+                    )
+                    yield from finish_with_interrupts(
+                        ctx.thread_id, ctx.run_id, [interrupt], state=state, messages=ctx.messages
+                    )
                     return True
                 if status.state in TERMINAL_STATES:
                     if status.state is TaskState.COMPLETED:
                         yield ev.SubagentFinishedEvent(
                             subagent_run_id=subagent,
-                            result={"a2aTaskId": task.id, "state": status.state.short})
-                        self.log.add("AG-UI", "concierge", "user", "SUBAGENT_FINISHED",
-                                     f"subagentRunId={subagent}")
+                            result={"a2aTaskId": task.id, "state": status.state.short},
+                        )
+                        self.log.add(
+                            "AG-UI", "concierge", "user", "SUBAGENT_FINISHED", f"subagentRunId={subagent}"
+                        )
                     else:
-                        yield ev.SubagentErrorEvent(subagent_run_id=subagent,
-                                                    message=words or status.state.short,
-                                                    code=f"A2A_{status.state.name}")
-                        self.log.add("AG-UI", "concierge", "user",
-                                     f"SUBAGENT_ERROR A2A_{status.state.name}",
-                                     f"subagentRunId={subagent}")
+                        yield ev.SubagentErrorEvent(
+                            subagent_run_id=subagent,
+                            message=words or status.state.short,
+                            code=f"A2A_{status.state.name}",
+                        )
+                        self.log.add(
+                            "AG-UI",
+                            "concierge",
+                            "user",
+                            f"SUBAGENT_ERROR A2A_{status.state.name}",
+                            f"subagentRunId={subagent}",
+                        )
                     trip = state.get("trip") or {}
                     trip.update({"a2aTaskId": task.id, "state": status.state.short})
                     state["trip"] = trip
@@ -366,17 +440,21 @@ class ConciergeAgent:
         except (A2AError, A2AClientError) as exc:
             for message_id in open_text.values():  # close what the broken stream left open
                 yield ev.TextMessageEndEvent(message_id=message_id)
-            code = ("A2A_UNREACHABLE" if isinstance(exc, A2AConnectionError)
-                    else f"A2A_{type(exc).__name__}")
+            code = "A2A_UNREACHABLE" if isinstance(exc, A2AConnectionError) else f"A2A_{type(exc).__name__}"
             self.log.add("A2A", "travel desk", "concierge", f"✗ {type(exc).__name__}")
             yield ev.SubagentErrorEvent(subagent_run_id=subagent, message=str(exc), code=code)
-            self.log.add("AG-UI", "concierge", "user", f"SUBAGENT_ERROR {code}",
-                         f"subagentRunId={subagent}")
+            self.log.add("AG-UI", "concierge", "user", f"SUBAGENT_ERROR {code}", f"subagentRunId={subagent}")
             state["trip"] = {"error": code}
         return False
 
-    def _relay_artifact(self, ctx: Any, update: TaskArtifactUpdateEvent, subagent: str,
-                        open_text: dict[str, str], state: dict[str, Any]) -> _Events[None]:
+    def _relay_artifact(
+        self,
+        ctx: Any,
+        update: TaskArtifactUpdateEvent,
+        subagent: str,
+        open_text: dict[str, str],
+        state: dict[str, Any],
+    ) -> _Events[None]:
         """Text artifacts become one attributed message (chunks → deltas); data → state."""
         artifact = update.artifact
         text = artifact.text
@@ -384,29 +462,37 @@ class ConciergeAgent:
             message_id = open_text.get(artifact.artifact_id)
             if message_id is None or not update.append:
                 message_id = open_text[artifact.artifact_id] = ctx.ids()
-                yield ev.TextMessageStartEvent(message_id=message_id, role="assistant",
-                                               subagent_run_id=subagent)
+                yield ev.TextMessageStartEvent(
+                    message_id=message_id, role="assistant", subagent_run_id=subagent
+                )
             yield ev.TextMessageContentEvent(message_id=message_id, delta=text)
             if update.last_chunk:
                 yield ev.TextMessageEndEvent(message_id=message_id)
                 del open_text[artifact.artifact_id]
-                self.log.add("A2A", "travel desk", "concierge",
-                             f"artifact {artifact.name or artifact.artifact_id} (text)",
-                             f"artifactId={artifact.artifact_id}")
+                self.log.add(
+                    "A2A",
+                    "travel desk",
+                    "concierge",
+                    f"artifact {artifact.name or artifact.artifact_id} (text)",
+                    f"artifactId={artifact.artifact_id}",
+                )
         for data in artifact.data:
             state["trip"] = {**(state.get("trip") or {}), "plan": data}
             yield ev.StateSnapshotEvent(snapshot=state, subagent_run_id=subagent)
-            self.log.add("A2A", "travel desk", "concierge",
-                         f"artifact {artifact.name or artifact.artifact_id} (data)",
-                         f"artifactId={artifact.artifact_id}")
+            self.log.add(
+                "A2A",
+                "travel desk",
+                "concierge",
+                f"artifact {artifact.name or artifact.artifact_id} (data)",
+                f"artifactId={artifact.artifact_id}",
+            )
 
     # -- small helpers ---------------------------------------------------------------------------
 
     def _say(self, ctx: Any, text: str, *, subagent: str | None = None) -> _Events[str]:
         """One complete assistant text message; returns its id."""
         message_id: str = ctx.ids()
-        yield ev.TextMessageStartEvent(message_id=message_id, role="assistant",
-                                       subagent_run_id=subagent)
+        yield ev.TextMessageStartEvent(message_id=message_id, role="assistant", subagent_run_id=subagent)
         yield ev.TextMessageContentEvent(message_id=message_id, delta=text)
         yield ev.TextMessageEndEvent(message_id=message_id)
         return message_id
@@ -417,16 +503,21 @@ class ConciergeAgent:
         order = state.get("order")
         if order and "error" not in order:
             when = (order.get("deliveredAt") or order.get("shippedAt") or "")[:10]
-            parts.append(f"Order {order['orderId']}: {order['status']}"
-                         + (f" on {when} with {order['carrier']}" if when else "") + ".")
+            parts.append(
+                f"Order {order['orderId']}: {order['status']}"
+                + (f" on {when} with {order['carrier']}" if when else "")
+                + "."
+            )
         elif order:
             parts.append(f"I could not look up order {order['orderId']}: {order['error']}")
         trip = state.get("trip")
         if trip and trip.get("plan"):
             plan = trip["plan"]
-            parts.append(f"Your trip to {plan['flight']['to']} is planned: flight "
-                         f"{plan['flight']['flight']}, {plan['hotel']['name']}, "
-                         f"{plan['hotel']['nights']} nights.")
+            parts.append(
+                f"Your trip to {plan['flight']['to']} is planned: flight "
+                f"{plan['flight']['flight']}, {plan['hotel']['name']}, "
+                f"{plan['hotel']['nights']} nights."
+            )
         elif trip and trip.get("error"):
             parts.append(f"The Travel Desk could not be used ({trip['error']}).")
         elif trip:
@@ -444,9 +535,15 @@ def _last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
     return ""
 
 
-def create_concierge_app(travel_url: str, *, tools: Any = None, clock: Clock | None = None,
-                         ids: IdSource | None = None, a2a_ids: IdSource | None = None,
-                         log: StackLog | None = None) -> Starlette:
+def create_concierge_app(
+    travel_url: str,
+    *,
+    tools: Any = None,
+    clock: Clock | None = None,
+    ids: IdSource | None = None,
+    a2a_ids: IdSource | None = None,
+    log: StackLog | None = None,
+) -> Starlette:
     """A Starlette app serving :class:`ConciergeAgent` over AG-UI (``POST /ag-ui/agent`` …).
 
     ``app.state``: ``concierge`` (the agent, whose ``log`` is the :class:`StackLog`),

@@ -101,8 +101,14 @@ class RefundAgent:
 
     name = "refund"
 
-    def __init__(self, tools: ToolProvider, *, approval_ttl_ms: int = 15 * 60 * 1000,
-                 max_result_chars: int = 4_000, words_per_delta: int = 3) -> None:
+    def __init__(
+        self,
+        tools: ToolProvider,
+        *,
+        approval_ttl_ms: int = 15 * 60 * 1000,
+        max_result_chars: int = 4_000,
+        words_per_delta: int = 3,
+    ) -> None:
         self.tools = tools
         self.approval_ttl_ms = approval_ttl_ms
         self.max_result_chars = max_result_chars
@@ -111,8 +117,9 @@ class RefundAgent:
     # -- the generator the server drives ---------------------------------------------------
 
     def __call__(self, ctx: Any) -> Iterator[ev.BaseEvent]:
-        yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id,
-                                 protocol_version=ev.PROTOCOL_VERSION)
+        yield ev.RunStartedEvent(
+            thread_id=ctx.thread_id, run_id=ctx.run_id, protocol_version=ev.PROTOCOL_VERSION
+        )
         if ctx.plan.kind == "resume":
             yield from self._resume(ctx)
         else:
@@ -127,33 +134,41 @@ class RefundAgent:
         words = text.split(" ")
         step = self.words_per_delta
         for i in range(0, len(words), step):
-            chunk = " ".join(words[i:i + step]) + (" " if i + step < len(words) else "")
+            chunk = " ".join(words[i : i + step]) + (" " if i + step < len(words) else "")
             yield ev.TextMessageContentEvent(message_id=message_id, delta=chunk)
         yield ev.TextMessageEndEvent(message_id=message_id)
 
-    def _propose_call(self, tool_call_id: str, name: str, args: Mapping[str, Any],
-                      parent_message_id: str) -> Iterator[ev.BaseEvent]:
-        yield ev.ToolCallStartEvent(tool_call_id=tool_call_id, tool_call_name=name,
-                                    parent_message_id=parent_message_id)
-        yield ev.ToolCallArgsEvent(tool_call_id=tool_call_id,
-                                   delta=json.dumps(dict(args), separators=(",", ":")))
+    def _propose_call(
+        self, tool_call_id: str, name: str, args: Mapping[str, Any], parent_message_id: str
+    ) -> Iterator[ev.BaseEvent]:
+        yield ev.ToolCallStartEvent(
+            tool_call_id=tool_call_id, tool_call_name=name, parent_message_id=parent_message_id
+        )
+        yield ev.ToolCallArgsEvent(
+            tool_call_id=tool_call_id, delta=json.dumps(dict(args), separators=(",", ":"))
+        )
         yield ev.ToolCallEndEvent(tool_call_id=tool_call_id)
 
-    def _call(self, ctx: Any, tool_call_id: str, name: str,
-              args: Mapping[str, Any]) -> tuple[ev.ToolCallResultEvent, dict[str, Any]]:
+    def _call(
+        self, ctx: Any, tool_call_id: str, name: str, args: Mapping[str, Any]
+    ) -> tuple[ev.ToolCallResultEvent, dict[str, Any]]:
         """Run a tool through the provider; return the TOOL_CALL_RESULT and the MCP result."""
         try:
             result = self.tools.call_tool(name, args)
         except ToolTimeout as exc:
-            result = {"content": [{"type": "text", "text": str(exc)}], "isError": True,
-                      "structuredContent": {"error": "timeout", "message": str(exc)}}
+            result = {
+                "content": [{"type": "text", "text": str(exc)}],
+                "isError": True,
+                "structuredContent": {"error": "timeout", "message": str(exc)},
+            }
         text = result_text(result)
         metadata = None
         if len(text) > self.max_result_chars:  # a UI should not receive megabytes
             metadata = {"truncated": True, "originalLength": len(text)}
-            text = text[:self.max_result_chars] + f"… [truncated {len(text)} chars]"
-        event = ev.ToolCallResultEvent(message_id=ctx.ids(), tool_call_id=tool_call_id,
-                                       content=text, role="tool", metadata=metadata)
+            text = text[: self.max_result_chars] + f"… [truncated {len(text)} chars]"
+        event = ev.ToolCallResultEvent(
+            message_id=ctx.ids(), tool_call_id=tool_call_id, content=text, role="tool", metadata=metadata
+        )
         return event, result
 
     @staticmethod
@@ -168,8 +183,7 @@ class RefundAgent:
         match = ORDER_ID_PATTERN.search(_user_text(ctx.messages).upper())
         yield ev.StepFinishedEvent(step_name="understand_request")
         if match is None:
-            yield from self._say(ctx, "Which order should I look at? Give me its id, "
-                                      "for example A1024.")
+            yield from self._say(ctx, "Which order should I look at? Give me its id, for example A1024.")
             yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
             return
         order_id = match.group(1)
@@ -185,14 +199,18 @@ class RefundAgent:
 
         if result.get("isError"):
             problem = (result.get("structuredContent") or {}).get("error")
-            yield ev.StateSnapshotEvent(snapshot={"orderId": order_id, "stage": "lookup_failed",
-                                                  "error": problem})
-            advice = ("The order service did not answer in time; please try again in a minute."
-                      if problem == "timeout" else
-                      f"I could not look that order up: {result_text(result)}")
+            yield ev.StateSnapshotEvent(
+                snapshot={"orderId": order_id, "stage": "lookup_failed", "error": problem}
+            )
+            advice = (
+                "The order service did not answer in time; please try again in a minute."
+                if problem == "timeout"
+                else f"I could not look that order up: {result_text(result)}"
+            )
             yield from self._say(ctx, advice)
-            yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id,
-                                      result={"orderId": order_id, "error": problem})
+            yield ev.RunFinishedEvent(
+                thread_id=ctx.thread_id, run_id=ctx.run_id, result={"orderId": order_id, "error": problem}
+            )
             return
 
         order = result["structuredContent"]
@@ -202,19 +220,23 @@ class RefundAgent:
         if order["status"] not in ("shipped", "delivered") or left <= 0:
             reasons = {
                 "processing": f"Order {order_id} has not shipped yet, so there is nothing to "
-                              f"refund; it can still be cancelled instead.",
-                "cancelled": f"Order {order_id} was cancelled and never charged; there is "
-                             f"nothing to refund.",
+                f"refund; it can still be cancelled instead.",
+                "cancelled": f"Order {order_id} was cancelled and never charged; there is nothing to refund.",
                 "refunded": f"Order {order_id} has already been refunded in full "
-                            f"({format_cents(order.get('refundedCents', 0), currency)}).",
+                f"({format_cents(order.get('refundedCents', 0), currency)}).",
             }
-            yield ev.StateSnapshotEvent(snapshot={"orderId": order_id, "order": summary,
-                                                  "stage": "no_refund"})
-            yield from self._say(ctx, reasons.get(order["status"],
-                                                  f"Order {order_id} is {order['status']}; "
-                                                  f"it cannot be refunded."))
-            yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id,
-                                      result={"orderId": order_id, "refundable": False})
+            yield ev.StateSnapshotEvent(
+                snapshot={"orderId": order_id, "order": summary, "stage": "no_refund"}
+            )
+            yield from self._say(
+                ctx,
+                reasons.get(
+                    order["status"], f"Order {order_id} is {order['status']}; it cannot be refunded."
+                ),
+            )
+            yield ev.RunFinishedEvent(
+                thread_id=ctx.thread_id, run_id=ctx.run_id, result={"orderId": order_id, "refundable": False}
+            )
             return
 
         yield ev.StepStartedEvent(step_name="propose_refund")
@@ -222,9 +244,12 @@ class RefundAgent:
         when = order.get("deliveredAt") or order.get("shippedAt") or ""
         verb = "was delivered" if order["status"] == "delivered" else "shipped"
         yield from self._say(
-            ctx, f"Order {order_id} {verb} on {when[:10]}. I can refund "
-                 f"{format_cents(left, currency)} to {order.get('customer', 'the customer')}, "
-                 f"but a refund needs your approval first.", proposal_id)
+            ctx,
+            f"Order {order_id} {verb} on {when[:10]}. I can refund "
+            f"{format_cents(left, currency)} to {order.get('customer', 'the customer')}, "
+            f"but a refund needs your approval first.",
+            proposal_id,
+        )
         refund_call_id = ctx.ids()
         args = {"orderId": order_id, "amountCents": left, "reason": "customer request"}
         yield from self._propose_call(refund_call_id, "refund_order", args, proposal_id)
@@ -233,15 +258,23 @@ class RefundAgent:
         interrupt_id = ctx.ids()
         expires_at = iso_utc(ctx.now_ms() + self.approval_ttl_ms)
         interrupt = tool_approval_interrupt(
-            interrupt_id, refund_call_id,
+            interrupt_id,
+            refund_call_id,
             f"Refund {format_cents(left, currency)} for order {order_id}?",
             expires_at=expires_at,
-            metadata={"toolName": "refund_order", "proposedArgs": args})
-        state = {"orderId": order_id, "order": summary, "stage": "awaiting_approval",
-                 "proposedRefund": args, "pendingInterruptId": interrupt_id}
+            metadata={"toolName": "refund_order", "proposedArgs": args},
+        )
+        state = {
+            "orderId": order_id,
+            "order": summary,
+            "stage": "awaiting_approval",
+            "proposedRefund": args,
+            "pendingInterruptId": interrupt_id,
+        }
         # The snapshots go out before the interrupting RUN_FINISHED (spec interrupt-resume).
-        yield from finish_with_interrupts(ctx.thread_id, ctx.run_id, [interrupt],
-                                          state=state, messages=ctx.messages)
+        yield from finish_with_interrupts(
+            ctx.thread_id, ctx.run_id, [interrupt], state=state, messages=ctx.messages
+        )
 
     # -- resumed run: act on the decision -------------------------------------------------------
 
@@ -251,8 +284,11 @@ class RefundAgent:
         for answer in ctx.plan.answers:
             interrupt = answer.interrupt
             tool_call_id = interrupt.get("toolCallId")
-            proposed = _proposed_args(ctx.messages, tool_call_id) or \
-                (interrupt.get("metadata") or {}).get("proposedArgs") or {}
+            proposed = (
+                _proposed_args(ctx.messages, tool_call_id)
+                or (interrupt.get("metadata") or {}).get("proposedArgs")
+                or {}
+            )
             order_id = proposed.get("orderId", "?")
             payload = answer.payload if isinstance(answer.payload, Mapping) else {}
 
@@ -261,12 +297,17 @@ class RefundAgent:
                 body = {"executed": False, "reason": reason}
                 if payload.get("comment"):
                     body["comment"] = payload["comment"]
-                yield ev.ToolCallResultEvent(message_id=ctx.ids(), tool_call_id=tool_call_id,
-                                             content=json.dumps(body, separators=(",", ":")),
-                                             role="tool")
-                text = (f"Okay, I have left order {order_id} alone; nothing was refunded."
-                        if reason == "cancelled" else
-                        f"Understood: no refund for order {order_id}. It stays as it is.")
+                yield ev.ToolCallResultEvent(
+                    message_id=ctx.ids(),
+                    tool_call_id=tool_call_id,
+                    content=json.dumps(body, separators=(",", ":")),
+                    role="tool",
+                )
+                text = (
+                    f"Okay, I have left order {order_id} alone; nothing was refunded."
+                    if reason == "cancelled"
+                    else f"Understood: no refund for order {order_id}. It stays as it is."
+                )
                 yield from self._say(ctx, text)
                 state.update(stage=reason, decision=reason)
                 outcomes.append({"interruptId": answer.interrupt_id, "decision": reason})
@@ -279,37 +320,48 @@ class RefundAgent:
             yield ev.StepStartedEvent(step_name="execute_refund")
             if not_editable:
                 result_event = ev.ToolCallResultEvent(
-                    message_id=ctx.ids(), tool_call_id=tool_call_id, role="tool",
-                    content=json.dumps({"executed": False, "reason": "invalid_edit",
-                                        "fields": not_editable}, separators=(",", ":")))
-                result: dict[str, Any] = {"isError": True, "content": [{"type": "text", "text":
-                          f"only {', '.join(sorted(EDITABLE_ARGS))} may be edited"}]}
+                    message_id=ctx.ids(),
+                    tool_call_id=tool_call_id,
+                    role="tool",
+                    content=json.dumps(
+                        {"executed": False, "reason": "invalid_edit", "fields": not_editable},
+                        separators=(",", ":"),
+                    ),
+                )
+                result: dict[str, Any] = {
+                    "isError": True,
+                    "content": [
+                        {"type": "text", "text": f"only {', '.join(sorted(EDITABLE_ARGS))} may be edited"}
+                    ],
+                }
             else:
                 # The answer to the ORIGINAL call: no new START/ARGS/END (spec interrupt-resume).
                 result_event, result = self._call(ctx, tool_call_id, "refund_order", args)
             yield result_event
             yield ev.StepFinishedEvent(step_name="execute_refund")
             if result.get("isError"):
-                yield from self._say(ctx, f"The refund for order {order_id} did not go "
-                                          f"through: {result_text(result)}")
+                yield from self._say(
+                    ctx, f"The refund for order {order_id} did not go through: {result_text(result)}"
+                )
                 state.update(stage="refund_failed", decision="approved")
-                outcomes.append({"interruptId": answer.interrupt_id, "decision": "approved",
-                                 "error": result_text(result)})
+                outcomes.append(
+                    {"interruptId": answer.interrupt_id, "decision": "approved", "error": result_text(result)}
+                )
                 continue
             refund = result["structuredContent"]
             yield from self._say(
-                ctx, f"Done: refunded {format_cents(refund['amountCents'], refund['currency'])} "
-                     f"for order {order_id} (refund {refund['refundId']}).")
+                ctx,
+                f"Done: refunded {format_cents(refund['amountCents'], refund['currency'])} "
+                f"for order {order_id} (refund {refund['refundId']}).",
+            )
             order = dict(state.get("order") or {})
             if order:
                 order["refundedCents"] = order.get("refundedCents", 0) + refund["amountCents"]
                 if order["refundedCents"] >= order.get("totalCents", 0):
                     order["status"] = "refunded"
             state.update(stage="refunded", decision="approved", refund=refund, order=order)
-            outcomes.append({"interruptId": answer.interrupt_id, "decision": "approved",
-                             "refund": refund})
+            outcomes.append({"interruptId": answer.interrupt_id, "decision": "approved", "refund": refund})
 
         state.pop("pendingInterruptId", None)
         yield ev.StateSnapshotEvent(snapshot=state)
-        yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id,
-                                  result={"decisions": outcomes})
+        yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id, result={"decisions": outcomes})

@@ -28,9 +28,14 @@ __all__ = ["REFUND_REQUEST", "refund_input", "refund_run", "resume_run"]
 REFUND_REQUEST = "Check order A1024 and refund it if it has shipped."
 
 
-def refund_input(*, thread_id: str = "thread-42", run_id: str = "run-1",
-                 messages: Sequence[Any] | None = None, state: Any = None,
-                 resume: Sequence[dict[str, Any]] | None = None) -> RunAgentInput:
+def refund_input(
+    *,
+    thread_id: str = "thread-42",
+    run_id: str = "run-1",
+    messages: Sequence[Any] | None = None,
+    state: Any = None,
+    resume: Sequence[dict[str, Any]] | None = None,
+) -> RunAgentInput:
     """The ``RunAgentInput`` of the refund scenario, with every optional field shown in use.
 
     Parsed by the package (:func:`~agentproto.agui.parse.parse_run_agent_input`), so a wrong
@@ -41,13 +46,19 @@ def refund_input(*, thread_id: str = "thread-42", run_id: str = "run-1",
         "runId": run_id,
         "protocolVersion": PROTOCOL_VERSION,
         "messages": [m if isinstance(m, dict) else dump_model(m) for m in messages]
-        if messages is not None else
-        [{"id": "msg-user-1", "role": "user", "content": REFUND_REQUEST}],
-        "tools": [{"name": "highlight_order",
-                   "description": "Highlight an order row in the customer's order list.",
-                   "parameters": {"type": "object",
-                                  "properties": {"orderId": {"type": "string"}},
-                                  "required": ["orderId"]}}],
+        if messages is not None
+        else [{"id": "msg-user-1", "role": "user", "content": REFUND_REQUEST}],
+        "tools": [
+            {
+                "name": "highlight_order",
+                "description": "Highlight an order row in the customer's order list.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"orderId": {"type": "string"}},
+                    "required": ["orderId"],
+                },
+            }
+        ],
         "context": [{"description": "the customer's support tier", "value": "gold"}],
         "state": {} if state is None else state,
         "forwardedProps": {"locale": "en-GB"},
@@ -58,8 +69,9 @@ def refund_input(*, thread_id: str = "thread-42", run_id: str = "run-1",
     return run_input
 
 
-def _drive(run_input: RunAgentInput, plan: Any, *, clock: Clock, ids: Callable[[], str],
-           tools: Any) -> list[BaseEvent]:
+def _drive(
+    run_input: RunAgentInput, plan: Any, *, clock: Clock, ids: Callable[[], str], tools: Any
+) -> list[BaseEvent]:
     # Imported here: the tool provider pulls in the demo's order data.
     from agentproto.agui.runner import RunContext, RunDriver
     from agentproto.demo.refund_agent import RefundAgent
@@ -67,14 +79,25 @@ def _drive(run_input: RunAgentInput, plan: Any, *, clock: Clock, ids: Callable[[
 
     # The run starts from the thread as the input shows it (what the server does with its
     # stored thread).
-    ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=run_input.state,
-                           messages=[dump_model(m) for m in run_input.messages])
+    ctx = RunContext.start(
+        run_input,
+        plan,
+        clock=clock,
+        ids=ids,
+        state=run_input.state,
+        messages=[dump_model(m) for m in run_input.messages],
+    )
     provider = tools if tools is not None else FakeToolProvider(clock=clock)
     return list(RunDriver(RefundAgent(provider), ctx).run_to_end())
 
 
-def refund_run(run_input: RunAgentInput | None = None, *, clock: Clock | None = None,
-               ids: Callable[[], str] | None = None, tools: Any = None) -> list[BaseEvent]:
+def refund_run(
+    run_input: RunAgentInput | None = None,
+    *,
+    clock: Clock | None = None,
+    ids: Callable[[], str] | None = None,
+    tools: Any = None,
+) -> list[BaseEvent]:
     """The refund agent's first run, as the events it streams (it ends with an interrupt).
 
     The real demo agent under the real run driver: it looks order A1024 up with a tool,
@@ -85,13 +108,25 @@ def refund_run(run_input: RunAgentInput | None = None, *, clock: Clock | None = 
     from agentproto.agui.interrupts import ResumePlan
 
     run_input = run_input or refund_input()
-    return _drive(run_input, ResumePlan("new", run_input.thread_id),
-                  clock=clock or FakeClock(), ids=ids or IdFactory("id"), tools=tools)
+    return _drive(
+        run_input,
+        ResumePlan("new", run_input.thread_id),
+        clock=clock or FakeClock(),
+        ids=ids or IdFactory("id"),
+        tools=tools,
+    )
 
 
-def resume_run(first: Sequence[BaseEvent], *, approved: bool = True, run_id: str = "run-2",
-               first_input: RunAgentInput | None = None, clock: Clock | None = None,
-               ids: Callable[[], str] | None = None, tools: Any = None) -> list[BaseEvent]:
+def resume_run(
+    first: Sequence[BaseEvent],
+    *,
+    approved: bool = True,
+    run_id: str = "run-2",
+    first_input: RunAgentInput | None = None,
+    clock: Clock | None = None,
+    ids: Callable[[], str] | None = None,
+    tools: Any = None,
+) -> list[BaseEvent]:
     """The run that answers :func:`refund_run`'s interrupt (the full story is notebook 06).
 
     The consumer's thread after the first run — its input's messages and state plus what the
@@ -109,18 +144,19 @@ def resume_run(first: Sequence[BaseEvent], *, approved: bool = True, run_id: str
     clock = clock or FakeClock()
     first_input = first_input or refund_input()
     last = first[-1] if first else None
-    if not (isinstance(last, RunFinishedEvent)
-            and isinstance(last.outcome, RunFinishedInterruptOutcome)):
+    if not (isinstance(last, RunFinishedEvent) and isinstance(last.outcome, RunFinishedInterruptOutcome)):
         raise ValueError("resume_run needs a first run that ended with an interrupt outcome")
     interrupts = list(last.outcome.interrupts)
-    thread = lint_source(first, state=first_input.state,
-                         messages=[dump_model(m) for m in first_input.messages])
+    thread = lint_source(
+        first, state=first_input.state, messages=[dump_model(m) for m in first_input.messages]
+    )
     if not thread.ok:
         raise ValueError(f"the first run is not a conformant stream: {thread.error}")
-    entries = build_resume(interrupts, {i.id: resolved({"approved": approved})
-                                        for i in interrupts})
-    run_input = refund_input(thread_id=last.thread_id, run_id=run_id,
-                             messages=thread.messages, state=thread.state, resume=entries)
-    plan = validate_resume(ThreadRecord.from_pending(last.thread_id, last.run_id, interrupts),
-                           run_input, clock.now_ms())
+    entries = build_resume(interrupts, {i.id: resolved({"approved": approved}) for i in interrupts})
+    run_input = refund_input(
+        thread_id=last.thread_id, run_id=run_id, messages=thread.messages, state=thread.state, resume=entries
+    )
+    plan = validate_resume(
+        ThreadRecord.from_pending(last.thread_id, last.run_id, interrupts), run_input, clock.now_ms()
+    )
     return _drive(run_input, plan, clock=clock, ids=ids or IdFactory("id2"), tools=tools)

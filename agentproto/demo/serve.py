@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 __all__ = ["configure", "default_db_path", "run"]
 
@@ -24,31 +25,96 @@ def default_db_path() -> Path:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Register the ``serve`` options on ``parser`` (see :mod:`agentproto.cli`)."""
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="interface to bind (default: 127.0.0.1, loopback only)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, loopback only)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any)")
-    parser.add_argument("--db", default=None,
-                        help="SQLite file for threads and approvals, or ':memory:' "
-                             f"(default: {default_db_path()})")
-    parser.add_argument("--a2a-agent", default="travel",
-                        help="which A2A demo agent to serve at /a2a (default: travel)")
-    parser.add_argument("--heartbeat", type=float, default=15.0, metavar="SECONDS",
-                        help="idle time before an SSE keep-alive comment (default: 15)")
-    parser.add_argument("--log-level", default="info",
-                        choices=["critical", "error", "warning", "info", "debug"])
+    parser.add_argument(
+        "--db",
+        default=None,
+        help=f"SQLite file for threads and approvals, or ':memory:' (default: {default_db_path()})",
+    )
+    parser.add_argument(
+        "--a2a-agent", default="travel", help="which A2A demo agent to serve at /a2a (default: travel)"
+    )
+    parser.add_argument(
+        "--no-grpc",
+        action="store_true",
+        help="do not start the A2A gRPC binding (default: started on a free "
+        "loopback port when grpcio is installed; the card lists it)",
+    )
+    parser.add_argument(
+        "--heartbeat",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="idle time before an SSE keep-alive comment (default: 15)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    parser.add_argument(
+        "--auth",
+        action="store_true",
+        help="auth mode: OAuth client credentials at POST /oauth/token, a bearer "
+        "token on every endpoint, threads and tasks kept per client",
+    )
+    parser.add_argument(
+        "--client",
+        action="append",
+        default=[],
+        metavar="NAME:SECRET",
+        help="a client allowed to get tokens in --auth mode (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-loopback-webhooks",
+        action="store_true",
+        help="in --auth mode, still allow push webhooks to loopback/private "
+        "addresses (always allowed without --auth, for the course)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name to serve besides the loopback names (repeatable)",
+    )
+    parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser origin allowed to call the server, with CORS (repeatable; default: none)",
+    )
+    parser.add_argument(
+        "--public-url", default=None, help="the base URL the Agent Card advertises (default: bound address)"
+    )
     parser.set_defaults(handler=run)
 
 
 def _urls(host: str, port: int, a2a: bool) -> list[str]:
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     base = f"http://{shown}:{port}"
-    lines = [f"  AG-UI agent     POST {base}/ag-ui/agent",
-             f"  thread snapshot GET  {base}/ag-ui/threads/{{threadId}}",
-             f"  cancel a run    POST {base}/ag-ui/runs/{{runId}}/cancel"]
+    lines = [
+        f"  AG-UI agent     POST {base}/ag-ui/agent",
+        f"  thread snapshot GET  {base}/ag-ui/threads/{{threadId}}",
+        f"  cancel a run    POST {base}/ag-ui/runs/{{runId}}/cancel",
+    ]
     if a2a:
-        lines += [f"  A2A JSON-RPC    POST {base}/a2a",
-                  f"  Agent Card      GET  {base}/.well-known/agent-card.json"]
+        lines += [
+            f"  A2A JSON-RPC    POST {base}/a2a",
+            f"  A2A HTTP+JSON        {base}/a2a/rest/message:send, …",
+            f"  Agent Card      GET  {base}/.well-known/agent-card.json",
+        ]
     return lines
+
+
+def _grpc_wanted(args: argparse.Namespace) -> bool:
+    if getattr(args, "no_grpc", False) or not args.a2a_agent:
+        return False
+    import importlib.util
+
+    return importlib.util.find_spec("grpc") is not None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,10 +124,29 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from agentproto.demo.app import create_app
+    from agentproto.demo.auth import parse_client
 
     db = args.db or str(default_db_path())
+    auth = getattr(args, "auth", False)
     try:
-        app = create_app(db, a2a_agent=args.a2a_agent, heartbeat_s=args.heartbeat)
+        clients = dict(parse_client(c) for c in getattr(args, "client", []))
+    except ValueError as exc:
+        print(f"agentproto serve: {exc}", file=sys.stderr)
+        return 2
+    if auth and not clients:
+        print("agentproto serve: --auth needs at least one --client NAME:SECRET", file=sys.stderr)
+        return 2
+    try:
+        app = create_app(
+            db,
+            a2a_agent=args.a2a_agent,
+            heartbeat_s=args.heartbeat,
+            a2a_grpc=_grpc_wanted(args),
+            allowed_hosts=tuple(getattr(args, "allowed_host", [])),
+            allowed_origins=tuple(getattr(args, "allowed_origin", [])),
+            public_url=getattr(args, "public_url", None),
+            allow_loopback_webhooks=not auth or getattr(args, "allow_loopback_webhooks", False),
+        )
     except Exception as exc:  # a bad --db path, a database from a newer version, …
         print(f"agentproto serve: cannot start: {exc}", file=sys.stderr)
         return 2
@@ -70,16 +155,37 @@ def run(args: argparse.Namespace) -> int:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # stream events promptly
         sock.bind((args.host, args.port))
+        sock.listen(128)  # accept (queue) connections at once, while the app starts up
     except OSError as exc:
         print(f"agentproto serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
     port = sock.getsockname()[1]
     a2a = any(getattr(r, "path", "") == "/a2a" for r in app.routes)
+    served: Any = app
+    if auth:
+        from agentproto.demo.auth import TOKEN_PATH, secure
+        from agentproto.runtime import SystemClock
+
+        shown = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+        issuer = getattr(args, "public_url", None) or f"http://{shown}:{port}"
+        served = secure(app, clients, clock=SystemClock(), issuer=issuer)
+        print(
+            f"  auth mode: tokens at POST {issuer.rstrip('/')}{TOKEN_PATH} for {', '.join(sorted(clients))}",
+            flush=True,
+        )
     print(f"agentproto demo server (database: {db})", flush=True)
     for line in _urls(args.host, port, a2a):
         print(line, flush=True)
     print("Press Ctrl-C to stop.", flush=True)
-    config = uvicorn.Config(app, log_level=args.log_level, timeout_graceful_shutdown=2)
+    import logging
+
+    events = logging.getLogger("agentproto")  # refusals and failed runs: one JSON line each
+    if not events.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s %(message)s"))
+        events.addHandler(handler)
+        events.setLevel(logging.INFO)
+    config = uvicorn.Config(served, log_level=args.log_level, timeout_graceful_shutdown=2)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown

@@ -104,10 +104,8 @@ class ToolProvider(Protocol):
 
 def text_result(structured: Any, *, text: str | None = None) -> dict[str, Any]:
     """A successful ``CallToolResult`` carrying ``structured`` and its JSON text."""
-    body = text if text is not None else json.dumps(structured, ensure_ascii=False,
-                                                    separators=(",", ":"))
-    return {"content": [{"type": "text", "text": body}], "structuredContent": structured,
-            "isError": False}
+    body = text if text is not None else json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    return {"content": [{"type": "text", "text": body}], "structuredContent": structured, "isError": False}
 
 
 def error_result(message: str, *, code: str | None = None) -> dict[str, Any]:
@@ -161,8 +159,13 @@ TOOLS: list[dict[str, Any]] = [
         "description": "Fetch an order by id: status, items, total and any refund already made.",
         "inputSchema": {
             "type": "object",
-            "properties": {"orderId": {"type": "string", "pattern": "^[A-Z][0-9]{4}$",
-                                       "description": "Order id, e.g. A1024"}},
+            "properties": {
+                "orderId": {
+                    "type": "string",
+                    "pattern": "^[A-Z][0-9]{4}$",
+                    "description": "Order id, e.g. A1024",
+                }
+            },
             "required": ["orderId"],
             "additionalProperties": False,
         },
@@ -170,8 +173,10 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "refund_order",
         "title": "Refund an order",
-        "description": ("Refund a shipped or delivered order, fully or in part. Needs human "
-                        "approval. Idempotent: the same idempotencyKey never refunds twice."),
+        "description": (
+            "Refund a shipped or delivered order, fully or in part. Needs human "
+            "approval. Idempotent: the same idempotencyKey never refunds twice."
+        ),
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -196,8 +201,14 @@ class FakeToolProvider:
     'shipped'
     """
 
-    def __init__(self, store: Store | None = None, *, orders: Mapping[str, Any] | None = None,
-                 clock: Clock | None = None, ids: Any = None) -> None:
+    def __init__(
+        self,
+        store: Store | None = None,
+        *,
+        orders: Mapping[str, Any] | None = None,
+        clock: Clock | None = None,
+        ids: Any = None,
+    ) -> None:
         self.store = store if store is not None else Store(":memory:")
         self.store.ensure_schema("demo_tools", 1, _REFUNDS_DDL)
         data = dict(orders) if orders is not None else load_orders()
@@ -209,6 +220,19 @@ class FakeToolProvider:
         self._lock = threading.Lock()
         #: Every call made, in order: ``{"name", "arguments", "outcome"}`` — for notebooks/tests.
         self.calls: list[dict[str, Any]] = []
+
+    def _fresh_refund_id(self, conn: Any) -> str:
+        """The next id from ``ids`` that is not already in the database. The default counter
+        restarts at ``refund-1`` with the process, so after a restart on a database holding
+        N refunds it skips the N ids already used instead of failing the insert (bounded)."""
+        for _ in range(100_000):
+            refund_id = str(self._refund_ids())
+            if (
+                conn.execute("SELECT 1 FROM demo_refunds WHERE refund_id = ?", (refund_id,)).fetchone()
+                is None
+            ):
+                return refund_id
+        raise RuntimeError("the refund id source keeps returning ids already in the database")
 
     # -- faults -------------------------------------------------------------------------------
 
@@ -258,17 +282,19 @@ class FakeToolProvider:
             return error_result(fault.message, code="service_unavailable")
         import jsonschema  # lazily: see agentproto.agui.interrupts._check_payload
 
-        errors = sorted(jsonschema.Draft202012Validator(tool["inputSchema"]).iter_errors(
-            dict(arguments)), key=lambda e: list(e.path))
+        errors = sorted(
+            jsonschema.Draft202012Validator(tool["inputSchema"]).iter_errors(dict(arguments)),
+            key=lambda e: list(e.path),
+        )
         if errors:
             record["outcome"] = "error"
-            return error_result(f"Invalid arguments for {name}: {errors[0].message}",
-                                code="invalid_arguments")
+            return error_result(
+                f"Invalid arguments for {name}: {errors[0].message}", code="invalid_arguments"
+            )
         result = getattr(self, f"_tool_{name}")(dict(arguments))
         if fault is not None and fault.kind == "oversize" and not result["isError"]:
             padded = dict(result["structuredContent"])
-            padded["trackingHistory"] = ("in transit; " * (fault.size_chars // 12 + 1))[
-                :fault.size_chars]
+            padded["trackingHistory"] = ("in transit; " * (fault.size_chars // 12 + 1))[: fault.size_chars]
             result = text_result(padded)
         record["outcome"] = "error" if result["isError"] else "ok"
         return result
@@ -279,11 +305,19 @@ class FakeToolProvider:
         """Refunds actually made (from the database), oldest first."""
         with self.store.transaction() as conn:
             rows = conn.execute(
-                "SELECT * FROM demo_refunds WHERE (? IS NULL OR order_id = ?) "
-                "ORDER BY created_ms, refund_id", (order_id, order_id)).fetchall()
-        return [{"refundId": r["refund_id"], "orderId": r["order_id"],
-                 "amountCents": r["amount_cents"], "reason": r["reason"],
-                 "idempotencyKey": r["idempotency_key"]} for r in rows]
+                "SELECT * FROM demo_refunds WHERE (? IS NULL OR order_id = ?) ORDER BY created_ms, refund_id",
+                (order_id, order_id),
+            ).fetchall()
+        return [
+            {
+                "refundId": r["refund_id"],
+                "orderId": r["order_id"],
+                "amountCents": r["amount_cents"],
+                "reason": r["reason"],
+                "idempotencyKey": r["idempotency_key"],
+            }
+            for r in rows
+        ]
 
     def _refunded_cents(self, order: Mapping[str, Any]) -> int:
         made = sum(r["amountCents"] for r in self.refunds(order["orderId"]))
@@ -313,31 +347,47 @@ class FakeToolProvider:
                 return error_result(f"Order {args['orderId']} was not found.", code="not_found")
             view = self._order_view(order)
             if view["status"] not in ("shipped", "delivered"):
-                return error_result(f"Order {order['orderId']} is {view['status']}; only "
-                                    f"shipped or delivered orders can be refunded.",
-                                    code="not_refundable")
+                return error_result(
+                    f"Order {order['orderId']} is {view['status']}; only "
+                    f"shipped or delivered orders can be refunded.",
+                    code="not_refundable",
+                )
             left = order["totalCents"] - view["refundedCents"]
             if args["amountCents"] > left:
-                return error_result(f"Refund of {args['amountCents']} cents exceeds the "
-                                    f"{left} cents still refundable on {order['orderId']}.",
-                                    code="amount_too_large")
-            refund_id = self._refund_ids()
+                return error_result(
+                    f"Refund of {args['amountCents']} cents exceeds the "
+                    f"{left} cents still refundable on {order['orderId']}.",
+                    code="amount_too_large",
+                )
             with self.store.transaction() as conn:  # joins the idempotency transaction
+                refund_id = self._fresh_refund_id(conn)
                 conn.execute(
                     "INSERT INTO demo_refunds(refund_id, order_id, amount_cents, reason, "
                     "idempotency_key, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                    (refund_id, order["orderId"], args["amountCents"], args.get("reason"),
-                     key, self.clock.now_ms()))
-            return text_result({"refundId": refund_id, "orderId": order["orderId"],
-                                "amountCents": args["amountCents"],
-                                "currency": self.currency, "status": "refunded"})
+                    (
+                        refund_id,
+                        order["orderId"],
+                        args["amountCents"],
+                        args.get("reason"),
+                        key,
+                        self.clock.now_ms(),
+                    ),
+                )
+            return text_result(
+                {
+                    "refundId": refund_id,
+                    "orderId": order["orderId"],
+                    "amountCents": args["amountCents"],
+                    "currency": self.currency,
+                    "status": "refunded",
+                }
+            )
 
         result, replayed = self.store.idempotent(f"tool:refund_order:{key}", refund)
         if replayed and not result["isError"]:
             result = copy.deepcopy(result)
             result["structuredContent"]["replayed"] = True
-            result["content"][0]["text"] = json.dumps(result["structuredContent"],
-                                                      separators=(",", ":"))
+            result["content"][0]["text"] = json.dumps(result["structuredContent"], separators=(",", ":"))
         return result
 
 

@@ -69,9 +69,21 @@ from agentproto.orchestration.waitgraph import (
 )
 
 __all__ = [
-    "ConfigError", "random_plan", "Strategy", "STRATEGIES", "TimeoutPolicy",
-    "Incident", "ExitReport", "Escalation", "DeadlockFrame", "DeadlockRun", "simulate",
-    "SweepPoint", "SweepResult", "sweep", "ttl_tradeoff",
+    "ConfigError",
+    "random_plan",
+    "Strategy",
+    "STRATEGIES",
+    "TimeoutPolicy",
+    "Incident",
+    "ExitReport",
+    "Escalation",
+    "DeadlockFrame",
+    "DeadlockRun",
+    "simulate",
+    "SweepPoint",
+    "SweepResult",
+    "sweep",
+    "ttl_tradeoff",
 ]
 
 
@@ -81,9 +93,15 @@ class ConfigError(DeadlockError, ValueError):
     rule = "deadlock.config"
 
 
-
-def random_plan(n_tasks: int, density: float, *, hidden_fraction: float = 0.3, mean_work: float = 10.0,
-                rng: random.Random | None = None, seed: int | None = None) -> WaitPlan:
+def random_plan(
+    n_tasks: int,
+    density: float,
+    *,
+    hidden_fraction: float = 0.3,
+    mean_work: float = 10.0,
+    rng: random.Random | None = None,
+    seed: int | None = None,
+) -> WaitPlan:
     """A random plan: each ordered pair of distinct tasks is a dependency with probability
     ``density``; each dependency is hidden (discovered at run time) with ``hidden_fraction``.
     Work is exponential with mean ``mean_work`` seconds; tasks are named ``A``, ``B``, …"""
@@ -101,9 +119,14 @@ def random_plan(n_tasks: int, density: float, *, hidden_fraction: float = 0.3, m
                 (hidden if rng.random() < hidden_fraction else declared)[a].add(b)
     work = {t: rng.expovariate(1.0 / mean_work) for t in names}
     discover_at = {t: rng.uniform(0.2, 0.8) for t in names}
-    return WaitPlan(names, {t: frozenset(v) for t, v in declared.items()},
-                {t: frozenset(v) for t, v in hidden.items()}, work, discover_at,
-                name=f"random(n={n_tasks}, density={density:g})")
+    return WaitPlan(
+        names,
+        {t: frozenset(v) for t, v in declared.items()},
+        {t: frozenset(v) for t, v in hidden.items()},
+        work,
+        discover_at,
+        name=f"random(n={n_tasks}, density={density:g})",
+    )
 
 
 # -- strategies -----------------------------------------------------------------------------------
@@ -142,8 +165,10 @@ class TimeoutPolicy:
         if self.max_retries < 0:
             raise ConfigError(f"max_retries must be ≥ 0, got {self.max_retries}")
         if self.exit_state not in (TaskState.FAILED, TaskState.CANCELED):
-            raise ConfigError(f"exit_state must be an explicit terminal failure (FAILED or CANCELED), "
-                              f"not {self.exit_state.short}: 'keep waiting' and 'silent' are no exit")
+            raise ConfigError(
+                f"exit_state must be an explicit terminal failure (FAILED or CANCELED), "
+                f"not {self.exit_state.short}: 'keep waiting' and 'silent' are no exit"
+            )
 
     @property
     def gives_up_after(self) -> float:
@@ -277,8 +302,11 @@ class DeadlockRun:
             parts.append(f"{len(self.stuck)} stuck waiting ({', '.join(self.stuck)})")
         for inc in self.incidents:
             ttr = inc.time_to_recovery
-            how = f"recovered after {ttr:g} s by {inc.resolution}" if ttr is not None else \
-                f"never recovered (still stuck at {self.horizon:g} s)"
+            how = (
+                f"recovered after {ttr:g} s by {inc.resolution}"
+                if ttr is not None
+                else f"never recovered (still stuck at {self.horizon:g} s)"
+            )
             parts.append(f"{inc.kind} cycle {format_cycle(inc.cycle)}: {how}")
         if self.escalations:
             parts.append(f"{len(self.escalations)} question(s) to a human")
@@ -307,8 +335,15 @@ class _Task:
 
 
 class _Run:
-    def __init__(self, plan: WaitPlan, strategy: Strategy, timeout: TimeoutPolicy, human_delay: float,
-                 horizon: float, record: bool) -> None:
+    def __init__(
+        self,
+        plan: WaitPlan,
+        strategy: Strategy,
+        timeout: TimeoutPolicy,
+        human_delay: float,
+        horizon: float,
+        record: bool,
+    ) -> None:
         self.plan, self.strategy, self.timeout = plan, strategy, timeout
         self.human_delay, self.horizon, self.record = human_delay, horizon, record
         self.sim = Simulation(seed=0)
@@ -333,13 +368,17 @@ class _Run:
 
     def live_graph(self) -> dict[str, list[str]]:
         """Blocked tasks and what they wait for, minus dependencies a human is already replacing."""
-        return {t.name: [d for d in sorted(t.waiting) if (t.name, d) not in self.pending_default]
-                for t in self.tasks.values() if t.blocked and not t.terminal}
+        return {
+            t.name: [d for d in sorted(t.waiting) if (t.name, d) not in self.pending_default]
+            for t in self.tasks.values()
+            if t.blocked and not t.terminal
+        }
 
     def behind_cycle(self, name: str) -> bool:
         """Is ``name`` on, or (transitively) waiting for, a task on an open deadlock?"""
-        on_cycle = {m for i in self.incidents if i.resolved_at is None and i.kind == "runtime"
-                    for m in i.cycle}
+        on_cycle = {
+            m for i in self.incidents if i.resolved_at is None and i.kind == "runtime" for m in i.cycle
+        }
         graph = self.live_graph()
         seen, todo = {name}, [name]
         while todo:
@@ -356,9 +395,18 @@ class _Run:
         if not self.record:
             return
         self.log.append({"type": kind, "t": round(self.sim.now, 3), "task": task, "message": message})
-        self.frames.append(DeadlockFrame(self.sim.now, kind, task, message,
-                                 {n: t.state for n, t in self.tasks.items()}, self.waits(), cycle,
-                                 tuple(self.defaults)))
+        self.frames.append(
+            DeadlockFrame(
+                self.sim.now,
+                kind,
+                task,
+                message,
+                {n: t.state for n, t in self.tasks.items()},
+                self.waits(),
+                cycle,
+                tuple(self.defaults),
+            )
+        )
 
     def settle(self, cause: str) -> None:
         """Close incidents whose cycle no longer stands."""
@@ -412,19 +460,22 @@ class _Run:
                 self.tasks[name].state = TaskState.REJECTED
                 cyc = next((c for c in exc.cycles if name in c), ())
                 why = f"on cycle {format_cycle(cyc)}" if cyc else "waits for a refused task"
-                self.reports.append(ExitReport(name, TaskState.REJECTED, f"refused before dispatch: {why}",
-                                               0.0))
+                self.reports.append(
+                    ExitReport(name, TaskState.REJECTED, f"refused before dispatch: {why}", 0.0)
+                )
                 self.note("refuse", name, f"REJECTED before dispatch: {why}", cyc)
 
     # -- waiting ------------------------------------------------------------------------------------
     def wait_for(self, task: _Task, deps: Iterable[str]) -> None:
         """Block ``task`` on the unfinished tasks in ``deps`` (or let it go on)."""
         deps = set(deps)
-        dead = sorted(d for d in deps
-                      if self.tasks[d].terminal and self.tasks[d].state is not TaskState.COMPLETED)
+        dead = sorted(
+            d for d in deps if self.tasks[d].terminal and self.tasks[d].state is not TaskState.COMPLETED
+        )
         if dead:
-            self.end(task, TaskState.CANCELED,
-                     f"cannot run: {dead[0]} ended {self.tasks[dead[0]].state.short}")
+            self.end(
+                task, TaskState.CANCELED, f"cannot run: {dead[0]} ended {self.tasks[dead[0]].state.short}"
+            )
             return
         task.waiting |= {d for d in deps if self.tasks[d].state is not TaskState.COMPLETED}
         if not task.blocked:
@@ -451,17 +502,24 @@ class _Run:
         deps = ", ".join(sorted(task.waiting))
         if task.attempts < self.timeout.max_retries:
             task.attempts += 1
-            self.note("retry", task.name,
-                      f"timed out after {self.timeout.ttl:g} s; retry "
-                      f"{task.attempts}/{self.timeout.max_retries}: "
-                      f"still waiting for {deps}")
+            self.note(
+                "retry",
+                task.name,
+                f"timed out after {self.timeout.ttl:g} s; retry "
+                f"{task.attempts}/{self.timeout.max_retries}: "
+                f"still waiting for {deps}",
+            )
             self.arm_timer(task)
             return
         if not self.behind_cycle(task.name):
             self.spurious += 1
-        self.end(task, self.timeout.exit_state,
-                 f"gave up waiting for {deps} after {1 + self.timeout.max_retries} × {self.timeout.ttl:g} s",
-                 report=True, cause="timeout exit")
+        self.end(
+            task,
+            self.timeout.exit_state,
+            f"gave up waiting for {deps} after {1 + self.timeout.max_retries} × {self.timeout.ttl:g} s",
+            report=True,
+            cause="timeout exit",
+        )
 
     def check_cycles(self, task: _Task) -> None:
         """Run-time detection: a new wait can only close cycles through the waiting task."""
@@ -477,14 +535,25 @@ class _Run:
             inc.detected_at = self.sim.now
             if self.strategy is Strategy.DETECTION:
                 self.note("deadlock", task.name, f"deadlock detected: {format_cycle(cycle)}", cycle)
-                self.end(task, TaskState.FAILED, f"deadlock detected: {format_cycle(cycle)}", report=True,
-                         cause="detection (task failed)")
+                self.end(
+                    task,
+                    TaskState.FAILED,
+                    f"deadlock detected: {format_cycle(cycle)}",
+                    report=True,
+                    cause="detection (task failed)",
+                )
                 return
             self.ask_human(task, cycle[1], cycle, inc)
 
     # -- the human ----------------------------------------------------------------------------------
-    def ask_human(self, task: _Task | str, waits_for: str, cycle: tuple[str, ...], inc: Incident,
-                  before_dispatch: bool = False) -> None:
+    def ask_human(
+        self,
+        task: _Task | str,
+        waits_for: str,
+        cycle: tuple[str, ...],
+        inc: Incident,
+        before_dispatch: bool = False,
+    ) -> None:
         task = self.tasks[task] if isinstance(task, str) else task
         answer_at = max(self.sim.now, self.human_free_at) + self.human_delay
         self.human_free_at = answer_at
@@ -494,8 +563,12 @@ class _Run:
         task.held += 1
         task.state = TaskState.INPUT_REQUIRED
         where = "before dispatch" if before_dispatch else "at run time"
-        self.note("escalate", task.name,
-                  f"cycle {format_cycle(cycle)} found {where}; asks a human for a default {need}", cycle)
+        self.note(
+            "escalate",
+            task.name,
+            f"cycle {format_cycle(cycle)} found {where}; asks a human for a default {need}",
+            cycle,
+        )
         self.sim.at(answer_at, lambda: self.on_default(task, waits_for, inc), f"human → {task.name}")
 
     def on_default(self, task: _Task, waits_for: str, inc: Incident) -> None:
@@ -507,8 +580,12 @@ class _Run:
             return
         if task.held == 0:  # the answer resumes the task (A2A: an interrupted task goes back to WORKING,
             task.state = TaskState.WORKING  # never to SUBMITTED, which is an entry state only)
-        self.note("default", task.name, f"a human supplies a default {self.plan.need(task.name, waits_for)}; "
-                                        f"{task.name} no longer waits for {waits_for}")
+        self.note(
+            "default",
+            task.name,
+            f"a human supplies a default {self.plan.need(task.name, waits_for)}; "
+            f"{task.name} no longer waits for {waits_for}",
+        )
         self.settle("human default")
         if inc.resolved_at is None:
             inc.resolved_at, inc.resolution = self.sim.now, "human default"
@@ -563,8 +640,9 @@ class _Run:
                 else:
                     self.arm_timer(other)  # a fresh wait for what is left
 
-    def end(self, task: _Task, state: TaskState, reason: str, report: bool = False,
-            cause: str = "cancellation") -> None:
+    def end(
+        self, task: _Task, state: TaskState, reason: str, report: bool = False, cause: str = "cancellation"
+    ) -> None:
         if task.terminal:
             return
         if task.timer is not None:
@@ -588,13 +666,31 @@ class _Run:
         final = {n: t.state for n, t in self.tasks.items()}
         if any(s not in TERMINAL_STATES for s in final.values()):
             self.end_time = self.horizon
-        return DeadlockRun(self.plan, self.strategy, final, self.incidents, self.reports, self.escalations,
-                         self.frames, self.log, self.end_time, self.horizon, self.refusal, self.spurious)
+        return DeadlockRun(
+            self.plan,
+            self.strategy,
+            final,
+            self.incidents,
+            self.reports,
+            self.escalations,
+            self.frames,
+            self.log,
+            self.end_time,
+            self.horizon,
+            self.refusal,
+            self.spurious,
+        )
 
 
-def simulate(plan: WaitPlan, strategy: Strategy | str = Strategy.NONE, *,
-             timeout: TimeoutPolicy | None = None,
-             human_delay: float = 120.0, horizon: float = 3600.0, record: bool = True) -> DeadlockRun:
+def simulate(
+    plan: WaitPlan,
+    strategy: Strategy | str = Strategy.NONE,
+    *,
+    timeout: TimeoutPolicy | None = None,
+    human_delay: float = 120.0,
+    horizon: float = 3600.0,
+    record: bool = True,
+) -> DeadlockRun:
     """Dispatch ``plan`` under ``strategy`` and run it on a virtual clock until every task is
     terminal or ``horizon`` seconds have passed.
 
@@ -603,8 +699,9 @@ def simulate(plan: WaitPlan, strategy: Strategy | str = Strategy.NONE, *,
     try:
         strategy = Strategy(strategy)
     except ValueError:
-        raise ConfigError(f"unknown strategy {strategy!r}; choose one of "
-                          f"{', '.join(s.value for s in Strategy)}") from None
+        raise ConfigError(
+            f"unknown strategy {strategy!r}; choose one of {', '.join(s.value for s in Strategy)}"
+        ) from None
     if human_delay < 0 or horizon <= 0:
         raise ConfigError("human_delay must be ≥ 0 and horizon > 0")
     return _Run(plan, strategy, timeout or TimeoutPolicy(), human_delay, horizon, record).run()
@@ -639,47 +736,82 @@ class SweepResult:
 
     def table(self) -> str:
         """A plain-text table (one row per density and strategy)."""
-        lines = [f"{'density':>7}  {'strategy':<21}{'deadlock':>9}{'recovery s':>11}{'never':>7}"
-                 f"{'completed':>10}{'human Qs':>9}"]
+        lines = [
+            f"{'density':>7}  {'strategy':<21}{'deadlock':>9}{'recovery s':>11}{'never':>7}"
+            f"{'completed':>10}{'human Qs':>9}"
+        ]
         for p in self.points:
             rec = "—" if p.mean_recovery is None else f"{p.mean_recovery:.0f}"
-            lines.append(f"{p.density:>7.2f}  {p.strategy.value:<21}{p.deadlock_frequency:>9.0%}{rec:>11}"
-                         f"{p.unrecovered:>7.0%}{p.completion:>10.0%}{p.human_questions:>9.2f}")
+            lines.append(
+                f"{p.density:>7.2f}  {p.strategy.value:<21}{p.deadlock_frequency:>9.0%}{rec:>11}"
+                f"{p.unrecovered:>7.0%}{p.completion:>10.0%}{p.human_questions:>9.2f}"
+            )
         return "\n".join(lines)
 
 
-def sweep(densities: Sequence[float], *, strategies: Sequence[Strategy | str] = STRATEGIES,
-          n_tasks: int = 6, runs: int = 100, hidden_fraction: float = 0.3, mean_work: float = 10.0,
-          timeout: TimeoutPolicy | None = None, human_delay: float = 120.0, horizon: float = 3600.0,
-          seed: int = 0) -> SweepResult:
+def sweep(
+    densities: Sequence[float],
+    *,
+    strategies: Sequence[Strategy | str] = STRATEGIES,
+    n_tasks: int = 6,
+    runs: int = 100,
+    hidden_fraction: float = 0.3,
+    mean_work: float = 10.0,
+    timeout: TimeoutPolicy | None = None,
+    human_delay: float = 120.0,
+    horizon: float = 3600.0,
+    seed: int = 0,
+) -> SweepResult:
     """Run every strategy on the same ``runs`` random plans per density (common random numbers,
     so differences come from the strategies, not from luck)."""
     chosen = [Strategy(s) for s in strategies]
     points = []
     for d_i, density in enumerate(densities):
-        plans = [random_plan(n_tasks, density, hidden_fraction=hidden_fraction, mean_work=mean_work,
-                             seed=seed * 1_000_003 + d_i * 10_007 + r) for r in range(runs)]
+        plans = [
+            random_plan(
+                n_tasks,
+                density,
+                hidden_fraction=hidden_fraction,
+                mean_work=mean_work,
+                seed=seed * 1_000_003 + d_i * 10_007 + r,
+            )
+            for r in range(runs)
+        ]
         cyclic = sum(find_cycle(p.graph()) is not None for p in plans) / runs
         for s in chosen:
-            results = [simulate(p, s, timeout=timeout, human_delay=human_delay, horizon=horizon, record=False)
-                       for p in plans]
+            results = [
+                simulate(p, s, timeout=timeout, human_delay=human_delay, horizon=horizon, record=False)
+                for p in plans
+            ]
             incidents = [i for r in results for i in r.incidents]
             recovered = [i.time_to_recovery for i in incidents if i.time_to_recovery is not None]
-            points.append(SweepPoint(
-                s, float(density), runs,
-                deadlock_frequency=sum(r.deadlocked for r in results) / runs,
-                cyclic_plans=cyclic,
-                mean_recovery=sum(recovered) / len(recovered) if recovered else None,
-                unrecovered=(len(incidents) - len(recovered)) / len(incidents) if incidents else 0.0,
-                completion=sum(r.completed for r in results) / (runs * n_tasks),
-                human_questions=sum(len(r.escalations) for r in results) / runs,
-                spurious_exits=sum(r.spurious_exits for r in results) / runs,
-            ))
+            points.append(
+                SweepPoint(
+                    s,
+                    float(density),
+                    runs,
+                    deadlock_frequency=sum(r.deadlocked for r in results) / runs,
+                    cyclic_plans=cyclic,
+                    mean_recovery=sum(recovered) / len(recovered) if recovered else None,
+                    unrecovered=(len(incidents) - len(recovered)) / len(incidents) if incidents else 0.0,
+                    completion=sum(r.completed for r in results) / (runs * n_tasks),
+                    human_questions=sum(len(r.escalations) for r in results) / runs,
+                    spurious_exits=sum(r.spurious_exits for r in results) / runs,
+                )
+            )
     return SweepResult(points, horizon)
 
 
-def ttl_tradeoff(ttls: Sequence[float], *, density: float = 0.25, n_tasks: int = 6, runs: int = 100,
-                 max_retries: int = 0, mean_work: float = 10.0, seed: int = 1) -> list[dict[str, float]]:
+def ttl_tradeoff(
+    ttls: Sequence[float],
+    *,
+    density: float = 0.25,
+    n_tasks: int = 6,
+    runs: int = 100,
+    max_retries: int = 0,
+    mean_work: float = 10.0,
+    seed: int = 1,
+) -> list[dict[str, float]]:
     """For each TTL: deadlock recovery time and spurious exits (tasks that were merely slow)
     under the ``timeout`` strategy. Short TTLs kill healthy waits; long ones keep cycles alive."""
     rows = []
@@ -688,10 +820,12 @@ def ttl_tradeoff(ttls: Sequence[float], *, density: float = 0.25, n_tasks: int =
         policy = TimeoutPolicy(ttl=ttl, max_retries=max_retries)
         results = [simulate(p, Strategy.TIMEOUT, timeout=policy, record=False) for p in plans]
         rec = [i.time_to_recovery for r in results for i in r.incidents if i.time_to_recovery is not None]
-        rows.append({
-            "ttl": float(ttl),
-            "mean_recovery": sum(rec) / len(rec) if rec else math.nan,
-            "spurious_exits": sum(r.spurious_exits for r in results) / runs,
-            "completion": sum(r.completed for r in results) / (runs * n_tasks),
-        })
+        rows.append(
+            {
+                "ttl": float(ttl),
+                "mean_recovery": sum(rec) / len(rec) if rec else math.nan,
+                "spurious_exits": sum(r.spurious_exits for r in results) / runs,
+                "completion": sum(r.completed for r in results) / (runs * n_tasks),
+            }
+        )
     return rows

@@ -59,11 +59,29 @@ from agentproto.clock import IdFactory
 from agentproto.orchestration.engine import Simulation
 
 __all__ = [
-    "IdempotencyError", "KeyReuseError", "Admission", "Decision", "Entry", "IdempotencyStore",
-    "Request", "Response", "Effect", "Service", "FaultRates", "ClientPolicy", "DedupReport",
-    "run_dedup", "fingerprint",
-    "TTLCache", "CacheLookup", "CacheReport", "cache_experiment", "cache_analytic", "ttl_sweep",
-    "MECHANISMS", "payments_through_cache",
+    "IdempotencyError",
+    "KeyReuseError",
+    "Admission",
+    "Decision",
+    "Entry",
+    "IdempotencyStore",
+    "Request",
+    "Response",
+    "Effect",
+    "Service",
+    "FaultRates",
+    "ClientPolicy",
+    "DedupReport",
+    "run_dedup",
+    "fingerprint",
+    "TTLCache",
+    "CacheLookup",
+    "CacheReport",
+    "cache_experiment",
+    "cache_analytic",
+    "ttl_sweep",
+    "MECHANISMS",
+    "payments_through_cache",
 ]
 
 INF = math.inf
@@ -85,8 +103,9 @@ class KeyReuseError(IdempotencyError):
 # -- requests -----------------------------------------------------------------------------------
 def fingerprint(op: str, params: Mapping[str, Any]) -> str:
     """A short, stable hash of an operation and its parameters (canonical JSON, SHA-256)."""
-    canonical = json.dumps({"op": op, "params": dict(params)}, sort_keys=True, separators=(",", ":"),
-                           ensure_ascii=False)
+    canonical = json.dumps(
+        {"op": op, "params": dict(params)}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
@@ -133,9 +152,9 @@ class Effect:
 
 # -- the idempotency store -------------------------------------------------------------------------
 class Decision(str, Enum):
-    EXECUTE = "execute"   # first copy: run it
-    ATTACH = "attach"     # same request still running: join that task (singleton task)
-    REPLAY = "replay"     # already finished: answer with the stored result
+    EXECUTE = "execute"  # first copy: run it
+    ATTACH = "attach"  # same request still running: join that task (singleton task)
+    REPLAY = "replay"  # already finished: answer with the stored result
 
 
 @dataclass
@@ -201,7 +220,8 @@ class IdempotencyStore:
             if entry.fingerprint != fp:
                 raise KeyReuseError(
                     f"idempotency key {key!r} was first used for a different request "
-                    f"(fingerprint {entry.fingerprint} ≠ {fp}); use a new key for a new intent")
+                    f"(fingerprint {entry.fingerprint} ≠ {fp}); use a new key for a new intent"
+                )
             if entry.state is TaskState.WORKING:
                 return Admission(Decision.ATTACH, entry)
             return Admission(Decision.REPLAY, entry)
@@ -241,8 +261,14 @@ class Service:
     store decides; attached copies are answered when the one running task finishes.
     """
 
-    def __init__(self, sim: Simulation, *, store: IdempotencyStore | None = None,
-                 processing: float = 0.5, ids: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self,
+        sim: Simulation,
+        *,
+        store: IdempotencyStore | None = None,
+        processing: float = 0.5,
+        ids: Callable[[], str] | None = None,
+    ) -> None:
         self.sim = sim
         self.store = store
         self.processing = processing
@@ -298,9 +324,9 @@ class FaultRates:
     """Probabilities, per request copy, of the things that create duplicates."""
 
     lost_response: float = 0.0  # the work happened but the answer never came back → retry
-    lost_request: float = 0.0   # the request never arrived → retry (harmless, but retried)
-    double_click: float = 0.0   # the user submits the same form twice
-    replay: float = 0.0         # the infrastructure redelivers a delivered message later
+    lost_request: float = 0.0  # the request never arrived → retry (harmless, but retried)
+    double_click: float = 0.0  # the user submits the same form twice
+    replay: float = 0.0  # the infrastructure redelivers a delivered message later
 
     def __post_init__(self) -> None:
         for name in ("lost_response", "lost_request", "double_click", "replay"):
@@ -333,16 +359,18 @@ class DedupReport:
     copies_sent: int
     copies_delivered: int
     effects: int
-    duplicate_effects: int   # effects beyond the first, per intent
-    exactly_once: int        # intents with exactly one effect
-    missing: int             # intents with no effect at all (every copy lost)
-    client_gave_up: int      # flows that never got an answer
+    duplicate_effects: int  # effects beyond the first, per intent
+    exactly_once: int  # intents with exactly one effect
+    missing: int  # intents with no effect at all (every copy lost)
+    client_gave_up: int  # flows that never got an answer
     answers: Mapping[str, int]
 
     def line(self) -> str:
-        return (f"{self.label:<28} intents {self.intents:>4}  effects {self.effects:>4}  "
-                f"duplicates {self.duplicate_effects:>3}  missing {self.missing:>2}  "
-                f"exactly-once {self.exactly_once}/{self.intents}")
+        return (
+            f"{self.label:<28} intents {self.intents:>4}  effects {self.effects:>4}  "
+            f"duplicates {self.duplicate_effects:>3}  missing {self.missing:>2}  "
+            f"exactly-once {self.exactly_once}/{self.intents}"
+        )
 
 
 def run_dedup(
@@ -374,8 +402,9 @@ def run_dedup(
     keys = IdFactory("key")
     stats: Counter[str] = Counter()
 
-    def start_flow(intent: str, params: Mapping[str, Any], key: str,
-                   copy: Literal["original", "double-click"]) -> None:
+    def start_flow(
+        intent: str, params: Mapping[str, Any], key: str, copy: Literal["original", "double-click"]
+    ) -> None:
         flow = {"done": False, "attempt": 0}
 
         def on_answer(_resp: Response) -> None:
@@ -392,14 +421,18 @@ def run_dedup(
             if rng.random() >= faults.lost_request:
                 sim.schedule(latency, lambda: deliver(req, reply_to=on_answer))
             if attempt <= client.max_retries:
+
                 def maybe_retry() -> None:
                     if not flow["done"]:
                         sim.schedule(client.backoff * 2 ** (attempt - 1), send)
+
                 sim.schedule(client.timeout, maybe_retry)
             else:
+
                 def give_up() -> None:
                     if not flow["done"]:
                         stats["gave_up"] += 1
+
                 sim.schedule(client.timeout, give_up)
 
         send()
@@ -427,14 +460,19 @@ def run_dedup(
             sim.at(t + rng.uniform(0.05, 0.8), partial(start_flow, intent, params, key, "double-click"))
     sim.run()
     per_intent = service.effects_per_intent()
-    name = label or (f"idempotent ({store_mode}, key per {client.key_scope})" if idempotent
-                     else "no idempotency")
+    name = label or (
+        f"idempotent ({store_mode}, key per {client.key_scope})" if idempotent else "no idempotency"
+    )
     return DedupReport(
-        label=name, intents=intents, copies_sent=stats["sent"], copies_delivered=stats["delivered"],
+        label=name,
+        intents=intents,
+        copies_sent=stats["sent"],
+        copies_delivered=stats["delivered"],
         effects=len(service.effects),
         duplicate_effects=sum(c - 1 for c in per_intent.values() if c > 1),
         exactly_once=sum(1 for c in per_intent.values() if c == 1),
-        missing=intents - len(per_intent), client_gave_up=stats["gave_up"],
+        missing=intents - len(per_intent),
+        client_gave_up=stats["gave_up"],
         answers=dict(service.answers),
     )
 
@@ -492,13 +530,13 @@ class CacheReport:
     ttl: float
     queries: int
     hit_rate: float
-    stale_rate: float      # fraction of all answers that were out of date
+    stale_rate: float  # fraction of all answers that were out of date
     backend_calls: int
-    mean_latency: float    # seconds
+    mean_latency: float  # seconds
 
 
 def _zipf_weights(n: int, s: float) -> list[float]:
-    raw = [1.0 / (k ** s) for k in range(1, n + 1)]
+    raw = [1.0 / (k**s) for k in range(1, n + 1)]
     total = sum(raw)
     return [w / total for w in raw]
 
@@ -546,12 +584,15 @@ def cache_experiment(
             backend += 1
             latency += backend_time
             cache.put(k, version[k], now=t)
-    return CacheReport(ttl, n, cache.hit_rate, stale / n if n else 0.0, backend,
-                       latency / n if n else 0.0)
+    return CacheReport(ttl, n, cache.hit_rate, stale / n if n else 0.0, backend, latency / n if n else 0.0)
 
 
 def cache_analytic(
-    ttl: float, *, query_rate: float = 1.0, change_rate: float = 1 / 600, keys: int = 20,
+    ttl: float,
+    *,
+    query_rate: float = 1.0,
+    change_rate: float = 1 / 600,
+    keys: int = 20,
     zipf: float = 1.0,
 ) -> tuple[float, float]:
     """Closed-form (hit rate, stale rate) for :func:`cache_experiment`'s model.
@@ -581,14 +622,14 @@ def ttl_sweep(ttls: Sequence[float], **kwargs: Any) -> list[CacheReport]:
 MECHANISMS: dict[str, dict[str, str]] = {
     "idempotency key / singleton task": {
         "keyed by": "one intention of one client (key made once, reused by every copy)",
-        "answers": "\"did I already do this very request?\"",
+        "answers": '"did I already do this very request?"',
         "lifetime": "at least the longest retry/replay window",
         "use for": "side effects: payments, e-mails, bookings",
         "misuse": "a fresh key per click or per retry protects nothing",
     },
     "result cache (TTL)": {
         "keyed by": "the input (route + date), shared by every client",
-        "answers": "\"do I already know the answer to this question?\"",
+        "answers": '"do I already know the answer to this question?"',
         "lifetime": "as long as a stale answer is acceptable",
         "use for": "reads: searches, lookups, prices",
         "misuse": "in front of a payment it swallows a second, legitimate purchase",

@@ -43,8 +43,15 @@ from functools import partial
 from agentproto.orchestration.engine import Simulation
 
 __all__ = [
-    "FeedbackError", "Drift", "Loop", "LoopTrace", "run_loop", "compare_loops", "SweepRow",
-    "loop_length_sweep", "gain_sweep",
+    "FeedbackError",
+    "Drift",
+    "Loop",
+    "LoopTrace",
+    "run_loop",
+    "compare_loops",
+    "SweepRow",
+    "loop_length_sweep",
+    "gain_sweep",
 ]
 
 
@@ -94,8 +101,9 @@ class Loop:
         if not (self.period > 0 and math.isfinite(self.period)):
             raise FeedbackError(f"period must be a positive number of minutes, got {self.period}")
         if not (self.gain > 0 and math.isfinite(self.gain)):
-            raise FeedbackError(f"gain must be > 0 (no correction is no loop: pass loop=None), got "
-                                f"{self.gain}")
+            raise FeedbackError(
+                f"gain must be > 0 (no correction is no loop: pass loop=None), got {self.gain}"
+            )
         if self.latency < 0 or self.deadband < 0:
             raise FeedbackError("latency and deadband must be ≥ 0")
 
@@ -173,8 +181,9 @@ class LoopTrace:
             return 0.0
         twin = self._noise_free()
         sign = 1.0 if self.drift.step > 0 else -1.0
-        worst = max((-sign * e for t, e in zip(twin.times, twin.tracking) if t >= self.drift.step_at),
-                    default=0.0)
+        worst = max(
+            (-sign * e for t, e in zip(twin.times, twin.tracking) if t >= self.drift.step_at), default=0.0
+        )
         return max(0.0, worst) / abs(self.drift.step)
 
     @property
@@ -202,13 +211,16 @@ class LoopTrace:
         mae_text = f"{mae:.2f}" if mae < 1000 else f"{mae:.1e}"
         over = self.overshoot()
         over_text = f"{over:.0%}" if over < 10 else "> 999%"
-        return (f"{self.label}: mean |error| {mae_text} min, recovery after the step "
-                f"{rec_text}, overshoot {over_text}, {len(self.corrections)} corrections — "
-                f"{self.verdict}")
+        return (
+            f"{self.label}: mean |error| {mae_text} min, recovery after the step "
+            f"{rec_text}, overshoot {over_text}, {len(self.corrections)} corrections — "
+            f"{self.verdict}"
+        )
 
 
-def run_loop(drift: Drift | None = None, loop: Loop | None = None, *, horizon: int = 240,
-             seed: int = 0) -> LoopTrace:
+def run_loop(
+    drift: Drift | None = None, loop: Loop | None = None, *, horizon: int = 240, seed: int = 0
+) -> LoopTrace:
     """Run the agent for ``horizon`` minutes under ``drift``, with ``loop`` (``None``: open loop).
 
     Order within a minute: compare-and-correct first, then execute; an outcome produced at
@@ -264,8 +276,9 @@ def run_loop(drift: Drift | None = None, loop: Loop | None = None, *, horizon: i
     return trace
 
 
-def compare_loops(loops: Sequence[Loop | None], drift: Drift | None = None, *, horizon: int = 240,
-                  seed: int = 0) -> list[LoopTrace]:
+def compare_loops(
+    loops: Sequence[Loop | None], drift: Drift | None = None, *, horizon: int = 240, seed: int = 0
+) -> list[LoopTrace]:
     """The same drift and the same noise (same seed) under each loop."""
     return [run_loop(drift, lp, horizon=horizon, seed=seed) for lp in loops]
 
@@ -281,22 +294,42 @@ class SweepRow:
 
 def _row(value: float, traces: Sequence[LoopTrace]) -> SweepRow:
     recs = [r for r in (t.recovery_time() for t in traces) if r is not None]
-    return SweepRow(value, sum(t.mean_abs_error() for t in traces) / len(traces),
-                    sum(recs) / len(recs) if recs else None, len(recs) / len(traces),
-                    sum(t.verdict == "diverges" for t in traces) / len(traces))
+    return SweepRow(
+        value,
+        sum(t.mean_abs_error() for t in traces) / len(traces),
+        sum(recs) / len(recs) if recs else None,
+        len(recs) / len(traces),
+        sum(t.verdict == "diverges" for t in traces) / len(traces),
+    )
 
 
-def loop_length_sweep(periods: Sequence[float], *, loop: Loop | None = None, drift: Drift | None = None,
-                      seeds: int = 8, horizon: int = 240) -> list[SweepRow]:
+def loop_length_sweep(
+    periods: Sequence[float],
+    *,
+    loop: Loop | None = None,
+    drift: Drift | None = None,
+    seeds: int = 8,
+    horizon: int = 240,
+) -> list[SweepRow]:
     """Mean error and recovery time for each loop length (``period``), other settings from ``loop``."""
     base = loop or Loop()
-    return [_row(p, [run_loop(drift, replace(base, period=p), horizon=horizon, seed=s) for s in range(seeds)])
-            for p in periods]
+    return [
+        _row(p, [run_loop(drift, replace(base, period=p), horizon=horizon, seed=s) for s in range(seeds)])
+        for p in periods
+    ]
 
 
-def gain_sweep(gains: Sequence[float], *, loop: Loop | None = None, drift: Drift | None = None,
-               seeds: int = 8, horizon: int = 240) -> list[SweepRow]:
+def gain_sweep(
+    gains: Sequence[float],
+    *,
+    loop: Loop | None = None,
+    drift: Drift | None = None,
+    seeds: int = 8,
+    horizon: int = 240,
+) -> list[SweepRow]:
     """Mean error for each gain, other settings from ``loop``."""
     base = loop or Loop()
-    return [_row(g, [run_loop(drift, replace(base, gain=g), horizon=horizon, seed=s) for s in range(seeds)])
-            for g in gains]
+    return [
+        _row(g, [run_loop(drift, replace(base, gain=g), horizon=horizon, seed=s) for s in range(seeds)])
+        for g in gains
+    ]

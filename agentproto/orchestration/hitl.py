@@ -52,11 +52,28 @@ from agentproto.orchestration.waitgraph import format_cycle
 from agentproto.resources import load_json_source
 
 __all__ = [
-    "HitlError", "PolicyError", "EmptyInterruptError", "HitlVerdict", "Action", "HitlDecision", "HitlRule",
+    "HitlError",
+    "PolicyError",
+    "EmptyInterruptError",
+    "HitlVerdict",
+    "Action",
+    "HitlDecision",
+    "HitlRule",
     "RULES",
-    "HitlPolicy", "decide", "decision_table", "load_actions", "actions_from_deadlock",
-    "interrupt_for", "ask_human_event", "CostModel", "calibrated_accuracy", "sample_confidences",
-    "CostCurve", "cost_curve", "QueueStats", "review_queue",
+    "HitlPolicy",
+    "decide",
+    "decision_table",
+    "load_actions",
+    "actions_from_deadlock",
+    "interrupt_for",
+    "ask_human_event",
+    "CostModel",
+    "calibrated_accuracy",
+    "sample_confidences",
+    "CostCurve",
+    "cost_curve",
+    "QueueStats",
+    "review_queue",
 ]
 
 
@@ -167,8 +184,10 @@ def _deadlock(action: Action, policy: HitlPolicy) -> str | None:
 
 def _irreversible(action: Action, policy: HitlPolicy) -> str | None:
     if action.irreversible and action.stakes >= policy.stakes_limit:
-        return (f"irreversible and high-stakes ({action.stakes:,.0f} ≥ {policy.stakes_limit:,.0f}): "
-                "confirm whatever the confidence")
+        return (
+            f"irreversible and high-stakes ({action.stakes:,.0f} ≥ {policy.stakes_limit:,.0f}): "
+            "confirm whatever the confidence"
+        )
     return None
 
 
@@ -183,14 +202,30 @@ def _low_confidence(action: Action, policy: HitlPolicy) -> str | None:
 #: to *confirm* something the agent may not do is moot), then deadlock (it cannot go on at all),
 #: then irreversible stakes (asked however confident), then low confidence.
 RULES: tuple[HitlRule, ...] = (
-    HitlRule("permission_boundary", "permission or capability boundary", _permission,
-         TaskState.AUTH_REQUIRED, "permission"),
-    HitlRule("deadlock", "deadlock the agents cannot break", _deadlock, TaskState.INPUT_REQUIRED,
-             "input_required"),
-    HitlRule("irreversible_high_risk", "irreversible, high-stakes action", _irreversible,
-         TaskState.INPUT_REQUIRED, "confirmation"),
-    HitlRule("low_confidence", "confidence below the threshold", _low_confidence, TaskState.INPUT_REQUIRED,
-             "review"),
+    HitlRule(
+        "permission_boundary",
+        "permission or capability boundary",
+        _permission,
+        TaskState.AUTH_REQUIRED,
+        "permission",
+    ),
+    HitlRule(
+        "deadlock", "deadlock the agents cannot break", _deadlock, TaskState.INPUT_REQUIRED, "input_required"
+    ),
+    HitlRule(
+        "irreversible_high_risk",
+        "irreversible, high-stakes action",
+        _irreversible,
+        TaskState.INPUT_REQUIRED,
+        "confirmation",
+    ),
+    HitlRule(
+        "low_confidence",
+        "confidence below the threshold",
+        _low_confidence,
+        TaskState.INPUT_REQUIRED,
+        "review",
+    ),
 )
 
 
@@ -222,8 +257,12 @@ class HitlPolicy:
     def decide(self, action: Action) -> HitlDecision:
         fired = [(rule, why) for rule in self.rules if (why := rule.test(action, self)) is not None]
         if not fired:
-            return HitlDecision(HitlVerdict.PROCEED, None, "no trigger fired: the agent proceeds on its own",
-                            TaskState.WORKING)
+            return HitlDecision(
+                HitlVerdict.PROCEED,
+                None,
+                "no trigger fired: the agent proceeds on its own",
+                TaskState.WORKING,
+            )
         (rule, why), rest = fired[0], fired[1:]
         return HitlDecision(HitlVerdict.ASK, rule.name, why, rule.state, tuple(r.name for r, _ in rest))
 
@@ -246,9 +285,10 @@ def decision_table(actions: Iterable[Action], policy: HitlPolicy | None = None, 
     name_w = max([len(a.name) for a, _ in rows] + [6])
     lines = [f"{'action':<{name_w}}  {'verdict':<11}  {'rule':<22}  {'A2A state':<15}  reason"]
     for a, d in rows:
-        line = (f"{a.name:<{name_w}}  {d.verdict.value:<11}  {d.rule or '—':<22}  {d.state.short:<15}  "
-                f"{d.reason}"
-                + (f" (also: {', '.join(d.also)})" if d.also else ""))
+        line = (
+            f"{a.name:<{name_w}}  {d.verdict.value:<11}  {d.rule or '—':<22}  {d.state.short:<15}  "
+            f"{d.reason}" + (f" (also: {', '.join(d.also)})" if d.also else "")
+        )
         lines.append(line if len(line) <= width else line[: width - 1] + "…")
     return "\n".join(lines)
 
@@ -262,8 +302,10 @@ def load_actions(source: str | Path = "hitl_actions") -> list[Action]:
 def actions_from_deadlock(run: DeadlockRun) -> list[Action]:
     """The escalations of a deadlock run (:class:`~agentproto.orchestration.deadlock.DeadlockRun`)
     as actions for the policy — each one trips the ``deadlock`` rule."""
-    return [Action(name=f"{e.task}: wait for {e.waits_for}", deadlock=tuple(e.cycle), need=e.need)
-            for e in run.escalations]
+    return [
+        Action(name=f"{e.task}: wait for {e.waits_for}", deadlock=tuple(e.cycle), need=e.need)
+        for e in run.escalations
+    ]
 
 
 # -- the AG-UI interrupt -------------------------------------------------------------------------------
@@ -274,18 +316,35 @@ def _schema(rule: str, action: Action) -> dict[str, Any]:
         return dict(APPROVAL_RESPONSE_SCHEMA)
     if rule == "deadlock":
         what = f"a default {action.need or 'value'} to go on with"
-        return {"type": "object", "additionalProperties": False, "required": ["default"],
-                "properties": {"default": {"type": "string", "description": what}}}
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["default"],
+            "properties": {"default": {"type": "string", "description": what}},
+        }
     if rule == "permission_boundary":
-        return {"type": "object", "additionalProperties": False, "required": ["granted"],
-                "properties": {"granted": {"type": "boolean"}, "comment": {"type": "string"}}}
-    return {"type": "object", "additionalProperties": False, "required": ["approved"],
-            "properties": {"approved": {"type": "boolean"}, "correction": {"type": "string"}}}
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["granted"],
+            "properties": {"granted": {"type": "boolean"}, "comment": {"type": "string"}},
+        }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["approved"],
+        "properties": {"approved": {"type": "boolean"}, "correction": {"type": "string"}},
+    }
 
 
-def interrupt_for(action: Action, decision: HitlDecision, interrupt_id: str, *,
-                  policy: HitlPolicy | None = None,
-                  expires_at: str | None = None) -> dict[str, Any]:
+def interrupt_for(
+    action: Action,
+    decision: HitlDecision,
+    interrupt_id: str,
+    *,
+    policy: HitlPolicy | None = None,
+    expires_at: str | None = None,
+) -> dict[str, Any]:
     """One AG-UI ``Interrupt`` (wire dict) asking a person about ``action``.
 
     ``reason`` is an open string in AG-UI; we use the rule's ``interrupt_reason`` (``confirmation``
@@ -310,9 +369,15 @@ def interrupt_for(action: Action, decision: HitlDecision, interrupt_id: str, *,
     return item
 
 
-def ask_human_event(asks: Sequence[tuple[Action, HitlDecision]], *, thread_id: str, run_id: str,
-                    ids: Callable[[], str], policy: HitlPolicy | None = None,
-                    expires_at: str | None = None) -> dict[str, Any]:
+def ask_human_event(
+    asks: Sequence[tuple[Action, HitlDecision]],
+    *,
+    thread_id: str,
+    run_id: str,
+    ids: Callable[[], str],
+    policy: HitlPolicy | None = None,
+    expires_at: str | None = None,
+) -> dict[str, Any]:
     """The AG-UI event that asks a human: ``RUN_FINISHED`` with an interrupt outcome.
 
     A plain wire dict::
@@ -329,10 +394,16 @@ def ask_human_event(asks: Sequence[tuple[Action, HitlDecision]], *, thread_id: s
     """
     interrupts = [interrupt_for(a, d, ids(), policy=policy, expires_at=expires_at) for a, d in asks if d.asks]
     if not interrupts:
-        raise EmptyInterruptError("nothing to ask: an interrupt outcome needs at least one interrupt "
-                                  "(finish the run with success instead)")
-    return {"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id,
-            "outcome": {"type": "interrupt", "interrupts": interrupts}}
+        raise EmptyInterruptError(
+            "nothing to ask: an interrupt outcome needs at least one interrupt "
+            "(finish the run with success instead)"
+        )
+    return {
+        "type": "RUN_FINISHED",
+        "threadId": thread_id,
+        "runId": run_id,
+        "outcome": {"type": "interrupt", "interrupts": interrupts},
+    }
 
 
 # -- the cost of asking --------------------------------------------------------------------------------
@@ -413,14 +484,24 @@ class CostCurve:
     def at(self, threshold: float) -> dict[str, float]:
         """The row for the threshold nearest to ``threshold``."""
         i = min(range(len(self.thresholds)), key=lambda k: abs(self.thresholds[k] - threshold))
-        return {"threshold": self.thresholds[i], "escalated": self.escalated[i], "errors": self.errors[i],
-                "minutes": self.minutes[i], "error_cost": self.error_cost[i],
-                "human_cost": self.human_cost[i],
-                "total": self.total[i]}
+        return {
+            "threshold": self.thresholds[i],
+            "escalated": self.escalated[i],
+            "errors": self.errors[i],
+            "minutes": self.minutes[i],
+            "error_cost": self.error_cost[i],
+            "human_cost": self.human_cost[i],
+            "total": self.total[i],
+        }
 
 
-def cost_curve(confidences: Sequence[float], model: CostModel | None = None, *,
-               thresholds: Sequence[float] | None = None, temperature: float = 1.0) -> CostCurve:
+def cost_curve(
+    confidences: Sequence[float],
+    model: CostModel | None = None,
+    *,
+    thresholds: Sequence[float] | None = None,
+    temperature: float = 1.0,
+) -> CostCurve:
     """Expected cost of each confidence threshold (ask a human when confidence < threshold).
 
     Uses expected values — each action's error probability from :func:`calibrated_accuracy` —
@@ -437,18 +518,27 @@ def cost_curve(confidences: Sequence[float], model: CostModel | None = None, *,
         prefix.append(prefix[-1] + p)
     total_err = prefix[-1]
     scale = 1000.0 / len(conf)
-    rows: dict[str, list[float]] = {k: [] for k in ("escalated", "errors", "minutes", "error_cost",
-                                                    "human_cost", "total")}
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("escalated", "errors", "minutes", "error_cost", "human_cost", "total")
+    }
     for t in grid:
         k = bisect.bisect_left(conf, t)  # actions with confidence < t are escalated
         errors = ((total_err - prefix[k]) + prefix[k] * (1 - model.catch_rate)) * scale
         minutes = k * model.minutes_per_review * scale
         e_cost, h_cost = errors * model.cost_per_error, minutes * model.cost_per_minute
-        for key, v in (("escalated", k / len(conf)), ("errors", errors), ("minutes", minutes),
-                       ("error_cost", e_cost), ("human_cost", h_cost), ("total", e_cost + h_cost)):
+        for key, v in (
+            ("escalated", k / len(conf)),
+            ("errors", errors),
+            ("minutes", minutes),
+            ("error_cost", e_cost),
+            ("human_cost", h_cost),
+            ("total", e_cost + h_cost),
+        ):
             rows[key].append(v)
-    return CostCurve(grid, *(tuple(rows[k]) for k in ("escalated", "errors", "minutes", "error_cost",
-                                                        "human_cost", "total")))
+    return CostCurve(
+        grid,
+        *(tuple(rows[k]) for k in ("escalated", "errors", "minutes", "error_cost", "human_cost", "total")),
+    )
 
 
 # -- the human is a queue ----------------------------------------------------------------------------
@@ -462,9 +552,16 @@ class QueueStats:
     max_wait: float
 
 
-def review_queue(threshold: float, *, rate: float = 1.0, minutes: float = 240.0, reviewers: int = 1,
-                 model: CostModel | None = None, seed: int = 0, confidence: tuple[float, float] = (9.0, 1.0)
-                 ) -> QueueStats:
+def review_queue(
+    threshold: float,
+    *,
+    rate: float = 1.0,
+    minutes: float = 240.0,
+    reviewers: int = 1,
+    model: CostModel | None = None,
+    seed: int = 0,
+    confidence: tuple[float, float] = (9.0, 1.0),
+) -> QueueStats:
     """Simulate ``minutes`` of agent actions arriving at ``rate`` per minute (Poisson); those with
     confidence below ``threshold`` queue for ``reviewers`` people who take
     ``model.minutes_per_review`` each (exponential). Returns how long escalations wait."""
@@ -492,7 +589,11 @@ def review_queue(threshold: float, *, rate: float = 1.0, minutes: float = 240.0,
     waits.sort()
     escalated = len(waits)
     offered = (escalated / minutes) * model.minutes_per_review / reviewers
-    return QueueStats(threshold, escalated, offered,
-                      sum(waits) / escalated if escalated else 0.0,
-                      waits[min(escalated - 1, int(0.95 * escalated))] if escalated else 0.0,
-                      waits[-1] if escalated else 0.0)
+    return QueueStats(
+        threshold,
+        escalated,
+        offered,
+        sum(waits) / escalated if escalated else 0.0,
+        waits[min(escalated - 1, int(0.95 * escalated))] if escalated else 0.0,
+        waits[-1] if escalated else 0.0,
+    )

@@ -52,10 +52,29 @@ from agentproto.orchestration.engine import Simulation
 from agentproto.resources import load_json_source
 
 __all__ = [
-    "PlanError", "UnknownPlanError", "UnknownActionError", "UnknownStepError", "PlanBookError",
-    "Handler", "Plan", "PlanBook", "ACTIONS", "World", "TripWorld", "PlanRun", "PlanTransition",
-    "TRIP_PLANS", "run_plan", "success_rate", "analytic_success", "disruption_sweep",
-    "PLAN_ENDS", "PlanEdge", "plan_edges", "load_trip_plans", "STEP_SECONDS",
+    "PlanError",
+    "UnknownPlanError",
+    "UnknownActionError",
+    "UnknownStepError",
+    "PlanBookError",
+    "Handler",
+    "Plan",
+    "PlanBook",
+    "ACTIONS",
+    "World",
+    "TripWorld",
+    "PlanRun",
+    "PlanTransition",
+    "TRIP_PLANS",
+    "run_plan",
+    "success_rate",
+    "analytic_success",
+    "disruption_sweep",
+    "PLAN_ENDS",
+    "PlanEdge",
+    "plan_edges",
+    "load_trip_plans",
+    "STEP_SECONDS",
 ]
 
 ACTIONS = ("switch_plan", "retry", "escalate", "fail")
@@ -158,17 +177,26 @@ class PlanBook:
             for event, spec in raw.items():
                 action = spec.get("action") if isinstance(spec, Mapping) else None
                 if action not in ACTIONS:
-                    raise UnknownActionError(f"{where}: event {event!r} has action {action!r}; "
-                                             f"use one of {', '.join(ACTIONS)}")
+                    raise UnknownActionError(
+                        f"{where}: event {event!r} has action {action!r}; use one of {', '.join(ACTIONS)}"
+                    )
                 target = spec.get("target")
                 if action == "switch_plan" and target not in plans_raw:
-                    raise UnknownPlanError(f"{where}: event {event!r} switches to plan {target!r}, "
-                                           f"which the book does not define ({sorted(plans_raw)})")
+                    raise UnknownPlanError(
+                        f"{where}: event {event!r} switches to plan {target!r}, "
+                        f"which the book does not define ({sorted(plans_raw)})"
+                    )
                 retries = spec.get("max", 1)
                 if action == "retry" and (not isinstance(retries, int) or retries < 1):
                     raise PlanBookError(f"{where}: retry of {event!r} needs 'max' ≥ 1")
-                out[event] = Handler(event, action, target, dict(spec.get("params", {})), retries,
-                                     bool(spec.get("confirm", False)))
+                out[event] = Handler(
+                    event,
+                    action,
+                    target,
+                    dict(spec.get("params", {})),
+                    retries,
+                    bool(spec.get("confirm", False)),
+                )
             return out
 
         plans = {}
@@ -176,10 +204,12 @@ class PlanBook:
             steps = tuple(raw.get("steps", ()))
             if not steps:
                 raise PlanBookError(f"plan {name!r} has no steps")
-            plans[name] = Plan(name, raw.get("title", name), steps,
-                               handlers(raw.get("on_event"), f"plan {name!r}"))
-        return cls(str(start), plans, handlers(data.get("on_event"), "book"), budget,
-                   str(data.get("goal", "")))
+            plans[name] = Plan(
+                name, raw.get("title", name), steps, handlers(raw.get("on_event"), f"plan {name!r}")
+            )
+        return cls(
+            str(start), plans, handlers(data.get("on_event"), "book"), budget, str(data.get("goal", ""))
+        )
 
     @classmethod
     def from_json(cls, source: str | Path) -> PlanBook:
@@ -188,8 +218,12 @@ class PlanBook:
 
     def to_dict(self) -> dict[str, Any]:
         """The book as data again (round-trips through :meth:`from_dict`)."""
-        out: dict[str, Any] = {"goal": self.goal, "start": self.start, "max_switches": self.max_switches,
-                               "plans": {}}
+        out: dict[str, Any] = {
+            "goal": self.goal,
+            "start": self.start,
+            "max_switches": self.max_switches,
+            "plans": {},
+        }
         for name, plan in self.plans.items():
             entry: dict[str, Any] = {"title": plan.title, "steps": list(plan.steps)}
             if plan.on_event:
@@ -207,8 +241,9 @@ class PlanBook:
     def static(self) -> PlanBook:
         """The same start plan with every handler removed: the first surprise ends the run."""
         plan = self.plans[self.start]
-        return PlanBook(self.start, {self.start: Plan(plan.name, plan.title, plan.steps, {})}, {}, 0,
-                        self.goal)
+        return PlanBook(
+            self.start, {self.start: Plan(plan.name, plan.title, plan.steps, {})}, {}, 0, self.goal
+        )
 
     def unreachable(self) -> list[str]:
         """Plans no chain of switches can reach from the start (usually a typo in a target)."""
@@ -227,8 +262,9 @@ class PlanBook:
         for plan in self.plans.values():
             for step in plan.steps:
                 if step not in known:
-                    raise UnknownStepError(f"plan {plan.name!r} uses step {step!r}; the world "
-                                           f"knows {sorted(known)}")
+                    raise UnknownStepError(
+                        f"plan {plan.name!r} uses step {step!r}; the world knows {sorted(known)}"
+                    )
 
 
 #: Seed 004 §7's travel plans as data. Plan B widens the dates; plan C changes the departure
@@ -238,21 +274,42 @@ TRIP_PLANS: dict[str, Any] = {
     "start": "A",
     "max_switches": 4,
     "plans": {
-        "A": {"title": "as asked", "steps": ["search_flights", "book_hotel", "arrange_transfer"],
-              "on_event": {"flight_not_found": {"action": "switch_plan", "target": "B",
-                                                "params": {"adjust": "date", "range_days": 3}}}},
-        "B": {"title": "shift dates ±3 days", "steps": ["search_flights", "book_hotel", "arrange_transfer"],
-              "on_event": {"all_dates_full": {"action": "switch_plan", "target": "C",
-                                              "params": {"adjust": "departure_city"},
-                                              "confirm": True}}},
-        "C": {"title": "depart from another city", "steps": ["search_flights", "book_hotel",
-                                                             "arrange_transfer"],
-              "on_event": {"no_route": {"action": "escalate"}}},
+        "A": {
+            "title": "as asked",
+            "steps": ["search_flights", "book_hotel", "arrange_transfer"],
+            "on_event": {
+                "flight_not_found": {
+                    "action": "switch_plan",
+                    "target": "B",
+                    "params": {"adjust": "date", "range_days": 3},
+                }
+            },
+        },
+        "B": {
+            "title": "shift dates ±3 days",
+            "steps": ["search_flights", "book_hotel", "arrange_transfer"],
+            "on_event": {
+                "all_dates_full": {
+                    "action": "switch_plan",
+                    "target": "C",
+                    "params": {"adjust": "departure_city"},
+                    "confirm": True,
+                }
+            },
+        },
+        "C": {
+            "title": "depart from another city",
+            "steps": ["search_flights", "book_hotel", "arrange_transfer"],
+            "on_event": {"no_route": {"action": "escalate"}},
+        },
     },
     "on_event": {
         "hotel_full": {"action": "retry", "max": 2},
-        "flight_cancelled": {"action": "switch_plan", "target": "B",
-                             "params": {"adjust": "date", "range_days": 3}},
+        "flight_cancelled": {
+            "action": "switch_plan",
+            "target": "B",
+            "params": {"adjust": "date", "range_days": 3},
+        },
     },
 }
 
@@ -263,8 +320,7 @@ class World(Protocol):
 
     steps: frozenset[str]
 
-    def perform(self, step: str, params: Mapping[str, Any],
-                rng: Random) -> tuple[str | None, dict[str, Any]]:
+    def perform(self, step: str, params: Mapping[str, Any], rng: Random) -> tuple[str | None, dict[str, Any]]:
         """Do ``step``; return ``(None, details)`` on success or ``(event, details)``."""
         ...
 
@@ -284,19 +340,20 @@ class TripWorld:
     steps: frozenset[str] = frozenset({"search_flights", "book_hotel", "arrange_transfer"})
 
     @classmethod
-    def random(cls, rng: Random, *, sold_out: float, hotel_full: float = 0.0,
-               peak: float = 0.0, range_days: int = 3) -> TripWorld:
+    def random(
+        cls, rng: Random, *, sold_out: float, hotel_full: float = 0.0, peak: float = 0.0, range_days: int = 3
+    ) -> TripWorld:
         """Each (city, day) sells out with probability ``sold_out``, independently — except that
         with probability ``peak`` the whole week from the home city is sold out (a holiday)."""
         cities = ("Beijing", "Tianjin", "Shijiazhuang")
         days = range(-range_days, range_days + 1)
         holiday = rng.random() < peak
-        gone = {(c, d) for c in cities for d in days
-                if (holiday and c == "Beijing") or rng.random() < sold_out}
+        gone = {
+            (c, d) for c in cities for d in days if (holiday and c == "Beijing") or rng.random() < sold_out
+        }
         return cls(sold_out=frozenset(gone), hotel_full=hotel_full)
 
-    def perform(self, step: str, params: Mapping[str, Any],
-                rng: Random) -> tuple[str | None, dict[str, Any]]:
+    def perform(self, step: str, params: Mapping[str, Any], rng: Random) -> tuple[str | None, dict[str, Any]]:
         if step == "search_flights":
             adjust = params.get("adjust")
             if adjust == "date":
@@ -370,8 +427,15 @@ def run_plan(
     book.check_steps(world.steps)
     sim = Simulation(seed=seed)
     rng = sim.rng
-    st: dict[str, Any] = {"plan": book.start, "params": {}, "step": 0, "switches": 0,
-                          "retries": {}, "pending": None, "over": False}
+    st: dict[str, Any] = {
+        "plan": book.start,
+        "params": {},
+        "step": 0,
+        "switches": 0,
+        "retries": {},
+        "pending": None,
+        "over": False,
+    }
     run = PlanRun(TaskState.WORKING, [book.start], [], [], "", 0.0)
 
     def note(kind: str, **fields: Any) -> None:
@@ -437,8 +501,12 @@ def run_plan(
                 return
             if h.confirm and (approve is None or not approve(h, plan)):
                 if approve is None:
-                    end(TaskState.INPUT_REQUIRED, f"switching {plan} → {target} changes the request: "
-                        "asking the user", event, "confirm")
+                    end(
+                        TaskState.INPUT_REQUIRED,
+                        f"switching {plan} → {target} changes the request: asking the user",
+                        event,
+                        "confirm",
+                    )
                 else:
                     end(TaskState.FAILED, f"the user declined plan {target}", event, "declined")
                 return
@@ -485,9 +553,16 @@ def success_rate(
     return wins / trials
 
 
-def analytic_success(sold_out: float, *, hotel_full: float = 0.0, peak: float = 0.0,
-                     static: bool = False, range_days: int = 3, alternatives: int = 2,
-                     hotel_retries: int = 2) -> float:
+def analytic_success(
+    sold_out: float,
+    *,
+    hotel_full: float = 0.0,
+    peak: float = 0.0,
+    static: bool = False,
+    range_days: int = 3,
+    alternatives: int = 2,
+    hotel_retries: int = 2,
+) -> float:
     """Exact success probability of :data:`TRIP_PLANS` (or its static version) in the
     :meth:`TripWorld.random` model: q = ``sold_out``, h = ``hotel_full``.
 
@@ -501,19 +576,30 @@ def analytic_success(sold_out: float, *, hotel_full: float = 0.0, peak: float = 
         return (1 - peak) * (1 - q) * (1 - h)
     home_days = 1 + 2 * range_days
     normal = 1 - q ** (home_days + alternatives)
-    holiday = 1 - q ** alternatives if alternatives else 0.0
+    holiday = 1 - q**alternatives if alternatives else 0.0
     return ((1 - peak) * normal + peak * holiday) * (1 - h ** (1 + hotel_retries))
 
 
-def disruption_sweep(book: PlanBook, rates: Sequence[float], *, trials: int = 400,
-                     hotel_full: float = 0.0, peak: float = 0.0, seed: int = 0) -> dict[str, list[float]]:
+def disruption_sweep(
+    book: PlanBook,
+    rates: Sequence[float],
+    *,
+    trials: int = 400,
+    hotel_full: float = 0.0,
+    peak: float = 0.0,
+    seed: int = 0,
+) -> dict[str, list[float]]:
     """Success rate of the static plan and the event-driven book at each sold-out rate."""
     static = book.static()
     return {
-        "static plan": [success_rate(static, sold_out=q, hotel_full=hotel_full, peak=peak, trials=trials,
-                                     seed=seed) for q in rates],
-        "event-driven plans": [success_rate(book, sold_out=q, hotel_full=hotel_full, peak=peak,
-                                            trials=trials, seed=seed) for q in rates],
+        "static plan": [
+            success_rate(static, sold_out=q, hotel_full=hotel_full, peak=peak, trials=trials, seed=seed)
+            for q in rates
+        ],
+        "event-driven plans": [
+            success_rate(book, sold_out=q, hotel_full=hotel_full, peak=peak, trials=trials, seed=seed)
+            for q in rates
+        ],
     }
 
 
@@ -564,4 +650,3 @@ def plan_edges(book: PlanBook) -> list[PlanEdge]:
 def load_trip_plans() -> PlanBook:
     """:data:`TRIP_PLANS` as a validated :class:`PlanBook` (a fresh copy each call)."""
     return PlanBook.from_dict(copy.deepcopy(TRIP_PLANS))
-

@@ -46,8 +46,9 @@ class ProxyFrame:
     kind: str = "event"  #: ``event`` (a ``data:`` frame) or ``comment`` (a heartbeat)
 
 
-def schedule_frames(events: Sequence[BaseEvent | Mapping[str, Any]], *, gap_s: float = 0.05,
-                    tool_s: float = 0.0) -> list[ProxyFrame]:
+def schedule_frames(
+    events: Sequence[BaseEvent | Mapping[str, Any]], *, gap_s: float = 0.05, tool_s: float = 0.0
+) -> list[ProxyFrame]:
     """Give a run's events (models or wire dicts) virtual send times: ``gap_s`` apart, and
     each ``TOOL_CALL_RESULT`` ``tool_s`` after the event before it (the tool's latency).
     Sizes are the events' real SSE frame sizes (:func:`~agentproto.agui.sse.encode_sse`).
@@ -102,13 +103,11 @@ class ProxyRun:
 
     @property
     def events_delivered(self) -> int:
-        return sum(1 for f, d in zip(self.frames, self.delivered)
-                   if f.kind == "event" and d is not None)
+        return sum(1 for f, d in zip(self.frames, self.delivered) if f.kind == "event" and d is not None)
 
     @property
     def first_event_at(self) -> float | None:
-        times = [d for f, d in zip(self.frames, self.delivered)
-                 if f.kind == "event" and d is not None]
+        times = [d for f, d in zip(self.frames, self.delivered) if f.kind == "event" and d is not None]
         return min(times) if times else None
 
     @property
@@ -124,13 +123,16 @@ class ProxyRun:
     def summary(self) -> str:
         first = "never" if self.first_event_at is None else f"{self.first_event_at:.2f} s"
         cut = "no" if self.cut_at is None else f"yes, at {self.cut_at:.1f} s (run truncated)"
-        return (f"{self.events_delivered}/{self.events_total} events delivered in "
-                f"{self.batches} burst(s); first event visible at {first}; "
-                f"connection cut: {cut}")
+        return (
+            f"{self.events_delivered}/{self.events_total} events delivered in "
+            f"{self.batches} burst(s); first event visible at {first}; "
+            f"connection cut: {cut}"
+        )
 
 
-def simulate_proxy(frames: Sequence[ProxyFrame], *, buffer_bytes: int | None = 4096,
-                   idle_timeout_s: float | None = 60.0) -> ProxyRun:
+def simulate_proxy(
+    frames: Sequence[ProxyFrame], *, buffer_bytes: int | None = 4096, idle_timeout_s: float | None = 60.0
+) -> ProxyRun:
     """Play ``frames`` through ``agent → proxy → idle-timeout hop → browser``.
 
     * The **proxy** buffers the response (``buffer_bytes``: it passes bytes on only when that
@@ -182,5 +184,4 @@ def simulate_proxy(frames: Sequence[ProxyFrame], *, buffer_bytes: int | None = 4
         if cut_at is not None:
             delivered = [d if d is not None and d <= cut_at else None for d in delivered]
             flushes = [t for t in flushes if t <= cut_at]
-    return ProxyRun(frames, delivered, sorted(set(flushes)), cut_at, buffer_bytes,
-                    idle_timeout_s)
+    return ProxyRun(frames, delivered, sorted(set(flushes)), cut_at, buffer_bytes, idle_timeout_s)

@@ -48,12 +48,33 @@ from agentproto.a2a.states import TaskState
 from agentproto.orchestration.engine import AgendaEntry, Simulation
 
 __all__ = [
-    "Step", "TaskSpec", "Snapshot", "Segment", "Preemption", "Phase", "TaskRecord",
-    "Policy", "FIFO", "PRIORITY", "PRIORITY_AGING", "POLICIES",
-    "Scheduler", "ScheduleResult", "ClassStats",
-    "RequestClass", "TRAVEL_DESK", "decompose", "poisson_workload", "seed_example",
-    "simulate", "compare_policies", "ArrivalRatePoint", "sweep_arrival_rates",
-    "SchedulingError", "DuplicateTaskError", "UnknownAgentError",
+    "Step",
+    "TaskSpec",
+    "Snapshot",
+    "Segment",
+    "Preemption",
+    "Phase",
+    "TaskRecord",
+    "Policy",
+    "FIFO",
+    "PRIORITY",
+    "PRIORITY_AGING",
+    "POLICIES",
+    "Scheduler",
+    "ScheduleResult",
+    "ClassStats",
+    "RequestClass",
+    "TRAVEL_DESK",
+    "decompose",
+    "poisson_workload",
+    "seed_example",
+    "simulate",
+    "compare_policies",
+    "ArrivalRatePoint",
+    "sweep_arrival_rates",
+    "SchedulingError",
+    "DuplicateTaskError",
+    "UnknownAgentError",
 ]
 
 
@@ -177,8 +198,8 @@ class Preemption:
 class Phase(str, Enum):
     """The scheduler's own view of a task (finer than its A2A state)."""
 
-    PENDING = "pending"      # not arrived yet
-    QUEUED = "queued"        # waiting, never run
+    PENDING = "pending"  # not arrived yet
+    QUEUED = "queued"  # waiting, never run
     RUNNING = "running"
     PREEMPTED = "preempted"  # waiting again, with a snapshot
     DONE = "done"
@@ -255,8 +276,7 @@ PRIORITY = Policy("priority", "priority", preemptive=True)
 #: fresh trip requests (2), but no amount of waiting lifts anything to an urgent complaint's 3.
 #: Without the ceiling, at overload old trips and reports outrank new complaints — see
 #: notebook 13's failure modes.
-PRIORITY_AGING = Policy("priority + aging", "priority", preemptive=True, aging_rate=0.05,
-                        ceiling=2.5)
+PRIORITY_AGING = Policy("priority + aging", "priority", preemptive=True, aging_rate=0.05, ceiling=2.5)
 POLICIES: tuple[Policy, ...] = (FIFO, PRIORITY, PRIORITY_AGING)
 
 
@@ -287,8 +307,11 @@ class ScheduleResult:
 
     def waiting_times(self) -> dict[str, float]:
         """Task id → total time spent waiting (unfinished tasks counted up to the horizon)."""
-        return {tid: rec.waiting_until(self.horizon) for tid, rec in self.records.items()
-                if rec.phase is not Phase.PENDING}
+        return {
+            tid: rec.waiting_until(self.horizon)
+            for tid, rec in self.records.items()
+            if rec.phase is not Phase.PENDING
+        }
 
     def unfinished(self) -> list[str]:
         return [tid for tid, rec in self.records.items() if rec.phase is not Phase.DONE]
@@ -303,20 +326,22 @@ class ScheduleResult:
         for prio in sorted(groups, reverse=True):
             recs = groups[prio]
             waits = sorted(r.waiting_until(self.horizon) for r in recs)
-            out.append(ClassStats(
-                priority=prio, count=len(recs),
-                finished=sum(r.phase is Phase.DONE for r in recs),
-                mean_wait=sum(waits) / len(waits),
-                p95_wait=_quantile(waits, 0.95),
-                max_wait=waits[-1],
-            ))
+            out.append(
+                ClassStats(
+                    priority=prio,
+                    count=len(recs),
+                    finished=sum(r.phase is Phase.DONE for r in recs),
+                    mean_wait=sum(waits) / len(waits),
+                    p95_wait=_quantile(waits, 0.95),
+                    max_wait=waits[-1],
+                )
+            )
         return out
 
     def starved(self, threshold: float) -> list[str]:
         """Tasks that waited longer than ``threshold`` seconds in total (or never finished)."""
         waits = self.waiting_times()
-        return [tid for tid, w in waits.items()
-                if w > threshold or self.records[tid].phase is not Phase.DONE]
+        return [tid for tid, w in waits.items() if w > threshold or self.records[tid].phase is not Phase.DONE]
 
     @property
     def lost_work(self) -> float:
@@ -337,12 +362,16 @@ class ScheduleResult:
 
     def summary(self) -> str:
         """A few lines a learner can read: waits per priority, preemptions, lost work."""
-        lines = [f"{self.policy.name}: {len(self.records)} sub-tasks, "
-                 f"{len(self.unfinished())} unfinished at t={self.horizon:g}s, "
-                 f"{len(self.preemptions)} preemptions, {self.lost_work:.1f}s of work lost"]
+        lines = [
+            f"{self.policy.name}: {len(self.records)} sub-tasks, "
+            f"{len(self.unfinished())} unfinished at t={self.horizon:g}s, "
+            f"{len(self.preemptions)} preemptions, {self.lost_work:.1f}s of work lost"
+        ]
         for s in self.by_priority():
-            lines.append(f"  priority {s.priority}: n={s.count:<3} mean wait {s.mean_wait:6.1f}s  "
-                         f"p95 {s.p95_wait:6.1f}s  max {s.max_wait:6.1f}s")
+            lines.append(
+                f"  priority {s.priority}: n={s.count:<3} mean wait {s.mean_wait:6.1f}s  "
+                f"p95 {s.p95_wait:6.1f}s  max {s.max_wait:6.1f}s"
+            )
         return "\n".join(lines)
 
 
@@ -399,8 +428,9 @@ class Scheduler:
         if spec.id in self.records:
             raise DuplicateTaskError(f"task id {spec.id!r} was already submitted")
         if spec.agent not in self.slots:
-            raise UnknownAgentError(f"task {spec.id!r} wants agent {spec.agent!r}; "
-                                    f"agents are {sorted(self.slots)}")
+            raise UnknownAgentError(
+                f"task {spec.id!r} wants agent {spec.agent!r}; agents are {sorted(self.slots)}"
+            )
         rec = TaskRecord(spec, seq=len(self.records))
         self.records[spec.id] = rec
         self.sim.at(max(spec.arrival, self.sim.now), lambda: self._arrive(rec), label=f"arrive {spec.id}")
@@ -416,15 +446,29 @@ class Scheduler:
         for slot in self.slots.values():  # close the bars still open at the horizon
             rec = slot.running
             if rec is not None and horizon > slot.segment_start:
-                self.segments.append(Segment(slot.name, rec.id, rec.spec.priority,
-                                             slot.segment_start, horizon, "horizon"))
-        return ScheduleResult(self.policy, tuple(self.slots), dict(self.records),
-                              list(self.segments), list(self.preemptions), list(self.log), horizon)
+                self.segments.append(
+                    Segment(slot.name, rec.id, rec.spec.priority, slot.segment_start, horizon, "horizon")
+                )
+        return ScheduleResult(
+            self.policy,
+            tuple(self.slots),
+            dict(self.records),
+            list(self.segments),
+            list(self.preemptions),
+            list(self.log),
+            horizon,
+        )
 
     # -- events -----------------------------------------------------------------------------
     def _note(self, kind: str, rec: TaskRecord, slot: _AgentSlot, **extra: Any) -> None:
-        entry = {"type": kind, "t": round(self.sim.now, 6), "agent": slot.name, "taskId": rec.id,
-                 "priority": rec.spec.priority, "state": rec.state.value}
+        entry = {
+            "type": kind,
+            "t": round(self.sim.now, 6),
+            "agent": slot.name,
+            "taskId": rec.id,
+            "priority": rec.spec.priority,
+            "state": rec.state.value,
+        }
         entry.update(extra)
         self.log.append(entry)
 
@@ -472,8 +516,9 @@ class Scheduler:
         assert rec is not None
         step = rec.spec.steps[rec.steps_done]
         slot.step_start = self.sim.now
-        slot.pending = self.sim.schedule(step.duration, lambda: self._finish_step(slot),
-                                         label=f"{rec.id}:{step.name}")
+        slot.pending = self.sim.schedule(
+            step.duration, lambda: self._finish_step(slot), label=f"{rec.id}:{step.name}"
+        )
 
     def _finish_step(self, slot: _AgentSlot) -> None:
         rec = slot.running
@@ -488,8 +533,9 @@ class Scheduler:
         rec.state = TaskState.COMPLETED
         rec.phase = Phase.DONE
         rec.finished = now
-        self.segments.append(Segment(slot.name, rec.id, rec.spec.priority, slot.segment_start, now,
-                                     "completed"))
+        self.segments.append(
+            Segment(slot.name, rec.id, rec.spec.priority, slot.segment_start, now, "completed")
+        )
         self._note("COMPLETED", rec, slot)
         slot.running = None
         slot.pending = None
@@ -509,17 +555,26 @@ class Scheduler:
         rec.preemptions += 1
         snap = None
         if self.snapshots:
-            snap = Snapshot(rec.id, now, rec.steps_done, len(rec.spec.steps),
-                            dict(rec.partial_results), rec.spec.steps[rec.steps_done].name, lost)
+            snap = Snapshot(
+                rec.id,
+                now,
+                rec.steps_done,
+                len(rec.spec.steps),
+                dict(rec.partial_results),
+                rec.spec.steps[rec.steps_done].name,
+                lost,
+            )
             rec.snapshots.append(snap)
         if now > slot.segment_start:  # a task preempted the instant it started leaves no bar
-            self.segments.append(Segment(slot.name, rec.id, rec.spec.priority, slot.segment_start,
-                                         now, "preempted"))
+            self.segments.append(
+                Segment(slot.name, rec.id, rec.spec.priority, slot.segment_start, now, "preempted")
+            )
         self.preemptions.append(Preemption(now, slot.name, rec.id, by.id, snap))
         rec.phase = Phase.PREEMPTED  # A2A state stays WORKING: there is no "paused" on the wire
         rec.ready_since = now
-        self._note("PREEMPTED", rec, slot, by=by.id,
-                   progress=snap.progress if snap else "restart from step 1")
+        self._note(
+            "PREEMPTED", rec, slot, by=by.id, progress=snap.progress if snap else "restart from step 1"
+        )
         slot.running = None
         slot.pending = None
         slot.queue.append(rec)
@@ -542,29 +597,49 @@ class RequestClass:
 #: A travel desk with three agents. The analytics agent is the bottleneck: every request needs
 #: it (complaints 2 s, trips 1 s, reports 10 s), so it saturates at about 0.33 requests/s.
 TRAVEL_DESK: tuple[RequestClass, ...] = (
-    RequestClass("complaint", priority=3, weight=0.2, subtasks=(
-        ("analytics", ("look up booking", "draft reply"), 1.0),
-        ("hotels", ("rebook room",), 1.0),
-    )),
-    RequestClass("trip", priority=2, weight=0.6, subtasks=(
-        ("flights", ("search flights", "hold seat"), 1.5),
-        ("hotels", ("search hotels", "hold room"), 1.5),
-        ("analytics", ("price check",), 1.0),
-    )),
-    RequestClass("report", priority=1, weight=0.2, subtasks=(
-        ("analytics", tuple(f"department {d}" for d in "ABCDE"), 2.0),
-    )),
+    RequestClass(
+        "complaint",
+        priority=3,
+        weight=0.2,
+        subtasks=(
+            ("analytics", ("look up booking", "draft reply"), 1.0),
+            ("hotels", ("rebook room",), 1.0),
+        ),
+    ),
+    RequestClass(
+        "trip",
+        priority=2,
+        weight=0.6,
+        subtasks=(
+            ("flights", ("search flights", "hold seat"), 1.5),
+            ("hotels", ("search hotels", "hold room"), 1.5),
+            ("analytics", ("price check",), 1.0),
+        ),
+    ),
+    RequestClass(
+        "report",
+        priority=1,
+        weight=0.2,
+        subtasks=(("analytics", tuple(f"department {d}" for d in "ABCDE"), 2.0),),
+    ),
 )
 
 
-def decompose(request_id: str, cls: RequestClass, arrival: float,
-              priority: int | None = None) -> list[TaskSpec]:
+def decompose(
+    request_id: str, cls: RequestClass, arrival: float, priority: int | None = None
+) -> list[TaskSpec]:
     """Split one user request into the sub-tasks of its class (ids ``<request>/<agent>``)."""
     prio = cls.priority if priority is None else priority
     return [
-        TaskSpec(id=f"{request_id}/{agent}", agent=agent, priority=prio, arrival=arrival,
-                 steps=tuple(Step(s, secs) for s in steps), name=f"{cls.name} {request_id}",
-                 request=request_id)
+        TaskSpec(
+            id=f"{request_id}/{agent}",
+            agent=agent,
+            priority=prio,
+            arrival=arrival,
+            steps=tuple(Step(s, secs) for s in steps),
+            name=f"{cls.name} {request_id}",
+            request=request_id,
+        )
         for agent, steps, secs in cls.subtasks
     ]
 
@@ -607,14 +682,25 @@ def seed_example() -> list[TaskSpec]:
     departments A–C (results 120, 98, 156, the seed's numbers), so its snapshot says
     "3 of 5 steps done, next: query department D".
     """
-    weekly = tuple(Step(f"query department {d}", 2.0, v)
-                   for d, v in zip("ABCDE", (120, 98, 156, 87, 131)))
+    weekly = tuple(Step(f"query department {d}", 2.0, v) for d, v in zip("ABCDE", (120, 98, 156, 87, 131)))
     return [
         TaskSpec("weekly-data", "data", 2, 0.0, weekly, name="query this week's data"),
-        TaskSpec("monthly-report", "data", 1, 0.0, (Step("collect", 3.0), Step("write", 3.0)),
-                 name="generate monthly report"),
-        TaskSpec("complaint", "data", 3, 6.5, (Step("investigate", 2.0), Step("reply", 1.0)),
-                 name="URGENT: customer complaint"),
+        TaskSpec(
+            "monthly-report",
+            "data",
+            1,
+            0.0,
+            (Step("collect", 3.0), Step("write", 3.0)),
+            name="generate monthly report",
+        ),
+        TaskSpec(
+            "complaint",
+            "data",
+            3,
+            6.5,
+            (Step("investigate", 2.0), Step("reply", 1.0)),
+            name="URGENT: customer complaint",
+        ),
     ]
 
 
@@ -675,7 +761,14 @@ def sweep_arrival_rates(
         for policy in policies:
             res = simulate(specs, policy, until=duration)
             stats = res.by_priority()
-            out.append(ArrivalRatePoint(policy.name, rate, {s.priority: s.mean_wait for s in stats},
-                                  {s.priority: s.max_wait for s in stats}, len(res.unfinished()),
-                                  len(res.preemptions)))
+            out.append(
+                ArrivalRatePoint(
+                    policy.name,
+                    rate,
+                    {s.priority: s.mean_wait for s in stats},
+                    {s.priority: s.max_wait for s in stats},
+                    len(res.unfinished()),
+                    len(res.preemptions),
+                )
+            )
     return out

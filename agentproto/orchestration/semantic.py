@@ -35,10 +35,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
-    "SemanticError", "EnvelopeError", "chain_accuracy", "accuracy_table", "hops_within",
-    "required_hop_accuracy", "envelope_accuracy", "IntentEnvelope", "SEED_ENVELOPE", "ChainConfig",
-    "ChainOutcome", "ENVELOPE_DEFAULTS", "simulate_chain", "threshold_sweep", "COMFORTABLE_TRIP",
-    "drift_walk", "walk_table",
+    "SemanticError",
+    "EnvelopeError",
+    "chain_accuracy",
+    "accuracy_table",
+    "hops_within",
+    "required_hop_accuracy",
+    "envelope_accuracy",
+    "IntentEnvelope",
+    "SEED_ENVELOPE",
+    "ChainConfig",
+    "ChainOutcome",
+    "ENVELOPE_DEFAULTS",
+    "simulate_chain",
+    "threshold_sweep",
+    "COMFORTABLE_TRIP",
+    "drift_walk",
+    "walk_table",
 ]
 
 
@@ -154,36 +167,53 @@ class IntentEnvelope:
         """The envelope as the user hands it over: nothing interpreted yet."""
         return cls(request, request, (), 1.0, ())
 
-    def hop(self, agent: str, interpretation: str, assumptions: Sequence[str] = (),
-            confidence: float = 1.0) -> IntentEnvelope:
+    def hop(
+        self, agent: str, interpretation: str, assumptions: Sequence[str] = (), confidence: float = 1.0
+    ) -> IntentEnvelope:
         """The next hop's envelope: the original intent is copied, never rewritten."""
-        return replace(self, current_interpretation=interpretation,
-                       assumptions=tuple(self.assumptions) + tuple(assumptions),
-                       confidence=confidence, hops=self.hops + (agent,))
+        return replace(
+            self,
+            current_interpretation=interpretation,
+            assumptions=tuple(self.assumptions) + tuple(assumptions),
+            confidence=confidence,
+            hops=self.hops + (agent,),
+        )
 
     def needs_human(self, threshold: float) -> bool:
         """True when this hop is less sure than ``threshold`` — time to ask."""
         return self.confidence < threshold
 
     def to_dict(self) -> dict[str, Any]:
-        return {"originalIntent": self.original_intent, "currentInterpretation": self.current_interpretation,
-                "assumptions": list(self.assumptions), "confidence": self.confidence, "hops": list(self.hops)}
+        return {
+            "originalIntent": self.original_intent,
+            "currentInterpretation": self.current_interpretation,
+            "assumptions": list(self.assumptions),
+            "confidence": self.confidence,
+            "hops": list(self.hops),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IntentEnvelope:
         if "originalIntent" not in data:
             raise EnvelopeError("envelope without originalIntent: the next hop cannot re-align")
-        return cls(data["originalIntent"], data.get("currentInterpretation", data["originalIntent"]),
-                   tuple(data.get("assumptions", ())), float(data.get("confidence", 1.0)),
-                   tuple(data.get("hops", ())))
+        return cls(
+            data["originalIntent"],
+            data.get("currentInterpretation", data["originalIntent"]),
+            tuple(data.get("assumptions", ())),
+            float(data.get("confidence", 1.0)),
+            tuple(data.get("hops", ())),
+        )
 
 
 #: The seed's example envelope, translated.
 SEED_ENVELOPE = IntentEnvelope(
     original_intent="Arrange a comfortable trip for me",
     current_interpretation="budget 15,000 CNY, 3 days / 2 nights, business-travel style",
-    assumptions=("comfortable = business level", "trip = short domestic trip",
-                 "arrange = propose options, do not book"),
+    assumptions=(
+        "comfortable = business level",
+        "trip = short domestic trip",
+        "arrange = propose options, do not book",
+    ),
     confidence=0.78,
     hops=("planner",),
 )
@@ -193,7 +223,11 @@ SEED_ENVELOPE = IntentEnvelope(
 #: The options that only mean something when hops carry an :class:`IntentEnvelope`, and their
 #: defaults when they do.
 ENVELOPE_DEFAULTS: dict[str, float] = {
-    "realign": 0.5, "threshold": 0.0, "calibration": 0.8, "human_accuracy": 0.98, "human_minutes": 3.0,
+    "realign": 0.5,
+    "threshold": 0.0,
+    "calibration": 0.8,
+    "human_accuracy": 0.98,
+    "human_minutes": 3.0,
 }
 
 
@@ -213,14 +247,14 @@ class ChainConfig:
     True
     """
 
-    p: float = 0.9                        # chance a hop passes the intent on correctly
-    n: int = 4                            # number of hops (agents)
-    envelope: bool = False                # do hops see the original intent and a confidence?
-    realign: float | None = None          # chance a hop repairs an inherited misunderstanding
-    threshold: float | None = None        # escalate when confidence < threshold
-    calibration: float | None = None      # chance a misunderstanding shows up as low confidence
-    human_accuracy: float | None = None   # chance the human fixes the interpretation
-    human_minutes: float | None = None    # per escalation
+    p: float = 0.9  # chance a hop passes the intent on correctly
+    n: int = 4  # number of hops (agents)
+    envelope: bool = False  # do hops see the original intent and a confidence?
+    realign: float | None = None  # chance a hop repairs an inherited misunderstanding
+    threshold: float | None = None  # escalate when confidence < threshold
+    calibration: float | None = None  # chance a misunderstanding shows up as low confidence
+    human_accuracy: float | None = None  # chance the human fixes the interpretation
+    human_minutes: float | None = None  # per escalation
 
     def __post_init__(self) -> None:
         _prob("p", self.p)
@@ -230,9 +264,11 @@ class ChainConfig:
             given = [name for name in ENVELOPE_DEFAULTS if getattr(self, name) is not None]
             if given:
                 names = ", ".join(given)
-                raise SemanticError(f"{names} only appl{'ies' if len(given) == 1 else 'y'} to a chain with "
-                                    f"an "
-                                    f"intent envelope: pass envelope=True, or leave {names} out")
+                raise SemanticError(
+                    f"{names} only appl{'ies' if len(given) == 1 else 'y'} to a chain with "
+                    f"an "
+                    f"intent envelope: pass envelope=True, or leave {names} out"
+                )
             return
         for name, default in ENVELOPE_DEFAULTS.items():
             if getattr(self, name) is None:
@@ -257,14 +293,16 @@ class ChainConfig:
 class ChainOutcome:
     config: ChainConfig
     trials: int
-    accuracy: float                  # fraction of requests executed as the user meant
+    accuracy: float  # fraction of requests executed as the user meant
     escalations_per_request: float
     human_minutes_per_request: float
     per_hop_accuracy: tuple[float, ...] = field(default=())  # after each hop
 
     def line(self) -> str:
-        return (f"accuracy {self.accuracy:.1%}, {self.escalations_per_request:.2f} escalations and "
-                f"{self.human_minutes_per_request:.1f} human minutes per request")
+        return (
+            f"accuracy {self.accuracy:.1%}, {self.escalations_per_request:.2f} escalations and "
+            f"{self.human_minutes_per_request:.1f} human minutes per request"
+        )
 
 
 # Confidence distributions: a hop that understood is usually sure (Beta(8, 2), mean 0.8); a
@@ -281,11 +319,12 @@ def _beta_cdf(x: float, a: int, b: int) -> float:
     if x >= 1.0:
         return 1.0
     n = a + b - 1
-    return sum(math.comb(n, j) * x ** j * (1 - x) ** (n - j) for j in range(a, n + 1))
+    return sum(math.comb(n, j) * x**j * (1 - x) ** (n - j) for j in range(a, n + 1))
 
 
-def _simulate(config: ChainConfig, thresholds: Sequence[float], trials: int, seed: int
-              ) -> tuple[list[float], list[float], list[list[float]]]:
+def _simulate(
+    config: ChainConfig, thresholds: Sequence[float], trials: int, seed: int
+) -> tuple[list[float], list[float], list[list[float]]]:
     """Run the chain once per threshold on *common random numbers* (the same draws for every
     threshold), so curves are smooth and a point equals its single-threshold run.
 
@@ -339,8 +378,9 @@ def simulate_chain(config: ChainConfig, *, trials: int = 4000, seed: int = 0) ->
     return ChainOutcome(config, trials, acc[0], e, e * config.option("human_minutes"), tuple(after[0]))
 
 
-def threshold_sweep(config: ChainConfig, thresholds: Sequence[float], *, trials: int = 4000,
-                    seed: int = 0) -> list[ChainOutcome]:
+def threshold_sweep(
+    config: ChainConfig, thresholds: Sequence[float], *, trials: int = 4000, seed: int = 0
+) -> list[ChainOutcome]:
     """:func:`simulate_chain` at each threshold, on the same random draws.
 
     Asking needs a confidence, so the sweep turns the envelope on (with the defaults of
@@ -350,23 +390,35 @@ def threshold_sweep(config: ChainConfig, thresholds: Sequence[float], *, trials:
     cfg = replace(config, envelope=True)
     acc, esc, after = _simulate(cfg, thresholds, trials, seed)
     minutes = cfg.option("human_minutes")
-    return [ChainOutcome(replace(cfg, threshold=float(t)), trials, a, e, e * minutes, tuple(row))
-            for t, a, e, row in zip(thresholds, acc, esc, after)]
+    return [
+        ChainOutcome(replace(cfg, threshold=float(t)), trials, a, e, e * minutes, tuple(row))
+        for t, a, e, row in zip(thresholds, acc, esc, after)
+    ]
 
 
 # -- one concrete chain ----------------------------------------------------------------------------
 #: "Arrange a comfortable trip": each word, what the user meant (first) and plausible misreadings.
 COMFORTABLE_TRIP: dict[str, tuple[str, ...]] = {
-    "comfortable": ("quiet hotel, window seat", "business class", "five-star resort",
-                    "cheapest direct flight"),
+    "comfortable": (
+        "quiet hotel, window seat",
+        "business class",
+        "five-star resort",
+        "cheapest direct flight",
+    ),
     "trip": ("3 days in Sanya", "a week abroad", "a weekend nearby", "a business trip"),
     "arrange": ("propose options", "book everything now", "just look up prices", "book and pay"),
 }
 
 
-def drift_walk(aspects: Mapping[str, Sequence[str]] = COMFORTABLE_TRIP, *, p_word: float = 0.9,
-               n: int = 4, envelope: bool = False, realign: float | None = None, seed: int = 0
-               ) -> list[dict[str, Any]]:
+def drift_walk(
+    aspects: Mapping[str, Sequence[str]] = COMFORTABLE_TRIP,
+    *,
+    p_word: float = 0.9,
+    n: int = 4,
+    envelope: bool = False,
+    realign: float | None = None,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
     """One chain, word by word: at each hop every word keeps its reading with ``p_word`` or
     drifts to a misreading; with ``envelope`` a drifted word is repaired from the original with
     probability ``realign`` (default 0.5; without an envelope there is nothing to repair from,
@@ -378,8 +430,9 @@ def drift_walk(aspects: Mapping[str, Sequence[str]] = COMFORTABLE_TRIP, *, p_wor
     """
     _prob("p_word", p_word)
     if not envelope and realign is not None:
-        raise SemanticError("realign only applies with an intent envelope: pass envelope=True, or leave "
-                            "realign out")
+        raise SemanticError(
+            "realign only applies with an intent envelope: pass envelope=True, or leave realign out"
+        )
     repair = _prob("realign", ENVELOPE_DEFAULTS["realign"] if realign is None else realign)
     rng = random.Random(seed)
     meant = {w: options[0] for w, options in aspects.items()}
@@ -404,6 +457,9 @@ def walk_table(rows: Sequence[Mapping[str, Any]]) -> str:
     head = "hop  " + "  ".join(f"{w:<{widths[w]}}" for w in words) + "  as meant?"
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['hop']:>3}  " + "  ".join(f"{str(r[w]):<{widths[w]}}" for w in words)
-                     + f"  {'✓' if r['right'] else '✗'}")
+        lines.append(
+            f"{r['hop']:>3}  "
+            + "  ".join(f"{str(r[w]):<{widths[w]}}" for w in words)
+            + f"  {'✓' if r['right'] else '✗'}"
+        )
     return "\n".join(lines)

@@ -36,8 +36,14 @@ from typing import Any
 from agentproto.orchestration.engine import Simulation
 
 __all__ = [
-    "Happening", "TransportResult", "CAPABILITIES", "TRANSPORTS",
-    "refund_run_script", "simulate", "compare", "agui_events",
+    "Happening",
+    "TransportResult",
+    "CAPABILITIES",
+    "TRANSPORTS",
+    "refund_run_script",
+    "simulate",
+    "compare",
+    "agui_events",
 ]
 
 #: What a user interface may be able to show while an agent works.
@@ -93,8 +99,9 @@ class TransportResult:
     def row(self) -> dict[str, Any]:
         return {
             "transport": self.transport,
-            "first visible progress (s)": None if self.first_progress is None else round(self.first_progress,
-                                                                                         2),
+            "first visible progress (s)": None
+            if self.first_progress is None
+            else round(self.first_progress, 2),
             "HTTP requests": self.requests,
             "can show": f"{sum(v is not None for v in self.shown_at.values())}/{len(CAPABILITIES)}",
         }
@@ -126,7 +133,7 @@ def refund_run_script(
         t += token_interval
     args = json.dumps({"orderId": order_id})
     out.append(Happening(round(t, 6), "tool_start", {"name": "get_order", "call": "call-1"}))
-    for frag in (args[: len(args) // 2], args[len(args) // 2:]):
+    for frag in (args[: len(args) // 2], args[len(args) // 2 :]):
         t += token_interval
         out.append(Happening(round(t, 6), "tool_args", {"call": "call-1", "delta": frag}))
     t += token_interval
@@ -183,6 +190,7 @@ def simulate(transport: str, script: list[Happening], poll_interval: float = 2.0
     if transport in ("websocket", "ag-ui"):
         state["requests"] = 1  # one upgrade / one POST, then a long-lived stream
     if spec["batched"]:
+
         def poll() -> None:
             state["requests"] += 1
             if state["done_at"] is not None:  # the status endpoint now returns the result
@@ -195,19 +203,27 @@ def simulate(transport: str, script: list[Happening], poll_interval: float = 2.0
         sim.at(0.0, poll, label="poll")
     sim.run(max_events=100_000)
     first = min((t for t in shown.values() if t is not None), default=None)
-    return TransportResult(transport, state["requests"], first, shown,
-                           state["finished"] if state["finished"] is not None else sim.now, deliveries)
+    return TransportResult(
+        transport,
+        state["requests"],
+        first,
+        shown,
+        state["finished"] if state["finished"] is not None else sim.now,
+        deliveries,
+    )
 
 
-def compare(poll_interval: float = 2.0, model_latency: float = 1.5,
-            **script_kw: Any) -> list[TransportResult]:
+def compare(
+    poll_interval: float = 2.0, model_latency: float = 1.5, **script_kw: Any
+) -> list[TransportResult]:
     """All four transports over the same script, in a stable order."""
     script = refund_run_script(model_latency=model_latency, **script_kw)
     return [simulate(name, script, poll_interval) for name in TRANSPORTS]
 
 
-def agui_events(script: list[Happening], thread_id: str = "thread-1",
-                run_id: str = "run-1") -> list[dict[str, Any]]:
+def agui_events(
+    script: list[Happening], thread_id: str = "thread-1", run_id: str = "run-1"
+) -> list[dict[str, Any]]:
     """The script as AG-UI 1.0 wire events (dicts): what the ``ag-ui`` transport sends.
 
     The run ends with an interrupt outcome carrying the approval request, after the state
@@ -231,24 +247,47 @@ def agui_events(script: list[Happening], thread_id: str = "thread-1",
             open_msg = None
         if h.kind == "tool_start":
             tool_call_id = h.data["call"]
-            events.append({"type": "TOOL_CALL_START", "toolCallId": tool_call_id,
-                           "toolCallName": h.data["name"], "parentMessageId": "msg-1"})
+            events.append(
+                {
+                    "type": "TOOL_CALL_START",
+                    "toolCallId": tool_call_id,
+                    "toolCallName": h.data["name"],
+                    "parentMessageId": "msg-1",
+                }
+            )
         elif h.kind == "tool_args":
             events.append({"type": "TOOL_CALL_ARGS", "toolCallId": h.data["call"], "delta": h.data["delta"]})
         elif h.kind == "tool_end":
             events.append({"type": "TOOL_CALL_END", "toolCallId": h.data["call"]})
         elif h.kind == "tool_result":
-            events.append({"type": "TOOL_CALL_RESULT", "messageId": "tool-msg-1",
-                           "toolCallId": h.data["call"], "content": h.data["content"], "role": "tool"})
+            events.append(
+                {
+                    "type": "TOOL_CALL_RESULT",
+                    "messageId": "tool-msg-1",
+                    "toolCallId": h.data["call"],
+                    "content": h.data["content"],
+                    "role": "tool",
+                }
+            )
         elif h.kind == "state":
             events.append({"type": "STATE_SNAPSHOT", "snapshot": h.data["snapshot"]})
         elif h.kind == "approval":
             interrupt = {
-                "id": "int-1", "reason": "confirmation",
+                "id": "int-1",
+                "reason": "confirmation",
                 "message": f"Refund order {h.data['orderId']}?",
-                "responseSchema": {"type": "object", "properties": {"approved": {"type": "boolean"}},
-                                   "required": ["approved"]},
+                "responseSchema": {
+                    "type": "object",
+                    "properties": {"approved": {"type": "boolean"}},
+                    "required": ["approved"],
+                },
             }
-            events.append({"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id,
-                           "outcome": {"type": "interrupt", "interrupts": [interrupt]}})
+            events.append(
+                {
+                    "type": "RUN_FINISHED",
+                    "threadId": thread_id,
+                    "runId": run_id,
+                    "outcome": {"type": "interrupt", "interrupts": [interrupt]},
+                }
+            )
     return events

@@ -42,10 +42,23 @@ from typing import Any
 from agentproto.resources import load_json_source
 
 __all__ = [
-    "Graph", "Edge", "wait_for_graph", "find_cycle", "find_cycle_through", "format_cycle",
-    "strongly_connected_components", "deadlocked_groups", "simple_cycles", "check_plan",
-    "break_cycles", "DeadlockError", "WaitPlanError", "CyclicPlanError", "UnknownTaskError",
-    "WaitPlan", "load_plan",
+    "Graph",
+    "Edge",
+    "wait_for_graph",
+    "find_cycle",
+    "find_cycle_through",
+    "format_cycle",
+    "strongly_connected_components",
+    "deadlocked_groups",
+    "simple_cycles",
+    "check_plan",
+    "break_cycles",
+    "DeadlockError",
+    "WaitPlanError",
+    "CyclicPlanError",
+    "UnknownTaskError",
+    "WaitPlan",
+    "load_plan",
 ]
 
 #: ``task -> tasks it waits for`` with every task present as a key (sorted, hashable values).
@@ -86,7 +99,6 @@ class UnknownTaskError(WaitPlanError):
     """A dependency names a task that is not in the plan (often a typo)."""
 
     rule = "deadlock.unknown-task"
-
 
 
 # -- graphs -------------------------------------------------------------------------------------
@@ -142,7 +154,7 @@ def find_cycle(graph: Mapping[str, Iterable[str]]) -> tuple[str, ...] | None:
                 stack.pop()
                 continue
             if nxt in on_path:
-                return tuple(path[on_path[nxt]:])
+                return tuple(path[on_path[nxt] :])
             if nxt not in done:
                 on_path[nxt] = len(path)
                 path.append(nxt)
@@ -239,8 +251,14 @@ class _Circuits:
     """Johnson's search for the elementary cycles through ``start`` inside one strongly
     connected component ``scc`` of ``sub`` (nodes before ``start`` already removed)."""
 
-    def __init__(self, sub: Mapping[str, tuple[str, ...]], scc: set[str], start: str,
-                 found: list[tuple[str, ...]], limit: int | None) -> None:
+    def __init__(
+        self,
+        sub: Mapping[str, tuple[str, ...]],
+        scc: set[str],
+        start: str,
+        found: list[tuple[str, ...]],
+        limit: int | None,
+    ) -> None:
         self.sub, self.scc, self.start, self.found, self.limit = sub, scc, start, found, limit
         self.blocked: set[str] = set()
         self.b_sets: dict[str, set[str]] = {n: set() for n in scc}
@@ -355,7 +373,6 @@ def break_cycles(graph: Mapping[str, Iterable[str]], cycle_limit: int = 2000) ->
     return cuts
 
 
-
 # -- plans ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class WaitPlan:
@@ -382,8 +399,9 @@ class WaitPlan:
         for label, mapping in (("declared", self.declared), ("hidden", self.hidden)):
             for task, deps in mapping.items():
                 if task not in names:
-                    raise UnknownTaskError(f"{label} dependencies given for {task!r}, which is not in the "
-                                           f"plan")
+                    raise UnknownTaskError(
+                        f"{label} dependencies given for {task!r}, which is not in the plan"
+                    )
                 for dep in deps:
                     if dep not in names:
                         raise UnknownTaskError(f"task {task!r} waits for {dep!r}, which is not in the plan")
@@ -399,8 +417,10 @@ class WaitPlan:
 
     def graph(self, include_hidden: bool = True) -> Graph:
         """The wait-for graph; ``include_hidden=False`` is what a planner can see."""
-        deps = {t: set(self.deps(t)) | (set(self.deps(t, "hidden")) if include_hidden else set())
-                for t in self.tasks}
+        deps = {
+            t: set(self.deps(t)) | (set(self.deps(t, "hidden")) if include_hidden else set())
+            for t in self.tasks
+        }
         return wait_for_graph(deps, self.tasks)
 
     def edges(self, include_hidden: bool = True) -> list[Edge]:
@@ -425,9 +445,9 @@ class WaitPlan:
     def from_dict(cls, data: Mapping[str, Any]) -> WaitPlan:
         """Read the scenario format of ``data/scenarios/deadlock_*.json``::
 
-            {"name": ..., "description": ...,
-             "tasks": {"flights": {"work": 20, "needs": {"hotel": "destination"},
-                                   "discovers": {}, "discover_at": 0.5}, ...}}
+        {"name": ..., "description": ...,
+         "tasks": {"flights": {"work": 20, "needs": {"hotel": "destination"},
+                               "discovers": {}, "discover_at": 0.5}, ...}}
         """
         tasks = data.get("tasks")
         if not isinstance(tasks, Mapping) or not tasks:
@@ -442,12 +462,19 @@ class WaitPlan:
             for key in ("needs", "discovers"):
                 for dep, what in dict(spec.get(key, {})).items():
                     needs[(name, dep)] = str(what)
-        return cls(tuple(tasks), declared, hidden, work, discover_at, needs,
-                   name=str(data.get("name", "plan")), description=str(data.get("description", "")))
+        return cls(
+            tuple(tasks),
+            declared,
+            hidden,
+            work,
+            discover_at,
+            needs,
+            name=str(data.get("name", "plan")),
+            description=str(data.get("description", "")),
+        )
 
 
 def load_plan(source: str | Path) -> WaitPlan:
     """Load a plan: a packaged scenario by name (``"deadlock_travel"``) or a JSON file
     (see :meth:`WaitPlan.from_dict`)."""
     return WaitPlan.from_dict(load_json_source(source))
-

@@ -121,8 +121,9 @@ def card_fingerprint(card: AgentCard | Mapping[str, Any], digits: int = 16) -> s
 
 def signature_header(signature: AgentCardSignature | Mapping[str, Any]) -> dict[str, Any]:
     """The decoded protected header of one signature (``{}`` if it is not base64url JSON)."""
-    protected = (signature.protected if isinstance(signature, AgentCardSignature)
-                 else signature.get("protected", ""))
+    protected = (
+        signature.protected if isinstance(signature, AgentCardSignature) else signature.get("protected", "")
+    )
     try:
         header = json.loads(_b64url_decode(protected))
     except (ValueError, UnicodeDecodeError):
@@ -130,8 +131,15 @@ def signature_header(signature: AgentCardSignature | Mapping[str, Any]) -> dict[
     return header if isinstance(header, dict) else {}
 
 
-def sign_card(card: CardT, key: Any, *, kid: str, alg: str | None = None,
-              jku: str | None = None, header: dict[str, Any] | None = None) -> CardT:
+def sign_card(
+    card: CardT,
+    key: Any,
+    *,
+    kid: str,
+    alg: str | None = None,
+    jku: str | None = None,
+    header: dict[str, Any] | None = None,
+) -> CardT:
     """A copy of ``card`` with one more signature, made with the private ``key``.
 
     ``alg`` defaults to the key's natural algorithm (ES256 for a P-256 key, RS256 for RSA …).
@@ -144,17 +152,14 @@ def sign_card(card: CardT, key: Any, *, kid: str, alg: str | None = None,
         protected["jku"] = jku
     # An ordinary compact JWS over the canonical bytes, payload then dropped ("detached
     # content", RFC 7515 Appendix F) — not RFC 7797's unencoded payload (no "b64": false).
-    compact = api_jws.encode(canonical_card_payload(model), key, algorithm=algorithm,
-                             headers=protected)
+    compact = api_jws.encode(canonical_card_payload(model), key, algorithm=algorithm, headers=protected)
     header_b64, _, signature_b64 = compact.split(".")
-    signature = AgentCardSignature(protected=header_b64, signature=signature_b64,
-                                   header=header or {})
+    signature = AgentCardSignature(protected=header_b64, signature=signature_b64, header=header or {})
     signed = model.model_copy(update={"signatures": [*model.signatures, signature]})
     return signed if isinstance(card, AgentCard) else signed.to_wire()
 
 
-def _lookup(keys: KeyLookup, kid: str, jku: str | None, alg: str,
-            now_ms: int | None) -> Any:
+def _lookup(keys: KeyLookup, kid: str, jku: str | None, alg: str, now_ms: int | None) -> Any:
     """The verification key for one signature; ``KeyNotTrusted``/``KeyError`` if none."""
     if callable(keys) and not isinstance(keys, KeySet):
         found = keys(kid, jku)
@@ -163,8 +168,7 @@ def _lookup(keys: KeyLookup, kid: str, jku: str | None, alg: str,
             if problem:
                 raise KeyNotTrusted(kid, problem)
             if found.alg != alg:
-                raise ValueError(f"key {kid!r} is pinned to {found.alg}, "
-                                 f"the signature claims {alg}")
+                raise ValueError(f"key {kid!r} is pinned to {found.alg}, the signature claims {alg}")
             return found.key
         return found
     entry = KeySet.of(keys).find(kid, now_ms)
@@ -173,9 +177,13 @@ def _lookup(keys: KeyLookup, kid: str, jku: str | None, alg: str,
     return entry.key
 
 
-def verify_card(card: AgentCard | Mapping[str, Any], keys: KeyLookup, *,
-                algorithms: Iterable[str] = CARD_ALGORITHMS,
-                clock: Clock | None = None) -> AgentCardSignature:
+def verify_card(
+    card: AgentCard | Mapping[str, Any],
+    keys: KeyLookup,
+    *,
+    algorithms: Iterable[str] = CARD_ALGORITHMS,
+    clock: Clock | None = None,
+) -> AgentCardSignature:
     """Return the first signature that verifies with a trusted key, or raise.
 
     ``keys`` is a :class:`KeySet` (whose entries pin the algorithm and may expire or be
@@ -196,8 +204,7 @@ def verify_card(card: AgentCard | Mapping[str, Any], keys: KeyLookup, *,
         header = signature_header(sig)
         kid, alg = header.get("kid"), header.get("alg")
         if not header or not isinstance(kid, str) or not isinstance(alg, str):
-            reasons.append(f"signature {i}: the protected header is not base64url JSON "
-                           f"with 'alg' and 'kid'")
+            reasons.append(f"signature {i}: the protected header is not base64url JSON with 'alg' and 'kid'")
             kinds.append("invalid")
             continue
         if alg not in allowed:
@@ -216,11 +223,9 @@ def verify_card(card: AgentCard | Mapping[str, Any], keys: KeyLookup, *,
             kinds.append("invalid")
             continue
         try:
-            api_jws.decode(f"{sig.protected}.{payload_b64}.{sig.signature}", key,
-                           algorithms=[alg])
+            api_jws.decode(f"{sig.protected}.{payload_b64}.{sig.signature}", key, algorithms=[alg])
         except jwt.InvalidSignatureError:
-            reasons.append(f"signature {i} (kid {kid!r}): does not match the card's "
-                           f"canonical bytes")
+            reasons.append(f"signature {i} (kid {kid!r}): does not match the card's canonical bytes")
             kinds.append("tampered")
             continue
         except jwt.PyJWTError as exc:

@@ -48,8 +48,9 @@ def tool_calls_by_id(messages: Iterable[Any]) -> dict[str, dict[str, Any]]:
     return calls
 
 
-def check_client_tool_results(history: Sequence[Any], new_messages: Sequence[Any], *,
-                              server_tools: Iterable[str]) -> list[dict[str, Any]]:
+def check_client_tool_results(
+    history: Sequence[Any], new_messages: Sequence[Any], *, server_tools: Iterable[str]
+) -> list[dict[str, Any]]:
     """Return the client's legitimate tool messages; raise :class:`ForgedToolResult` otherwise.
 
     ``history`` is the thread as the server recorded it (never the client's copy);
@@ -69,18 +70,25 @@ def check_client_tool_results(history: Sequence[Any], new_messages: Sequence[Any
         call = calls.get(call_id) if isinstance(call_id, str) else None
         if call is None:
             raise ForgedToolResult(
-                f"Tool message {message.get('id')} answers call {call_id!r}, which the agent "
-                f"never made", rule="tool-result.unknown-call", toolCallId=call_id)
+                f"Tool message {message.get('id')} answers call {call_id!r}, which the agent never made",
+                rule="tool-result.unknown-call",
+                toolCallId=call_id,
+            )
         name = (call.get("function") or {}).get("name")
         if name in own:
             raise ForgedToolResult(
                 f"Tool message {message.get('id')} answers call {call_id} to {name!r}, a tool "
                 f"the agent executes itself: only the agent reports its result",
-                rule="tool-result.server-tool", toolCallId=call_id, tool=name)
+                rule="tool-result.server-tool",
+                toolCallId=call_id,
+                tool=name,
+            )
         if call_id in answered:
             raise ForgedToolResult(
-                f"Tool message {message.get('id')} answers call {call_id}, which already has "
-                f"a result", rule="tool-result.already-answered", toolCallId=call_id)
+                f"Tool message {message.get('id')} answers call {call_id}, which already has a result",
+                rule="tool-result.already-answered",
+                toolCallId=call_id,
+            )
         answered.add(call_id)
         accepted.append(message)
     return accepted

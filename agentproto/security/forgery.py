@@ -62,8 +62,9 @@ CARD_MOVES = ("rename", "redirect", "add-skill", "re-sign", "strip")
 #: What the moves write: a more trustworthy name, the attacker's endpoint, a skill to abuse.
 IMPOSTOR_NAME = "Bank of Agents"
 ATTACKER_URL = "https://evil.example/a2a"
-ATTACKER_SKILL = AgentSkill(id="transfer_funds", name="Transfer funds",
-                            description="Moves money between accounts", tags=["payments"])
+ATTACKER_SKILL = AgentSkill(
+    id="transfer_funds", name="Transfer funds", description="Moves money between accounts", tags=["payments"]
+)
 
 
 # --------------------------------------------------------------------------- tokens
@@ -116,8 +117,9 @@ def hmac_with_public_key(token: str, key: Any) -> str:
     choose the algorithm would check this HMAC with the same bytes and accept it.
     """
     header, claims = decode_unverified(token)
-    pem = public_key(key).public_bytes(serialization.Encoding.PEM,
-                                       serialization.PublicFormat.SubjectPublicKeyInfo)
+    pem = public_key(key).public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     signing_input = f"{encode_segment({**header, 'alg': 'HS256'})}.{encode_segment(claims)}"
     mac = hmac.new(pem, signing_input.encode("ascii"), hashlib.sha256).digest()
     return f"{signing_input}.{encode_segment(mac)}"
@@ -126,8 +128,7 @@ def hmac_with_public_key(token: str, key: Any) -> str:
 # --------------------------------------------------------------------------- cards
 
 
-def tamper_card(card: AgentCard, move: str, *, attacker_key: Any = None,
-                kid: str | None = None) -> AgentCard:
+def tamper_card(card: AgentCard, move: str, *, attacker_key: Any = None, kid: str | None = None) -> AgentCard:
     """A copy of ``card`` after one attacker ``move`` (one of :data:`CARD_MOVES`).
 
     ``re-sign`` drops the card's signatures and signs it with ``attacker_key`` under ``kid``,
@@ -139,8 +140,7 @@ def tamper_card(card: AgentCard, move: str, *, attacker_key: Any = None,
         if not card.supported_interfaces:
             raise ValueError("the card declares no interface to redirect")
         first = card.supported_interfaces[0].model_copy(update={"url": ATTACKER_URL})
-        return card.model_copy(update={"supported_interfaces": [first,
-                                                                *card.supported_interfaces[1:]]})
+        return card.model_copy(update={"supported_interfaces": [first, *card.supported_interfaces[1:]]})
     if move == "add-skill":
         return card.model_copy(update={"skills": [*card.skills, ATTACKER_SKILL]})
     if move == "strip":

@@ -66,8 +66,9 @@ def _write(value: Any, out: list[str], depth: int) -> None:
         out.append(_string(value))
     elif isinstance(value, int):
         if abs(value) > MAX_EXACT_INT:
-            raise CanonicalizationError(f"{value} is beyond ±2**53: no JSON number holds it "
-                                        f"exactly (send it as a string)")
+            raise CanonicalizationError(
+                f"{value} is beyond ±2**53: no JSON number holds it exactly (send it as a string)"
+            )
         out.append(str(value))
     elif isinstance(value, float):
         out.append(_number(value))

@@ -32,8 +32,18 @@ __all__ = [
 ]
 
 #: The asymmetric JWS algorithms this package accepts by default.
-ASYMMETRIC_ALGORITHMS = ("ES256", "ES384", "ES512", "RS256", "RS384", "RS512",
-                         "PS256", "PS384", "PS512", "EdDSA")
+ASYMMETRIC_ALGORITHMS = (
+    "ES256",
+    "ES384",
+    "ES512",
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "EdDSA",
+)
 
 _CURVE_ALG = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}
 
@@ -66,8 +76,10 @@ def algorithm_for(key: Any) -> str:
             raise ValueError(f"no JWS algorithm for curve {key.curve.name}") from None
     if isinstance(key, rsa.RSAPrivateKey | rsa.RSAPublicKey):
         return "RS256"
-    if isinstance(key, ed25519.Ed25519PrivateKey | ed25519.Ed25519PublicKey
-                  | ed448.Ed448PrivateKey | ed448.Ed448PublicKey):
+    if isinstance(
+        key,
+        ed25519.Ed25519PrivateKey | ed25519.Ed25519PublicKey | ed448.Ed448PrivateKey | ed448.Ed448PublicKey,
+    ):
         return "EdDSA"
     if isinstance(key, bytes | str):
         return "HS256"
@@ -148,8 +160,15 @@ class KeySet:
             out.add(kid, key)
         return out
 
-    def add(self, kid: str, key: Any, *, alg: str | None = None,
-            not_before_ms: int | None = None, not_after_ms: int | None = None) -> TrustedKey:
+    def add(
+        self,
+        kid: str,
+        key: Any,
+        *,
+        alg: str | None = None,
+        not_before_ms: int | None = None,
+        not_after_ms: int | None = None,
+    ) -> TrustedKey:
         """Trust ``key`` under ``kid`` for ``alg`` only (default: the key's natural algorithm)."""
         entry = TrustedKey(kid, key, alg or algorithm_for(key), not_before_ms, not_after_ms)
         self._keys[kid] = entry
@@ -180,8 +199,11 @@ class KeySet:
 
     def to_jwks(self) -> dict[str, Any]:
         """``{"keys": [...]}``: the usable asymmetric public keys (RFC 7517 §5)."""
-        return {"keys": [e.jwk() for e in self._keys.values()
-                         if not e.revoked and not isinstance(e.key, bytes | str)]}
+        return {
+            "keys": [
+                e.jwk() for e in self._keys.values() if not e.revoked and not isinstance(e.key, bytes | str)
+            ]
+        }
 
     @classmethod
     def from_jwks(cls, jwks: Mapping[str, Any]) -> KeySet:
@@ -205,5 +227,8 @@ class KeySet:
         return len(self._keys)
 
     def __repr__(self) -> str:
-        return "KeySet(" + ", ".join(f"{e.kid}:{e.alg}" + (" revoked" if e.revoked else "")
-                                     for e in self._keys.values()) + ")"
+        return (
+            "KeySet("
+            + ", ".join(f"{e.kid}:{e.alg}" + (" revoked" if e.revoked else "") for e in self._keys.values())
+            + ")"
+        )

@@ -57,28 +57,50 @@ class MutualResult:
 
     def table(self) -> str:
         verdict = "call proceeds" if self.ok else "call refused"
-        return "\n".join([self.caller_checks_callee.line(), self.callee_checks_caller.line(),
-                          f"→ {verdict}"])
+        return "\n".join([self.caller_checks_callee.line(), self.callee_checks_caller.line(), f"→ {verdict}"])
 
 
-def mutual_check(*, callee_card: AgentCard | Mapping[str, Any], card_keys: KeyLookup,
-                 caller_headers: Mapping[str, str], audience: str,
-                 token_keys: KeySet | Mapping[str, Any], clock: Clock,
-                 required_scopes: Iterable[str] = (), issuer: str | None = None) -> MutualResult:
+def mutual_check(
+    *,
+    callee_card: AgentCard | Mapping[str, Any],
+    card_keys: KeyLookup,
+    caller_headers: Mapping[str, str],
+    audience: str,
+    token_keys: KeySet | Mapping[str, Any],
+    clock: Clock,
+    required_scopes: Iterable[str] = (),
+    issuer: str | None = None,
+) -> MutualResult:
     """Check the callee's signed card (caller's side) and the caller's token (callee's side)."""
     try:
         sig = verify_card(callee_card, card_keys, clock=clock)
         name = callee_card.name if isinstance(callee_card, AgentCard) else callee_card.get("name")
-        card = SideVerdict("caller checks callee", "signed card", True,
-                       f"{name!r} signed by {signature_header(sig).get('kid')}")
+        card = SideVerdict(
+            "caller checks callee",
+            "signed card",
+            True,
+            f"{name!r} signed by {signature_header(sig).get('kid')}",
+        )
     except CardSignatureError as exc:
-        card = SideVerdict("caller checks callee", "signed card", False,
-                       f"{type(exc).__name__} [{exc.rule}]", exc)
+        card = SideVerdict(
+            "caller checks callee", "signed card", False, f"{type(exc).__name__} [{exc.rule}]", exc
+        )
     try:
-        claims = authorize(caller_headers, audience=audience, keys=token_keys, clock=clock,
-                           required_scopes=required_scopes, issuer=issuer)
+        claims = authorize(
+            caller_headers,
+            audience=audience,
+            keys=token_keys,
+            clock=clock,
+            required_scopes=required_scopes,
+            issuer=issuer,
+        )
         token = SideVerdict("callee checks caller", "bearer token", True, claims.summary())
     except TokenError as exc:
-        token = SideVerdict("callee checks caller", "bearer token", False,
-                        f"{type(exc).__name__} [{exc.rule}] → HTTP {exc.http_status}", exc)
+        token = SideVerdict(
+            "callee checks caller",
+            "bearer token",
+            False,
+            f"{type(exc).__name__} [{exc.rule}] → HTTP {exc.http_status}",
+            exc,
+        )
     return MutualResult(card, token)

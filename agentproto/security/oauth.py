@@ -60,8 +60,16 @@ class AuthorizationServer:
     injected (``ids`` names each token, the ``jti`` claim).
     """
 
-    def __init__(self, issuer: str, key: Any, *, kid: str, clock: Clock,
-                 ids: Callable[[], str] | None = None, ttl_s: int = 3600) -> None:
+    def __init__(
+        self,
+        issuer: str,
+        key: Any,
+        *,
+        kid: str,
+        clock: Clock,
+        ids: Callable[[], str] | None = None,
+        ttl_s: int = 3600,
+    ) -> None:
         self.issuer = issuer
         self.kid = kid
         self.clock = clock
@@ -73,8 +81,9 @@ class AuthorizationServer:
         self._clients: dict[str, RegisteredClient] = {}
         self.issued: list[dict[str, Any]] = []  #: an audit log: one entry per token issued
 
-    def register_client(self, client_id: str, secret: str, *, scopes: Iterable[str],
-                        resources: Iterable[str]) -> RegisteredClient:
+    def register_client(
+        self, client_id: str, secret: str, *, scopes: Iterable[str], resources: Iterable[str]
+    ) -> RegisteredClient:
         """Let ``client_id`` ask for any of ``scopes`` on any of ``resources``."""
         client = RegisteredClient(client_id, secret, frozenset(scopes), frozenset(resources))
         self._clients[client_id] = client
@@ -92,28 +101,47 @@ class AuthorizationServer:
         """Answer a token request (the form fields of RFC 6749 §4.4.2 plus ``resource``)."""
         grant = form.get("grant_type")
         if grant != CLIENT_CREDENTIALS:
-            raise OAuthError("unsupported_grant_type",
-                             f"grant_type {grant!r} is not supported; use client_credentials")
+            raise OAuthError(
+                "unsupported_grant_type", f"grant_type {grant!r} is not supported; use client_credentials"
+            )
         client = self._clients.get(form.get("client_id", ""))
         # Compare against something even for an unknown id, so timing does not reveal ids.
         expected = client.secret if client else "\0" * 32
-        if not hmac.compare_digest(expected.encode(), form.get("client_secret", "").encode()) \
-                or client is None:
+        if (
+            not hmac.compare_digest(expected.encode(), form.get("client_secret", "").encode())
+            or client is None
+        ):
             raise OAuthError("invalid_client", "Client authentication failed", http_status=401)
         resource = form.get("resource", "")
         if resource not in client.resources:
-            raise OAuthError("invalid_target",
-                             f"{client.client_id} may not obtain tokens for {resource!r}")
+            raise OAuthError("invalid_target", f"{client.client_id} may not obtain tokens for {resource!r}")
         requested = set(form.get("scope", "").split()) or set(client.scopes)
         extra = sorted(requested - client.scopes)
         if extra:
-            raise OAuthError("invalid_scope",
-                             f"{client.client_id} was never granted: {', '.join(extra)}")
+            raise OAuthError("invalid_scope", f"{client.client_id} was never granted: {', '.join(extra)}")
         token_id = self.ids()
-        access_token = issue_token(client.client_id, resource, requested, self.ttl_s,
-                                   self._key, clock=self.clock, kid=self.kid,
-                                   issuer=self.issuer, token_id=token_id)
-        self.issued.append({"jti": token_id, "client": client.client_id,
-                            "resource": resource, "scope": " ".join(sorted(requested))})
-        return {"access_token": access_token, "token_type": "Bearer",
-                "expires_in": self.ttl_s, "scope": " ".join(sorted(requested))}
+        access_token = issue_token(
+            client.client_id,
+            resource,
+            requested,
+            self.ttl_s,
+            self._key,
+            clock=self.clock,
+            kid=self.kid,
+            issuer=self.issuer,
+            token_id=token_id,
+        )
+        self.issued.append(
+            {
+                "jti": token_id,
+                "client": client.client_id,
+                "resource": resource,
+                "scope": " ".join(sorted(requested)),
+            }
+        )
+        return {
+            "access_token": access_token,
+            "token_type": "Bearer",
+            "expires_in": self.ttl_s,
+            "scope": " ".join(sorted(requested)),
+        }

@@ -49,13 +49,25 @@ class ForgeryAttempt:
         return self.status != 200
 
 
-def run_input(*, thread_id: str, run_id: str, messages: Sequence[dict[str, Any]] = (),
-              resume: list[dict[str, Any]] | None = None, state: Any = None,
-              tools: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def run_input(
+    *,
+    thread_id: str,
+    run_id: str,
+    messages: Sequence[dict[str, Any]] = (),
+    resume: list[dict[str, Any]] | None = None,
+    state: Any = None,
+    tools: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
     """The wire body of one run input; ``resume`` is sent only when given."""
-    body: dict[str, Any] = {"threadId": thread_id, "runId": run_id, "messages": list(messages),
-                            "tools": list(tools), "context": [],
-                            "state": {} if state is None else state, "forwardedProps": {}}
+    body: dict[str, Any] = {
+        "threadId": thread_id,
+        "runId": run_id,
+        "messages": list(messages),
+        "tools": list(tools),
+        "context": [],
+        "state": {} if state is None else state,
+        "forwardedProps": {},
+    }
     if resume is not None:
         body["resume"] = resume
     return body
@@ -78,8 +90,7 @@ def read_answer(label: str, status: int, content: bytes) -> ForgeryAttempt:
             document = None
         error = document.get("error") if isinstance(document, dict) else None
         if not isinstance(error, dict):
-            return ForgeryAttempt(label, status, f"HTTP {status}",
-                                  content.decode("utf-8", "replace"))
+            return ForgeryAttempt(label, status, f"HTTP {status}", content.decode("utf-8", "replace"))
         return ForgeryAttempt(label, status, str(error.get("code")), str(error.get("message", "")))
     events = _events(content)
     last = events[-1] if events else {}
@@ -91,8 +102,14 @@ def read_answer(label: str, status: int, content: bytes) -> ForgeryAttempt:
     return ForgeryAttempt(label, 200, f"run {outcome}", result)
 
 
-def post_run_input(base_url: str, label: str, body: dict[str, Any], *,
-                   client: httpx.Client | None = None, timeout: float = 30.0) -> ForgeryAttempt:
+def post_run_input(
+    base_url: str,
+    label: str,
+    body: dict[str, Any],
+    *,
+    client: httpx.Client | None = None,
+    timeout: float = 30.0,
+) -> ForgeryAttempt:
     """POST ``body`` to ``base_url`` + :data:`AGENT_PATH` and read the whole answer.
 
     Pass ``client`` to reuse a connection pool (or a test transport); otherwise one request

@@ -54,8 +54,7 @@ __all__ = [
 ]
 
 Scope = MutableMapping[str, Any]
-ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
-                   Awaitable[None]]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 
 #: Paths anyone may read: the Agent Card is how a caller learns how to authenticate (§8.2).
 PUBLIC_PATHS = ("/.well-known/agent-card.json",)
@@ -68,11 +67,20 @@ class BearerAuth:
     for notebooks and tests.
     """
 
-    def __init__(self, app: ASGIApp, *, audience: str, keys: KeySet | Mapping[str, Any],
-                 clock: Clock, required_scopes: Iterable[str] = (),
-                 public_paths: Sequence[str] = PUBLIC_PATHS, realm: str = "agentproto",
-                 leeway_s: float = 0, issuer: str | None = None,
-                 algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        audience: str,
+        keys: KeySet | Mapping[str, Any],
+        clock: Clock,
+        required_scopes: Iterable[str] = (),
+        public_paths: Sequence[str] = PUBLIC_PATHS,
+        realm: str = "agentproto",
+        leeway_s: float = 0,
+        issuer: str | None = None,
+        algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS,
+    ) -> None:
         self.app = app
         self.audience = audience
         self.keys = KeySet.of(keys)
@@ -94,14 +102,23 @@ class BearerAuth:
             await self.app(scope, receive, send)
             return
         try:
-            claims = authorize(Headers(scope=scope), audience=self.audience, keys=self.keys,
-                               clock=self.clock, required_scopes=self.required_scopes,
-                               leeway_s=self.leeway_s, issuer=self.issuer,
-                               algorithms=self.algorithms)
+            claims = authorize(
+                Headers(scope=scope),
+                audience=self.audience,
+                keys=self.keys,
+                clock=self.clock,
+                required_scopes=self.required_scopes,
+                leeway_s=self.leeway_s,
+                issuer=self.issuer,
+                algorithms=self.algorithms,
+            )
         except TokenError as exc:
             self.log.append((scope["method"], scope["path"], exc.rule))
-            response = JSONResponse(error_body(exc), status_code=exc.http_status,
-                                    headers={"WWW-Authenticate": challenge(exc, realm=self.realm)})
+            response = JSONResponse(
+                error_body(exc),
+                status_code=exc.http_status,
+                headers={"WWW-Authenticate": challenge(exc, realm=self.realm)},
+            )
             await response(scope, receive, send)
             return
         self.log.append((scope["method"], scope["path"], "ok"))
@@ -114,23 +131,32 @@ class BearerAuth:
 
 def bearer_scheme(description: str = "A JWT access token") -> SecurityScheme:
     """``{"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}}``."""
-    return SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(
-        scheme="Bearer", bearer_format="JWT", description=description))
+    return SecurityScheme(
+        http_auth_security_scheme=HTTPAuthSecurityScheme(
+            scheme="Bearer", bearer_format="JWT", description=description
+        )
+    )
 
 
-def client_credentials_scheme(token_url: str, scopes: Mapping[str, str],
-                              description: str = "") -> SecurityScheme:
+def client_credentials_scheme(
+    token_url: str, scopes: Mapping[str, str], description: str = ""
+) -> SecurityScheme:
     """An OAuth 2.0 scheme with the client-credentials flow (machine-to-machine)."""
-    return SecurityScheme(oauth2_security_scheme=OAuth2SecurityScheme(
-        description=description,
-        flows=OAuthFlows(client_credentials=ClientCredentialsOAuthFlow(
-            token_url=token_url, scopes=dict(scopes)))))
+    return SecurityScheme(
+        oauth2_security_scheme=OAuth2SecurityScheme(
+            description=description,
+            flows=OAuthFlows(
+                client_credentials=ClientCredentialsOAuthFlow(token_url=token_url, scopes=dict(scopes))
+            ),
+        )
+    )
 
 
 def requirement(**schemes: Iterable[str]) -> SecurityRequirement:
     """``requirement(oauth=["travel:plan"])`` → ``{"schemes": {"oauth": {"list": [...]}}}``."""
-    return SecurityRequirement(schemes={name: StringList(values=list(scopes))
-                                        for name, scopes in schemes.items()})
+    return SecurityRequirement(
+        schemes={name: StringList(values=list(scopes)) for name, scopes in schemes.items()}
+    )
 
 
 class SignedCardAgent:
@@ -141,10 +167,17 @@ class SignedCardAgent:
     GET would defeat ``ETag`` caching.
     """
 
-    def __init__(self, agent: Any, key: Any, *, kid: str, alg: str | None = None,
-                 jku: str | None = None,
-                 security_schemes: Mapping[str, SecurityScheme] | None = None,
-                 security_requirements: Sequence[SecurityRequirement] | None = None) -> None:
+    def __init__(
+        self,
+        agent: Any,
+        key: Any,
+        *,
+        kid: str,
+        alg: str | None = None,
+        jku: str | None = None,
+        security_schemes: Mapping[str, SecurityScheme] | None = None,
+        security_requirements: Sequence[SecurityRequirement] | None = None,
+    ) -> None:
         self.agent = agent
         self._key = key
         self.kid = kid
@@ -167,8 +200,9 @@ class SignedCardAgent:
                 update["security_schemes"] = self.security_schemes
             if self.security_requirements:
                 update["security_requirements"] = self.security_requirements
-            cached = sign_card(card.model_copy(update=update), self._key, kid=self.kid,
-                               alg=self.alg, jku=self.jku)
+            cached = sign_card(
+                card.model_copy(update=update), self._key, kid=self.kid, alg=self.alg, jku=self.jku
+            )
             self._cache[(kind, url)] = cached
         return cached
 

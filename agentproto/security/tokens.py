@@ -132,29 +132,47 @@ class Claims:
     def summary(self) -> str:
         """``sub → aud [scopes] until …`` in one line."""
         scopes = " ".join(sorted(self.scopes)) or "—"
-        return (f"{self.subject} → {', '.join(self.audience)} [{scopes}] "
-                f"until {iso_utc(self.expires_at * 1000)}")
+        return (
+            f"{self.subject} → {', '.join(self.audience)} [{scopes}] until {iso_utc(self.expires_at * 1000)}"
+        )
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any], header: Mapping[str, Any]) -> Claims:
         aud = payload.get("aud")
         audience = (aud,) if isinstance(aud, str) else tuple(aud or ())
         return cls(
-            subject=payload["sub"], audience=audience,
+            subject=payload["sub"],
+            audience=audience,
             scopes=frozenset(str(payload.get("scope", "")).split()),
-            issued_at=int(payload["iat"]), expires_at=int(payload["exp"]),
-            issuer=payload.get("iss"), token_id=payload.get("jti"),
+            issued_at=int(payload["iat"]),
+            expires_at=int(payload["exp"]),
+            issuer=payload.get("iss"),
+            token_id=payload.get("jti"),
             not_before=None if payload.get("nbf") is None else int(payload["nbf"]),
-            kid=header.get("kid"), alg=header.get("alg"), raw=dict(payload))
+            kid=header.get("kid"),
+            alg=header.get("alg"),
+            raw=dict(payload),
+        )
 
 
 # --------------------------------------------------------------------------- issuing
 
 
-def issue_token(subject: str, audience: str | Sequence[str], scopes: Iterable[str],
-                ttl_s: int, key: Any, *, clock: Clock, kid: str, issuer: str | None = None,
-                alg: str | None = None, token_id: str | None = None,
-                not_before_s: int | None = None, extra: Mapping[str, Any] | None = None) -> str:
+def issue_token(
+    subject: str,
+    audience: str | Sequence[str],
+    scopes: Iterable[str],
+    ttl_s: int,
+    key: Any,
+    *,
+    clock: Clock,
+    kid: str,
+    issuer: str | None = None,
+    alg: str | None = None,
+    token_id: str | None = None,
+    not_before_s: int | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> str:
     """A signed access token for ``subject`` to call ``audience`` with ``scopes`` for ``ttl_s``.
 
     ``key`` is the issuer's private key (or a shared secret for HS256); ``alg`` defaults to the
@@ -166,20 +184,23 @@ def issue_token(subject: str, audience: str | Sequence[str], scopes: Iterable[st
     payload: dict[str, Any] = {}
     if issuer is not None:
         payload["iss"] = issuer
-    payload.update({
-        "sub": subject,
-        "aud": audience if isinstance(audience, str) else list(audience),
-        "iat": now_s,
-        "exp": now_s + int(ttl_s),
-        "scope": " ".join(sorted(set(scopes))),
-    })
+    payload.update(
+        {
+            "sub": subject,
+            "aud": audience if isinstance(audience, str) else list(audience),
+            "iat": now_s,
+            "exp": now_s + int(ttl_s),
+            "scope": " ".join(sorted(set(scopes))),
+        }
+    )
     if not_before_s is not None:
         payload["nbf"] = int(not_before_s)
     if token_id is not None:
         payload["jti"] = token_id
     payload.update(extra or {})
-    return jwt.encode(payload, key, algorithm=alg or algorithm_for(key),
-                      headers={"kid": kid, "typ": TOKEN_TYPE})
+    return jwt.encode(
+        payload, key, algorithm=alg or algorithm_for(key), headers={"kid": kid, "typ": TOKEN_TYPE}
+    )
 
 
 # --------------------------------------------------------------------------- decoding
@@ -198,17 +219,18 @@ def decode_unverified(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """
     parts = token.split(".") if isinstance(token, str) else []
     if len(parts) != 3:
-        raise MalformedToken("Not a JWT: expected three base64url segments separated by dots",
-                             rule="token.not-a-jwt")
+        raise MalformedToken(
+            "Not a JWT: expected three base64url segments separated by dots", rule="token.not-a-jwt"
+        )
     try:
         header = json.loads(_b64decode(parts[0]))
         payload = json.loads(_b64decode(parts[1]))
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise MalformedToken("Not a JWT: a segment is not base64url-encoded JSON",
-                             rule="token.not-a-jwt") from None
+        raise MalformedToken(
+            "Not a JWT: a segment is not base64url-encoded JSON", rule="token.not-a-jwt"
+        ) from None
     if not isinstance(header, dict) or not isinstance(payload, dict):
-        raise MalformedToken("Not a JWT: header and payload must be JSON objects",
-                             rule="token.not-a-jwt")
+        raise MalformedToken("Not a JWT: header and payload must be JSON objects", rule="token.not-a-jwt")
     return header, payload
 
 
@@ -243,19 +265,23 @@ def _well_formed(v: _Verification) -> str:
             raise MalformedToken(f"The token header has no {name!r}", rule="token.header")
     typ = v.header.get("typ")
     if not isinstance(typ, str) or typ.lower() not in _TYPES:
-        raise MalformedToken(f"The token header says typ {typ!r}, not {TOKEN_TYPE!r}: "
-                             f"this is not an access token", rule="token.wrong-type")
+        raise MalformedToken(
+            f"The token header says typ {typ!r}, not {TOKEN_TYPE!r}: this is not an access token",
+            rule="token.wrong-type",
+        )
     return f"alg {v.header['alg']}, kid {v.header['kid']}, typ {typ}"
 
 
 def _algorithm(v: _Verification) -> str:
     alg = v.header["alg"]
     if alg.lower() == "none":
-        raise TokenForged("alg 'none' means the token is unsigned; an unsigned token proves "
-                          "nothing", rule="token.alg-none")
+        raise TokenForged(
+            "alg 'none' means the token is unsigned; an unsigned token proves nothing", rule="token.alg-none"
+        )
     if alg not in v.algorithms:
-        raise TokenForged(f"alg {alg!r} is not on the allow-list ({', '.join(v.algorithms)})",
-                          rule="token.alg-not-allowed")
+        raise TokenForged(
+            f"alg {alg!r} is not on the allow-list ({', '.join(v.algorithms)})", rule="token.alg-not-allowed"
+        )
     return f"{alg} is allowed"
 
 
@@ -270,25 +296,36 @@ def _known_key(v: _Verification) -> str:
 def _key_algorithm(v: _Verification) -> str:
     assert v.entry is not None
     if v.header["alg"] != v.entry.alg:
-        raise TokenForged(f"Key {v.entry.kid!r} is pinned to {v.entry.alg}, but the token "
-                          f"claims {v.header['alg']} (algorithm confusion)",
-                          rule="token.alg-mismatch")
+        raise TokenForged(
+            f"Key {v.entry.kid!r} is pinned to {v.entry.alg}, but the token "
+            f"claims {v.header['alg']} (algorithm confusion)",
+            rule="token.alg-mismatch",
+        )
     return f"{v.entry.kid} is pinned to {v.entry.alg}"
 
 
 def _signature(v: _Verification) -> str:
     assert v.entry is not None
-    off: Options = {"verify_exp": False, "verify_nbf": False, "verify_iat": False, "verify_aud": False,
-           "verify_iss": False, "verify_sub": False, "verify_jti": False}
+    off: Options = {
+        "verify_exp": False,
+        "verify_nbf": False,
+        "verify_iat": False,
+        "verify_aud": False,
+        "verify_iss": False,
+        "verify_sub": False,
+        "verify_jti": False,
+    }
     try:
         jwt.PyJWT(off).decode_complete(v.token, v.entry.key, algorithms=[v.entry.alg])
     except jwt.InvalidSignatureError:
-        raise TokenForged(f"The signature does not verify with key {v.entry.kid!r}: the token "
-                          f"was altered, or signed by someone else", rule="token.bad-signature",
-                          kid=v.entry.kid) from None
+        raise TokenForged(
+            f"The signature does not verify with key {v.entry.kid!r}: the token "
+            f"was altered, or signed by someone else",
+            rule="token.bad-signature",
+            kid=v.entry.kid,
+        ) from None
     except jwt.PyJWTError as exc:
-        raise MalformedToken(f"The token cannot be checked: {exc}", rule="token.undecodable"
-                             ) from None
+        raise MalformedToken(f"The token cannot be checked: {exc}", rule="token.undecodable") from None
     return f"verified with {v.entry.kid}"
 
 
@@ -300,17 +337,16 @@ def _claims(v: _Verification) -> str:
     p = v.payload
     missing = [c for c in ("sub", "aud", "iat", "exp") if c not in p]
     if missing:
-        raise MalformedToken(f"The token lacks required claim(s): {', '.join(missing)}",
-                             rule="token.claims")
+        raise MalformedToken(f"The token lacks required claim(s): {', '.join(missing)}", rule="token.claims")
     aud = p["aud"]
     aud_ok = isinstance(aud, str) or (isinstance(aud, list) and all(isinstance(a, str) for a in aud))
     if not isinstance(p["sub"], str) or not aud_ok:
-        raise MalformedToken("'sub' must be a string and 'aud' a string or a list of strings",
-                             rule="token.claims")
+        raise MalformedToken(
+            "'sub' must be a string and 'aud' a string or a list of strings", rule="token.claims"
+        )
     for name in ("iat", "exp", "nbf"):
         if name in p and not _is_number(p[name]):
-            raise MalformedToken(f"{name!r} must be a number of seconds (NumericDate)",
-                                 rule="token.claims")
+            raise MalformedToken(f"{name!r} must be a number of seconds (NumericDate)", rule="token.claims")
     if "scope" in p and not isinstance(p["scope"], str):
         raise MalformedToken("'scope' must be a space-separated string", rule="token.claims")
     return f"sub {p['sub']}"
@@ -320,8 +356,7 @@ def _issuer(v: _Verification) -> str:
     if v.issuer is None:
         return "not checked (no issuer configured)"
     if v.payload.get("iss") != v.issuer:
-        raise WrongIssuer(f"The token was issued by {v.payload.get('iss')!r}, not by "
-                          f"{v.issuer!r}")
+        raise WrongIssuer(f"The token was issued by {v.payload.get('iss')!r}, not by {v.issuer!r}")
     return v.issuer
 
 
@@ -330,16 +365,19 @@ def _not_before(v: _Verification) -> str:
         if name in v.payload and v.payload[name] > v.now_s + v.leeway_s:
             raise TokenNotYetValid(
                 f"The token is not valid before {iso_utc(int(v.payload[name]) * 1000)} "
-                f"({name}); now is {iso_utc(v.now_ms)}")
+                f"({name}); now is {iso_utc(v.now_ms)}"
+            )
     return f"issued {iso_utc(int(v.payload['iat']) * 1000)}"
 
 
 def _not_expired(v: _Verification) -> str:
     exp = v.payload["exp"]
     if v.now_s >= exp + v.leeway_s:
-        raise TokenExpired(f"The token expired at {iso_utc(int(exp) * 1000)}; now is "
-                           f"{iso_utc(v.now_ms)} (leeway {v.leeway_s:g} s)",
-                           expired_at=iso_utc(int(exp) * 1000))
+        raise TokenExpired(
+            f"The token expired at {iso_utc(int(exp) * 1000)}; now is "
+            f"{iso_utc(v.now_ms)} (leeway {v.leeway_s:g} s)",
+            expired_at=iso_utc(int(exp) * 1000),
+        )
     return f"{exp - v.now_s:.0f} s left"
 
 
@@ -347,8 +385,9 @@ def _audience(v: _Verification) -> str:
     aud = v.payload["aud"]
     audiences = [aud] if isinstance(aud, str) else aud
     if v.audience not in audiences:
-        raise WrongAudience(f"The token is for {', '.join(map(repr, audiences))}, not for "
-                            f"{v.audience!r}", audience=audiences)
+        raise WrongAudience(
+            f"The token is for {', '.join(map(repr, audiences))}, not for {v.audience!r}", audience=audiences
+        )
     return f"for {v.audience}"
 
 
@@ -356,8 +395,10 @@ def _scopes(v: _Verification) -> str:
     granted = set(str(v.payload.get("scope", "")).split())
     missing = sorted(v.required_scopes - granted)
     if missing:
-        raise MissingScope(f"The token grants {{{', '.join(sorted(granted))}}}; this request "
-                           f"needs {', '.join(missing)}", scope=missing)
+        raise MissingScope(
+            f"The token grants {{{', '.join(sorted(granted))}}}; this request needs {', '.join(missing)}",
+            scope=missing,
+        )
     return "needs " + (", ".join(sorted(v.required_scopes)) or "nothing")
 
 
@@ -400,19 +441,39 @@ class CheckResult:
         return {True: "✓", False: "✗", None: "·"}[self.passed]
 
 
-def _verification(token: str, audience: str, required_scopes: Iterable[str],
-                  keys: KeySet | Mapping[str, Any], clock: Clock, leeway_s: float,
-                  issuer: str | None, algorithms: Iterable[str]) -> _Verification:
-    return _Verification(token=token, audience=audience,
-                         required_scopes=frozenset(required_scopes), keys=KeySet.of(keys),
-                         now_ms=clock.now_ms(), leeway_s=leeway_s, issuer=issuer,
-                         algorithms=tuple(algorithms))
+def _verification(
+    token: str,
+    audience: str,
+    required_scopes: Iterable[str],
+    keys: KeySet | Mapping[str, Any],
+    clock: Clock,
+    leeway_s: float,
+    issuer: str | None,
+    algorithms: Iterable[str],
+) -> _Verification:
+    return _Verification(
+        token=token,
+        audience=audience,
+        required_scopes=frozenset(required_scopes),
+        keys=KeySet.of(keys),
+        now_ms=clock.now_ms(),
+        leeway_s=leeway_s,
+        issuer=issuer,
+        algorithms=tuple(algorithms),
+    )
 
 
-def token_checks(token: str, *, audience: str, keys: KeySet | Mapping[str, Any], clock: Clock,
-                 required_scopes: Iterable[str] = (), leeway_s: float = 0,
-                 issuer: str | None = None,
-                 algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS) -> list[CheckResult]:
+def token_checks(
+    token: str,
+    *,
+    audience: str,
+    keys: KeySet | Mapping[str, Any],
+    clock: Clock,
+    required_scopes: Iterable[str] = (),
+    leeway_s: float = 0,
+    issuer: str | None = None,
+    algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS,
+) -> list[CheckResult]:
     """Every row of :data:`CHECKS` for ``token``: passed, failed (with its error), or not reached."""
     v = _verification(token, audience, required_scopes, keys, clock, leeway_s, issuer, algorithms)
     out: list[CheckResult] = []
@@ -429,10 +490,17 @@ def token_checks(token: str, *, audience: str, keys: KeySet | Mapping[str, Any],
     return out
 
 
-def verify_token(token: str, *, audience: str, keys: KeySet | Mapping[str, Any], clock: Clock,
-                 required_scopes: Iterable[str] = (), leeway_s: float = 0,
-                 issuer: str | None = None,
-                 algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS) -> Claims:
+def verify_token(
+    token: str,
+    *,
+    audience: str,
+    keys: KeySet | Mapping[str, Any],
+    clock: Clock,
+    required_scopes: Iterable[str] = (),
+    leeway_s: float = 0,
+    issuer: str | None = None,
+    algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS,
+) -> Claims:
     """The token's :class:`Claims` if every check passes; else the first check's error.
 
     ``keys`` is the trust store (a :class:`KeySet`, or ``{kid: public_key}``); ``algorithms``
@@ -464,38 +532,50 @@ def bearer_token(headers: Mapping[str, str]) -> str:
     case-insensitive). Raises :class:`MissingToken` or :class:`MalformedToken`."""
     value = _header(headers, "authorization")
     if not value or not value.strip():
-        raise MissingToken("The request carries no credentials; send "
-                           "'Authorization: Bearer <token>'")
+        raise MissingToken("The request carries no credentials; send 'Authorization: Bearer <token>'")
     scheme, _, token = value.strip().partition(" ")
     if scheme.lower() != "bearer":
-        raise MissingToken(f"The request uses the {scheme!r} scheme; this agent accepts "
-                           f"Bearer tokens only")
+        raise MissingToken(f"The request uses the {scheme!r} scheme; this agent accepts Bearer tokens only")
     token = token.strip()
     if not token or " " in token:
-        raise MalformedToken("'Authorization: Bearer' must be followed by exactly one token",
-                             rule="token.bad-header")
+        raise MalformedToken(
+            "'Authorization: Bearer' must be followed by exactly one token", rule="token.bad-header"
+        )
     return token
 
 
-def authorize(headers: Mapping[str, str], *, audience: str, keys: KeySet | Mapping[str, Any],
-              clock: Clock, required_scopes: Iterable[str] = (), leeway_s: float = 0,
-              issuer: str | None = None,
-              algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS) -> Claims:
+def authorize(
+    headers: Mapping[str, str],
+    *,
+    audience: str,
+    keys: KeySet | Mapping[str, Any],
+    clock: Clock,
+    required_scopes: Iterable[str] = (),
+    leeway_s: float = 0,
+    issuer: str | None = None,
+    algorithms: Iterable[str] = ASYMMETRIC_ALGORITHMS,
+) -> Claims:
     """Authenticate and authorise one request from its headers; return the caller's claims.
 
     Any Starlette ``request.headers`` (or a plain dict) will do. Raises a :class:`TokenError`
     whose ``http_status`` is 401 (authentication failed) or 403 (missing scope); pass it to
     :func:`challenge` and :func:`error_body` to answer.
     """
-    return verify_token(bearer_token(headers), audience=audience, keys=keys, clock=clock,
-                        required_scopes=required_scopes, leeway_s=leeway_s, issuer=issuer,
-                        algorithms=algorithms)
+    return verify_token(
+        bearer_token(headers),
+        audience=audience,
+        keys=keys,
+        clock=clock,
+        required_scopes=required_scopes,
+        leeway_s=leeway_s,
+        issuer=issuer,
+        algorithms=algorithms,
+    )
 
 
 def _quoted(text: str) -> str:
     """A ``quoted-string`` safe for an auth-param (RFC 6750 §3: no ``"`` or ``\\``)."""
-    safe = "".join(c if 0x20 <= ord(c) < 0x7F and c not in '"\\' else "'" if c == '"' else "?"
-                   for c in text)
+    safe = "".join(c if 0x20 <= ord(c) < 0x7F and c not in '"\\' else "'" if c == '"' else "?" for c in text)
     return f'"{safe}"'
 
 
@@ -514,14 +594,18 @@ def challenge(exc: TokenError, *, realm: str = "agentproto") -> str:
 def error_body(exc: TokenError) -> dict[str, Any]:
     """``google.rpc.Status`` JSON (A2A §11.6) with an ``ErrorInfo`` naming the rule."""
     reason = exc.rule.replace(".", "_").replace("-", "_").upper()
-    return {"error": {
-        "code": exc.http_status,
-        "status": exc.status_name,
-        "message": exc.message,
-        "details": [{
-            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-            "reason": reason,
-            "domain": ERROR_DOMAIN,
-            "metadata": {"rule": exc.rule},
-        }],
-    }}
+    return {
+        "error": {
+            "code": exc.http_status,
+            "status": exc.status_name,
+            "message": exc.message,
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": reason,
+                    "domain": ERROR_DOMAIN,
+                    "metadata": {"rule": exc.rule},
+                }
+            ],
+        }
+    }

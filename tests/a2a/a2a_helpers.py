@@ -20,8 +20,12 @@ def msg(text: str = "hello", message_id: str = "m-1", **extra: Any) -> dict[str,
     return {"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": text}], **extra}
 
 
-async def call(dispatcher: JSONRPCDispatcher, method: str, params: dict[str, Any] | None = None,
-               headers: dict[str, str] | None = None) -> dict[str, Any]:
+async def call(
+    dispatcher: JSONRPCDispatcher,
+    method: str,
+    params: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """Dispatch one request; for a stream, collect every frame into ``{"frames": [...]}``."""
     out = await dispatcher.dispatch(rpc(method, params), V1 if headers is None else headers)
     if isinstance(out, dict):

@@ -17,17 +17,26 @@ def _chunk(artifact_id, text, *, append=False, last=False):
         text_part,
     )
 
-    return StreamResponse(artifact_update=TaskArtifactUpdateEvent(
-        task_id="t", context_id="c", append=append, last_chunk=last,
-        artifact=Artifact(artifact_id=artifact_id, parts=[text_part(text)])))
+    return StreamResponse(
+        artifact_update=TaskArtifactUpdateEvent(
+            task_id="t",
+            context_id="c",
+            append=append,
+            last_chunk=last,
+            artifact=Artifact(artifact_id=artifact_id, parts=[text_part(text)]),
+        )
+    )
 
 
 def test_appended_chunks_join_into_one_artifact_and_last_chunk_completes_it():
     from agentproto.a2a.artifacts import ArtifactAssembler
 
     a = ArtifactAssembler()
-    for event in (_chunk("doc", "Hel"), _chunk("doc", "lo, ", append=True),
-                  _chunk("doc", "world", append=True, last=True)):
+    for event in (
+        _chunk("doc", "Hel"),
+        _chunk("doc", "lo, ", append=True),
+        _chunk("doc", "world", append=True, last=True),
+    ):
         a.feed(event)
     assert a.text("doc") == "Hello, world" and a.complete == {"doc"}
     assert [c[1:3] for c in a.chunks] == [(False, False), (True, False), (True, True)]
@@ -64,8 +73,12 @@ def test_a_task_snapshot_replaces_what_was_assembled_so_far():
 
     a = ArtifactAssembler()
     a.feed(_chunk("doc", "Hel"))
-    snapshot = Task(id="t", context_id="c", status=TaskStatus(state=S.WORKING),
-                    artifacts=[Artifact(artifact_id="doc", parts=[text_part("Hello")])])
+    snapshot = Task(
+        id="t",
+        context_id="c",
+        status=TaskStatus(state=S.WORKING),
+        artifacts=[Artifact(artifact_id="doc", parts=[text_part("Hello")])],
+    )
     a.feed(StreamResponse(task=snapshot))
     a.feed(_chunk("doc", "!", append=True, last=True))
     assert a.text("doc") == "Hello!"
@@ -99,9 +112,16 @@ def test_data_chunks_are_readable_as_data():
     )
 
     a = ArtifactAssembler()
-    a.feed(StreamResponse(artifact_update=TaskArtifactUpdateEvent(
-        task_id="t", context_id="c", last_chunk=True,
-        artifact=Artifact(artifact_id="trip", parts=[data_part({"to": "Sanya"})]))))
+    a.feed(
+        StreamResponse(
+            artifact_update=TaskArtifactUpdateEvent(
+                task_id="t",
+                context_id="c",
+                last_chunk=True,
+                artifact=Artifact(artifact_id="trip", parts=[data_part({"to": "Sanya"})]),
+            )
+        )
+    )
     assert a.data("trip") == [{"to": "Sanya"}] and a.text("trip") == ""
     assert a.chunks[0].text == ""
 
@@ -123,8 +143,9 @@ def test_the_travel_desks_stream_reassembles_into_the_tasks_artifacts(make_servi
 
     async def run():
         service = make_service("travel")
-        request = SendMessageRequest(message=user_message(
-            "Plan my trip to Sanya from 2026-04-08 to 2026-04-12", message_id="m-1"))
+        request = SendMessageRequest(
+            message=user_message("Plan my trip to Sanya from 2026-04-08 to 2026-04-12", message_id="m-1")
+        )
         a = ArtifactAssembler()
         task_id = ""
         async for event in await service.send_streaming_message(request):
@@ -136,6 +157,5 @@ def test_the_travel_desks_stream_reassembles_into_the_tasks_artifacts(make_servi
 
     a, task = asyncio.run(run())
     assert sum(1 for c in a.chunks if c.artifact_id == "itinerary") > 1
-    assert {x.artifact_id: x.parts for x in task.artifacts} == {
-        k: v.parts for k, v in a.artifacts.items()}
+    assert {x.artifact_id: x.parts for x in task.artifacts} == {k: v.parts for k, v in a.artifacts.items()}
     assert a.complete == {x.artifact_id for x in task.artifacts}

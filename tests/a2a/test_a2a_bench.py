@@ -20,8 +20,7 @@ def test_the_benchmark_runs_both_servers_and_writes_its_report(tmp_path, capsys)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     out = tmp_path / "a2a_server.json"
-    assert bench.main(["--quick", "--requests", "20", "--concurrency", "4", "--out",
-                       str(out)]) == 0
+    assert bench.main(["--quick", "--requests", "20", "--concurrency", "4", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
     assert set(report["servers"]) == {"ours", "sdk"}
     for server in report["servers"].values():

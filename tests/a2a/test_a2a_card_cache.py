@@ -25,8 +25,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture(scope="module")
 def travel_url():
-    server = RunningServer(create_a2a_app(agent="travel", clock=FakeClock(),
-                                          ids=IdFactory("t"))).start()
+    server = RunningServer(create_a2a_app(agent="travel", clock=FakeClock(), ids=IdFactory("t"))).start()
     yield server.url
     server.stop()
 
@@ -59,7 +58,10 @@ def test_a_304_renews_the_copy_for_another_max_age(clock):
     clock.advance(59_000)
     assert cache.lookup(URL) is CARD
     assert [(f.how, f.status, f.etag) for f in cache.log] == [
-        ("downloaded", 200, '"v1"'), ("revalidated", 304, '"v1"'), ("fresh", None, '"v1"')]
+        ("downloaded", 200, '"v1"'),
+        ("revalidated", 304, '"v1"'),
+        ("fresh", None, '"v1"'),
+    ]
 
 
 def test_a_card_without_cache_headers_is_revalidated_every_time(clock):
@@ -88,9 +90,19 @@ def test_forget_drops_the_copy(clock):
     assert cache.lookup(URL) is None and cache.conditional_headers(URL) == {}
 
 
-@pytest.mark.parametrize("header, seconds", [
-    ("public, max-age=300", 300), ("max-age=0", 0), ("no-cache, max-age=60", 0),
-    ("no-store", 0), ("", 0), ("max-age=soon", 0), ("max-age=-5", 0), ("MAX-AGE=7", 7)])
+@pytest.mark.parametrize(
+    "header, seconds",
+    [
+        ("public, max-age=300", 300),
+        ("max-age=0", 0),
+        ("no-cache, max-age=60", 0),
+        ("no-store", 0),
+        ("", 0),
+        ("max-age=soon", 0),
+        ("max-age=-5", 0),
+        ("MAX-AGE=7", 7),
+    ],
+)
 def test_max_age_is_read_from_cache_control(header, seconds):
     assert max_age(header) == seconds
 
@@ -98,8 +110,7 @@ def test_max_age_is_read_from_cache_control(header, seconds):
 # --------------------------------------------------------------------------- over HTTP
 
 
-def test_the_sync_client_downloads_once_serves_fresh_copies_and_revalidates_after_max_age(
-        travel_url, clock):
+def test_the_sync_client_downloads_once_serves_fresh_copies_and_revalidates_after_max_age(travel_url, clock):
     cache = CardCache(clock=clock)
     first = SyncA2AClient.fetch_card(travel_url, cache=cache)
     clock.advance(299_000)
@@ -107,7 +118,10 @@ def test_the_sync_client_downloads_once_serves_fresh_copies_and_revalidates_afte
     clock.advance(2_000)
     assert SyncA2AClient.fetch_card(travel_url, cache=cache) is first
     assert [(f.how, f.status) for f in cache.log] == [
-        ("downloaded", 200), ("fresh", None), ("revalidated", 304)]
+        ("downloaded", 200),
+        ("fresh", None),
+        ("revalidated", 304),
+    ]
     clock.advance(100_000)  # renewed by the 304: fresh again
     SyncA2AClient.fetch_card(travel_url, cache=cache)
     assert cache.counts() == {"downloaded": 1, "revalidated": 1, "fresh": 2}
@@ -115,8 +129,10 @@ def test_the_sync_client_downloads_once_serves_fresh_copies_and_revalidates_afte
 
 def test_discovery_goes_through_the_cache_too(travel_url, clock):
     cache = CardCache(clock=clock)
-    with SyncA2AClient.discover(travel_url, cache=cache) as one, \
-            SyncA2AClient.discover(travel_url, cache=cache) as two:
+    with (
+        SyncA2AClient.discover(travel_url, cache=cache) as one,
+        SyncA2AClient.discover(travel_url, cache=cache) as two,
+    ):
         assert one.card is two.card
     assert cache.counts()["fresh"] == 1
 

@@ -18,8 +18,22 @@ def test_send_prints_the_resulting_task_as_json(travel, capsys):
     assert main(["a2a", "send", "--url", travel, "Plan my trip to Sanya"]) == 0
     task = json.loads(capsys.readouterr().out)
     assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    assert main(["a2a", "send", "--url", travel, "--task-id", task["id"],
-                 "--history-length", "0", "2026-04-08 to 2026-04-12"]) == 0
+    assert (
+        main(
+            [
+                "a2a",
+                "send",
+                "--url",
+                travel,
+                "--task-id",
+                task["id"],
+                "--history-length",
+                "0",
+                "2026-04-08 to 2026-04-12",
+            ]
+        )
+        == 0
+    )
     done = json.loads(capsys.readouterr().out)
     assert done["status"]["state"] == "TASK_STATE_COMPLETED" and "history" not in done
 
@@ -35,8 +49,7 @@ def test_no_wait_returns_the_task_as_created(travel, capsys):
 
 
 def test_stream_prints_one_event_per_line(travel, capsys):
-    assert main(["a2a", "send", "--url", travel, "--stream",
-                 "Trip to Beijing 2026-09-01 2026-09-03"]) == 0
+    assert main(["a2a", "send", "--url", travel, "--stream", "Trip to Beijing 2026-09-01 2026-09-03"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert next(iter(lines[0])) == "task"
     assert lines[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"

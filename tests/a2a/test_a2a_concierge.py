@@ -22,8 +22,7 @@ def stack():
     app = create_concierge_app(travel.url, clock=FakeClock(), ids=IdFactory("ag"))
     concierge = RunningServer(app).start()
     user = SyncAGUIClient(concierge.url, ids=IdFactory("ui"))
-    yield {"user": user, "app": app, "agent": app.state.concierge,
-           "travel": travel_app.state.a2a.service}
+    yield {"user": user, "app": app, "agent": app.state.concierge, "travel": travel_app.state.a2a.service}
     user.close()
     concierge.stop()
     travel.stop()
@@ -51,15 +50,15 @@ def test_an_input_required_remote_task_becomes_an_agui_interrupt_and_the_answer_
     assert second.outcome == "success"
     started = next(e for e in second.events if e["type"] == "SUBAGENT_STARTED")
     assert started["subagentRunId"] == interrupt["subagentRunId"]  # the suspended invocation continues
-    attributed = {e["messageId"] for e in second.events
-                  if e["type"] == "TEXT_MESSAGE_START" and e.get("subagentRunId")}
+    attributed = {
+        e["messageId"] for e in second.events if e["type"] == "TEXT_MESSAGE_START" and e.get("subagentRunId")
+    }
     deltas: dict[str, list[str]] = {}
     for e in second.events:
         if e["type"] == "TEXT_MESSAGE_CONTENT" and e["messageId"] in attributed:
             deltas.setdefault(e["messageId"], []).append(e["delta"])
     chunked = [d for d in deltas.values() if len(d) > 1]
-    truth = next(a.text for a in travel.store.load(task_id).artifacts
-                 if a.artifact_id == "itinerary")
+    truth = next(a.text for a in travel.store.load(task_id).artifacts if a.artifact_id == "itinerary")
     assert ["".join(d) for d in chunked] == [truth]  # the artifact's chunks: one message's deltas
     assert second.state["trip"]["plan"]["flight"]["to"] == "Sanya"
     assert [t.target.short for t in travel.timeline(task_id)][-1] == "completed"

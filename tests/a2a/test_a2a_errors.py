@@ -35,9 +35,12 @@ def test_error_wire_shape_carries_error_info_first(cls, code, reason):
     assert response["jsonrpc"] == "2.0" and response["id"] == "req-7"
     error = response["error"]
     assert error["code"] == code and error["message"] == cls.default_message
-    assert error["data"][0] == {"@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                                "reason": reason, "domain": "a2a-protocol.org",
-                                "metadata": {"taskId": "t-1"}}
+    assert error["data"][0] == {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": reason,
+        "domain": "a2a-protocol.org",
+        "metadata": {"taskId": "t-1"},
+    }
 
 
 @pytest.mark.parametrize("cls, code, reason", VECTORS)
@@ -59,9 +62,10 @@ def test_error_info_metadata_values_are_strings():
 
 def test_field_violations_become_a_bad_request_detail():
     data = E.InvalidParamsError(violations=[("message.parts", "at least one part")]).details()
-    assert data[1] == {"@type": "type.googleapis.com/google.rpc.BadRequest",
-                       "fieldViolations": [{"field": "message.parts",
-                                            "description": "at least one part"}]}
+    assert data[1] == {
+        "@type": "type.googleapis.com/google.rpc.BadRequest",
+        "fieldViolations": [{"field": "message.parts", "description": "at least one part"}],
+    }
 
 
 def test_an_unknown_code_is_kept_verbatim():

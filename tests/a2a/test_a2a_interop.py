@@ -28,87 +28,172 @@ from agentproto.testing import running_server
 
 pytestmark = [pytest.mark.interop]
 
-_MSG = {"messageId": "m1", "contextId": "c1", "taskId": "t1", "role": "ROLE_USER",
-        "parts": [{"text": "hi"}, {"raw": "aGVsbG8=", "filename": "h.txt", "mediaType": "text/plain"},
-                  {"url": "https://x/doc.pdf", "mediaType": "application/pdf"},
-                  {"data": {"k": "v", "nested": [True, None, "s"]}}],
-        "metadata": {"trace": "abc"}, "extensions": ["urn:x"], "referenceTaskIds": ["t0"]}
-_STATUS = {"state": "TASK_STATE_INPUT_REQUIRED", "timestamp": "2026-01-01T00:00:00.123Z",
-           "message": {**_MSG, "role": "ROLE_AGENT"}}
-_ARTIFACT = {"artifactId": "a1", "name": "n", "description": "d", "parts": [{"text": "x"}],
-             "metadata": {"m": "v"}, "extensions": ["urn:y"]}
-_TASK = {"id": "t1", "contextId": "c1", "status": _STATUS, "artifacts": [_ARTIFACT],
-         "history": [_MSG], "metadata": {"k": "v"}}
-_PUSH = {"tenant": "acme", "id": "cfg1", "taskId": "t1", "url": "https://client/hook",
-         "token": "tok", "authentication": {"scheme": "Bearer", "credentials": "c"}}
+_MSG = {
+    "messageId": "m1",
+    "contextId": "c1",
+    "taskId": "t1",
+    "role": "ROLE_USER",
+    "parts": [
+        {"text": "hi"},
+        {"raw": "aGVsbG8=", "filename": "h.txt", "mediaType": "text/plain"},
+        {"url": "https://x/doc.pdf", "mediaType": "application/pdf"},
+        {"data": {"k": "v", "nested": [True, None, "s"]}},
+    ],
+    "metadata": {"trace": "abc"},
+    "extensions": ["urn:x"],
+    "referenceTaskIds": ["t0"],
+}
+_STATUS = {
+    "state": "TASK_STATE_INPUT_REQUIRED",
+    "timestamp": "2026-01-01T00:00:00.123Z",
+    "message": {**_MSG, "role": "ROLE_AGENT"},
+}
+_ARTIFACT = {
+    "artifactId": "a1",
+    "name": "n",
+    "description": "d",
+    "parts": [{"text": "x"}],
+    "metadata": {"m": "v"},
+    "extensions": ["urn:y"],
+}
+_TASK = {
+    "id": "t1",
+    "contextId": "c1",
+    "status": _STATUS,
+    "artifacts": [_ARTIFACT],
+    "history": [_MSG],
+    "metadata": {"k": "v"},
+}
+_PUSH = {
+    "tenant": "acme",
+    "id": "cfg1",
+    "taskId": "t1",
+    "url": "https://client/hook",
+    "token": "tok",
+    "authentication": {"scheme": "Bearer", "credentials": "c"},
+}
 _CARD = {
-    "name": "Travel Desk", "description": "d", "version": "1.0.0",
-    "supportedInterfaces": [{"url": "https://a/a2a", "protocolBinding": "JSONRPC",
-                             "tenant": "acme", "protocolVersion": "1.0"}],
+    "name": "Travel Desk",
+    "description": "d",
+    "version": "1.0.0",
+    "supportedInterfaces": [
+        {"url": "https://a/a2a", "protocolBinding": "JSONRPC", "tenant": "acme", "protocolVersion": "1.0"}
+    ],
     "provider": {"url": "https://p", "organization": "o"},
-    "documentationUrl": "https://docs", "iconUrl": "https://icon",
-    "capabilities": {"streaming": True, "pushNotifications": False, "extendedAgentCard": True,
-                     "extensions": [{"uri": "urn:e", "description": "d", "required": True,
-                                     "params": {"p": "v"}}]},
+    "documentationUrl": "https://docs",
+    "iconUrl": "https://icon",
+    "capabilities": {
+        "streaming": True,
+        "pushNotifications": False,
+        "extendedAgentCard": True,
+        "extensions": [{"uri": "urn:e", "description": "d", "required": True, "params": {"p": "v"}}],
+    },
     "securitySchemes": {
         "bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}},
         "key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
         "oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": "https://o/.well-known"}},
         "mtls": {"mtlsSecurityScheme": {"description": "client certs"}},
-        "oauth": {"oauth2SecurityScheme": {
-            "flows": {"authorizationCode": {"authorizationUrl": "https://o/auth",
-                                            "tokenUrl": "https://o/token",
-                                            "scopes": {"read": "read things"},
-                                            "pkceRequired": True}},
-            "oauth2MetadataUrl": "https://o/meta"}},
-        "device": {"oauth2SecurityScheme": {"flows": {"deviceCode": {
-            "deviceAuthorizationUrl": "https://o/device", "tokenUrl": "https://o/token",
-            "scopes": {}}}}},
-        "cc": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {
-            "tokenUrl": "https://o/token", "scopes": {"a": "b"}}}}},
+        "oauth": {
+            "oauth2SecurityScheme": {
+                "flows": {
+                    "authorizationCode": {
+                        "authorizationUrl": "https://o/auth",
+                        "tokenUrl": "https://o/token",
+                        "scopes": {"read": "read things"},
+                        "pkceRequired": True,
+                    }
+                },
+                "oauth2MetadataUrl": "https://o/meta",
+            }
+        },
+        "device": {
+            "oauth2SecurityScheme": {
+                "flows": {
+                    "deviceCode": {
+                        "deviceAuthorizationUrl": "https://o/device",
+                        "tokenUrl": "https://o/token",
+                        "scopes": {},
+                    }
+                }
+            }
+        },
+        "cc": {
+            "oauth2SecurityScheme": {
+                "flows": {"clientCredentials": {"tokenUrl": "https://o/token", "scopes": {"a": "b"}}}
+            }
+        },
     },
     "securityRequirements": [{"schemes": {"oauth": {"list": ["read"]}}}],
-    "defaultInputModes": ["text/plain"], "defaultOutputModes": ["application/json"],
-    "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"], "examples": ["e"],
-                "inputModes": ["text/plain"], "outputModes": ["text/plain"],
-                "securityRequirements": [{"schemes": {"bearer": {}}}]}],
-    "signatures": [{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln",
-                    "header": {"kid": "k1"}}],
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["application/json"],
+    "skills": [
+        {
+            "id": "s",
+            "name": "S",
+            "description": "d",
+            "tags": ["t"],
+            "examples": ["e"],
+            "inputModes": ["text/plain"],
+            "outputModes": ["text/plain"],
+            "securityRequirements": [{"schemes": {"bearer": {}}}],
+        }
+    ],
+    "signatures": [{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln", "header": {"kid": "k1"}}],
 }
 
 #: One wire example per object: our model, then the same name in the SDK.
 EXAMPLES = [
-    (T.Part, {"data": {"k": "v"}, "mediaType": "application/json", "filename": "f",
-              "metadata": {"a": "b"}}),
+    (T.Part, {"data": {"k": "v"}, "mediaType": "application/json", "filename": "f", "metadata": {"a": "b"}}),
     (T.Message, _MSG),
     (T.Artifact, _ARTIFACT),
     (T.TaskStatus, _STATUS),
     (T.Task, _TASK),
-    (T.TaskStatusUpdateEvent, {"taskId": "t1", "contextId": "c1", "status": _STATUS,
-                               "metadata": {"x": "y"}}),
-    (T.TaskArtifactUpdateEvent, {"taskId": "t1", "contextId": "c1", "artifact": _ARTIFACT,
-                                 "append": True, "lastChunk": True}),
+    (T.TaskStatusUpdateEvent, {"taskId": "t1", "contextId": "c1", "status": _STATUS, "metadata": {"x": "y"}}),
+    (
+        T.TaskArtifactUpdateEvent,
+        {"taskId": "t1", "contextId": "c1", "artifact": _ARTIFACT, "append": True, "lastChunk": True},
+    ),
     (T.StreamResponse, {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": _STATUS}}),
     (T.StreamResponse, {"task": _TASK}),
     (T.SendMessageResponse, {"message": _MSG}),
     (T.TaskPushNotificationConfig, _PUSH),
-    (T.SendMessageRequest, {"tenant": "acme", "message": _MSG, "metadata": {"k": "v"},
-                            "configuration": {"acceptedOutputModes": ["text/plain"],
-                                              "taskPushNotificationConfig": _PUSH,
-                                              "historyLength": 0, "returnImmediately": True}}),
+    (
+        T.SendMessageRequest,
+        {
+            "tenant": "acme",
+            "message": _MSG,
+            "metadata": {"k": "v"},
+            "configuration": {
+                "acceptedOutputModes": ["text/plain"],
+                "taskPushNotificationConfig": _PUSH,
+                "historyLength": 0,
+                "returnImmediately": True,
+            },
+        },
+    ),
     (T.GetTaskRequest, {"tenant": "acme", "id": "t1", "historyLength": 3}),
-    (T.ListTasksRequest, {"tenant": "acme", "contextId": "c1", "status": "TASK_STATE_WORKING",
-                          "pageSize": 10, "pageToken": "p", "historyLength": 0,
-                          "statusTimestampAfter": "2026-01-01T00:00:00Z",
-                          "includeArtifacts": False}),
-    (T.ListTasksResponse, {"tasks": [_TASK], "nextPageToken": "n", "pageSize": 10,
-                           "totalSize": 11}),
+    (
+        T.ListTasksRequest,
+        {
+            "tenant": "acme",
+            "contextId": "c1",
+            "status": "TASK_STATE_WORKING",
+            "pageSize": 10,
+            "pageToken": "p",
+            "historyLength": 0,
+            "statusTimestampAfter": "2026-01-01T00:00:00Z",
+            "includeArtifacts": False,
+        },
+    ),
+    (T.ListTasksResponse, {"tasks": [_TASK], "nextPageToken": "n", "pageSize": 10, "totalSize": 11}),
     (T.CancelTaskRequest, {"tenant": "acme", "id": "t1", "metadata": {"why": "x"}}),
     (T.SubscribeToTaskRequest, {"tenant": "acme", "id": "t1"}),
     (T.GetTaskPushNotificationConfigRequest, {"tenant": "a", "taskId": "t1", "id": "c"}),
     (T.DeleteTaskPushNotificationConfigRequest, {"tenant": "a", "taskId": "t1", "id": "c"}),
-    (T.ListTaskPushNotificationConfigsRequest, {"tenant": "a", "taskId": "t1", "pageSize": 5,
-                                                "pageToken": "p"}),
+    (
+        T.ListTaskPushNotificationConfigsRequest,
+        {"tenant": "a", "taskId": "t1", "pageSize": 5, "pageToken": "p"},
+    ),
     (T.ListTaskPushNotificationConfigsResponse, {"configs": [_PUSH], "nextPageToken": "n"}),
     (T.GetExtendedAgentCardRequest, {"tenant": "acme"}),
     (T.AgentCard, _CARD),
@@ -139,9 +224,11 @@ def test_our_json_parses_strictly_into_the_sdk_message_and_back(model, wire):
     assert model.from_wire(back).to_wire() == _ints_as_floats(wire)
 
 
-@pytest.mark.parametrize("card", [TravelDeskAgent().card("http://h/a2a"),
-                                  ConformanceAgent().card("http://h/a2a")],
-                         ids=["travel", "conformance"])
+@pytest.mark.parametrize(
+    "card",
+    [TravelDeskAgent().card("http://h/a2a"), ConformanceAgent().card("http://h/a2a")],
+    ids=["travel", "conformance"],
+)
 def test_our_shipped_cards_are_valid_sdk_cards(card):
     sdk_card = to_sdk(card)
     assert sdk_card.supported_interfaces[0].protocol_binding == "JSONRPC"
@@ -149,9 +236,16 @@ def test_our_shipped_cards_are_valid_sdk_cards(card):
 
 
 def test_sdk_built_objects_parse_as_ours():
-    task = pb.Task(id="t", context_id="c", status=pb.TaskStatus(
-        state=pb.TASK_STATE_AUTH_REQUIRED), artifacts=[pb.Artifact(
-            artifact_id="a", parts=[pb.Part(raw=b"\x00\xff", media_type="application/octet-stream")])])
+    task = pb.Task(
+        id="t",
+        context_id="c",
+        status=pb.TaskStatus(state=pb.TASK_STATE_AUTH_REQUIRED),
+        artifacts=[
+            pb.Artifact(
+                artifact_id="a", parts=[pb.Part(raw=b"\x00\xff", media_type="application/octet-stream")]
+            )
+        ],
+    )
     ours = from_sdk(task, T.Task)
     assert ours.status.state is TaskState.AUTH_REQUIRED
     assert ours.artifacts[0].parts[0].raw_bytes == b"\x00\xff"
@@ -160,14 +254,16 @@ def test_sdk_built_objects_parse_as_ours():
 
 # --- the SDK client against our server --------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def our_server(live_servers) -> str:
     return live_servers("conformance")
 
 
 def _send(message_id: str, text: str = "hi", **fields) -> pb.SendMessageRequest:
-    return pb.SendMessageRequest(message=pb.Message(message_id=message_id, role=pb.ROLE_USER,
-                                                    parts=[pb.Part(text=text)], **fields))
+    return pb.SendMessageRequest(
+        message=pb.Message(message_id=message_id, role=pb.ROLE_USER, parts=[pb.Part(text=text)], **fields)
+    )
 
 
 @pytest.mark.anyio
@@ -178,8 +274,7 @@ async def test_sdk_client_sends_blocking_to_our_server(our_server):
         assert len(events) == 1 and events[0].HasField("task")
         task = events[0].task
         assert task.status.state == pb.TASK_STATE_COMPLETED
-        assert MessageToDict(task.artifacts[0].parts[0])["data"] == {"key": "value",
-                                                                     "count": 42.0}
+        assert MessageToDict(task.artifacts[0].parts[0])["data"] == {"key": "value", "count": 42.0}
         got = await client.get_task(pb.GetTaskRequest(id=task.id, history_length=1))
         assert got.id == task.id and len(got.history) == 1
         listed = await client.list_tasks(pb.ListTasksRequest(page_size=1))
@@ -194,8 +289,14 @@ async def test_sdk_client_streams_from_our_server(our_server):
     try:
         events = [e async for e in client.send_message(_send("tck-stream-chunked-sdk"))]
         kinds = [e.WhichOneof("payload") for e in events]
-        assert kinds == ["task", "status_update", "artifact_update", "artifact_update",
-                         "artifact_update", "status_update"]
+        assert kinds == [
+            "task",
+            "status_update",
+            "artifact_update",
+            "artifact_update",
+            "artifact_update",
+            "status_update",
+        ]
         assert events[-1].status_update.status.state == pb.TASK_STATE_COMPLETED
         direct = [e async for e in client.send_message(_send("tck-message-response-sdk"))]
         assert [e.WhichOneof("payload") for e in direct] == ["message"]
@@ -210,8 +311,12 @@ async def test_sdk_client_resumes_and_cancels_on_our_server(our_server):
         [first] = [e async for e in client.send_message(_send("tck-input-required-sdk"))]
         task = first.task
         assert task.status.state == pb.TASK_STATE_INPUT_REQUIRED
-        [again] = [e async for e in client.send_message(
-            _send("m-2", "ok", task_id=task.id, context_id=task.context_id))]
+        [again] = [
+            e
+            async for e in client.send_message(
+                _send("m-2", "ok", task_id=task.id, context_id=task.context_id)
+            )
+        ]
         assert again.task.status.state == pb.TASK_STATE_COMPLETED
         [other] = [e async for e in client.send_message(_send("tck-auth-required-sdk"))]
         canceled = await client.cancel_task(pb.CancelTaskRequest(id=other.task.id))
@@ -232,19 +337,23 @@ async def test_our_errors_map_to_the_sdk_exception_classes(our_server):
         with pytest.raises(sdk_errors.TaskNotCancelableError):
             await client.cancel_task(pb.CancelTaskRequest(id=done.id))
         with pytest.raises(sdk_errors.UnsupportedOperationError):  # message to a terminal task
-            [_ async for _ in client.send_message(
-                _send("m-3", task_id=done.id, context_id=done.context_id))]
+            [_ async for _ in client.send_message(_send("m-3", task_id=done.id, context_id=done.context_id))]
         with pytest.raises(sdk_errors.UnsupportedOperationError):  # subscribe to it
             [_ async for _ in client.subscribe(pb.SubscribeToTaskRequest(id=done.id))]
         [waiting] = [e async for e in client.send_message(_send("tck-input-required-sdk-e"))][:1]
         with pytest.raises(sdk_errors.InvalidParamsError):  # context mismatch (spec §3.4.3)
-            [_ async for _ in client.send_message(
-                _send("m-4", task_id=waiting.task.id, context_id="not-its-context"))]
+            [
+                _
+                async for _ in client.send_message(
+                    _send("m-4", task_id=waiting.task.id, context_id="not-its-context")
+                )
+            ]
     finally:
         await client.close()
 
 
 # --- our client against an SDK server ---------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def sdk_server():

@@ -31,17 +31,39 @@ VALID = [s for s in S if s is not S.UNSPECIFIED]
 
 #: The table written out longhand, row by row, as the docs print it.
 EXPECTED = {
-    CREATED: {S.SUBMITTED, S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED, S.COMPLETED, S.FAILED,
-              S.REJECTED},
-    S.SUBMITTED: {S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED, S.COMPLETED, S.FAILED,
-                  S.CANCELED, S.REJECTED},
-    S.WORKING: {S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED, S.COMPLETED, S.FAILED, S.CANCELED,
-                S.REJECTED},
-    S.INPUT_REQUIRED: {S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED, S.COMPLETED, S.FAILED,
-                       S.CANCELED, S.REJECTED},
-    S.AUTH_REQUIRED: {S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED, S.COMPLETED, S.FAILED,
-                      S.CANCELED, S.REJECTED},
-    S.COMPLETED: set(), S.FAILED: set(), S.CANCELED: set(), S.REJECTED: set(),
+    CREATED: {S.SUBMITTED, S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED, S.COMPLETED, S.FAILED, S.REJECTED},
+    S.SUBMITTED: {
+        S.WORKING,
+        S.INPUT_REQUIRED,
+        S.AUTH_REQUIRED,
+        S.COMPLETED,
+        S.FAILED,
+        S.CANCELED,
+        S.REJECTED,
+    },
+    S.WORKING: {S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED, S.COMPLETED, S.FAILED, S.CANCELED, S.REJECTED},
+    S.INPUT_REQUIRED: {
+        S.WORKING,
+        S.INPUT_REQUIRED,
+        S.AUTH_REQUIRED,
+        S.COMPLETED,
+        S.FAILED,
+        S.CANCELED,
+        S.REJECTED,
+    },
+    S.AUTH_REQUIRED: {
+        S.WORKING,
+        S.INPUT_REQUIRED,
+        S.AUTH_REQUIRED,
+        S.COMPLETED,
+        S.FAILED,
+        S.CANCELED,
+        S.REJECTED,
+    },
+    S.COMPLETED: set(),
+    S.FAILED: set(),
+    S.CANCELED: set(),
+    S.REJECTED: set(),
 }
 
 
@@ -112,8 +134,10 @@ def test_every_transition_is_recorded_with_the_injected_time():
     clock.advance(750)
     m.advance(S.COMPLETED)
     assert [(t.source, t.target, t.at_ms) for t in m.history] == [
-        (None, S.SUBMITTED, 1_000), (S.SUBMITTED, S.WORKING, 1_250),
-        (S.WORKING, S.COMPLETED, 2_000)]
+        (None, S.SUBMITTED, 1_000),
+        (S.SUBMITTED, S.WORKING, 1_250),
+        (S.WORKING, S.COMPLETED, 2_000),
+    ]
     assert m.history[1].reason == "agent started"
     assert m.is_terminal and not m.is_interrupted
 
@@ -125,15 +149,19 @@ def test_a_task_is_created_once():
         m.create()
 
 
-@pytest.mark.parametrize("operation, error, code", [
-    (Operation.SEND_MESSAGE, UnsupportedOperationError, -32004),  # spec §3.1.1
-    (Operation.CANCEL, TaskNotCancelableError, -32002),  # spec §3.1.5
-    (Operation.SUBSCRIBE, UnsupportedOperationError, -32004),  # spec §3.1.6
-])
+@pytest.mark.parametrize(
+    "operation, error, code",
+    [
+        (Operation.SEND_MESSAGE, UnsupportedOperationError, -32004),  # spec §3.1.1
+        (Operation.CANCEL, TaskNotCancelableError, -32002),  # spec §3.1.5
+        (Operation.SUBSCRIBE, UnsupportedOperationError, -32004),  # spec §3.1.6
+    ],
+)
 @pytest.mark.parametrize("terminal", sorted(TERMINAL_STATES))
 def test_operations_on_a_terminal_task_fail_with_the_spec_error(operation, error, code, terminal):
-    m = TaskMachine.restore("t-9", [Transition(None, S.SUBMITTED, 0),
-                                    Transition(S.SUBMITTED, terminal, 1)], FakeClock())
+    m = TaskMachine.restore(
+        "t-9", [Transition(None, S.SUBMITTED, 0), Transition(S.SUBMITTED, terminal, 1)], FakeClock()
+    )
     with pytest.raises(error) as info:
         m.check(operation)
     assert info.value.code == code
@@ -157,6 +185,7 @@ def test_restore_replays_a_stored_history_and_rejects_a_corrupt_one():
 
 
 # --- follow-up messages (spec §3.4.2, §3.4.3) ----------------------------------------------
+
 
 def test_a_follow_up_without_context_id_gets_the_tasks_context():
     assert resolve_follow_up("t", "ctx-1", S.INPUT_REQUIRED, "") == "ctx-1"

@@ -122,12 +122,14 @@ def test_the_modelling_needs_no_event_loop_and_no_network():
     import subprocess
     import sys
 
-    code = ("import sys\n"
-            "for m in ('asyncio', 'httpx', 'starlette', 'uvicorn'):\n"
-            "    sys.modules[m] = None\n"
-            "from agentproto.a2a.agents import TravelDeskAgent\n"
-            "from agentproto.a2a.modes import agent_schedule, model_modes\n"
-            "s = agent_schedule(TravelDeskAgent(), 'Trip to Sanya 2026-04-08 to 2026-04-12')\n"
-            "print(len(model_modes(s)))\n")
+    code = (
+        "import sys\n"
+        "for m in ('asyncio', 'httpx', 'starlette', 'uvicorn'):\n"
+        "    sys.modules[m] = None\n"
+        "from agentproto.a2a.agents import TravelDeskAgent\n"
+        "from agentproto.a2a.modes import agent_schedule, model_modes\n"
+        "s = agent_schedule(TravelDeskAgent(), 'Trip to Sanya 2026-04-08 to 2026-04-12')\n"
+        "print(len(model_modes(s)))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "4"

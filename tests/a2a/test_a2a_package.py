@@ -21,15 +21,13 @@ from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import Artifact, Message, Part, data_part, text_part, user_message
 from agentproto.clock import FakeClock
 
-CORE = ["types", "states", "machine", "errors", "cards", "card_cache", "artifacts", "jsonrpc",
-        "modes"]
+CORE = ["types", "states", "machine", "errors", "cards", "card_cache", "artifacts", "jsonrpc", "modes"]
 WEB = ("httpx", "starlette", "uvicorn", "sse_starlette")
 
 
 def _run(code: str) -> str:
     blocker = f"import sys\nfor m in {WEB!r}:\n    sys.modules[m] = None\n"
-    out = subprocess.run([sys.executable, "-c", blocker + code], capture_output=True,
-                         text=True)
+    out = subprocess.run([sys.executable, "-c", blocker + code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -55,25 +53,26 @@ def test_the_core_works_on_a_base_install_without_the_web_stack():
         "    ArtifactAssembler, check_card, model_modes, user_message, error_from_wire)\n"
         "from agentproto.clock import FakeClock\n"
         "m = TaskMachine('t', clock=FakeClock())\n"
-        "print(m.create().target.short, m.advance(TaskState.WORKING).target.short)\n")
+        "print(m.create().target.short, m.advance(TaskState.WORKING).target.short)\n"
+    )
     assert printed == "submitted working"
 
 
 def test_importing_the_package_loads_no_http_library():
-    printed = _run("import agentproto.a2a, sys\n"
-                   "print(sorted(m for m in sys.modules if m.startswith('agentproto.a2a.')))\n")
+    printed = _run(
+        "import agentproto.a2a, sys\n"
+        "print(sorted(m for m in sys.modules if m.startswith('agentproto.a2a.')))\n"
+    )
     assert printed == "[]"
 
 
 @pytest.mark.parametrize("module", CORE)
 def test_core_modules_import_without_asyncio_or_the_web_stack(module):
-    printed = _run("sys.modules['asyncio'] = None\n"
-                   f"import agentproto.a2a.{module}\nprint('ok')\n")
+    printed = _run(f"sys.modules['asyncio'] = None\nimport agentproto.a2a.{module}\nprint('ok')\n")
     assert printed == "ok"
 
 
-@pytest.mark.parametrize("module", ["artifacts", "card_cache", "modes", "machine", "cards",
-                                    "types"])
+@pytest.mark.parametrize("module", ["artifacts", "card_cache", "modes", "machine", "cards", "types"])
 def test_the_examples_in_the_core_docstrings_run(module):
     result = doctest.testmod(importlib.import_module(f"agentproto.a2a.{module}"))
     assert result.failed == 0
@@ -116,33 +115,44 @@ def test_the_dispatcher_works_with_any_handler_not_only_the_service():
             return Task(id=req.id, status=TaskStatus(state=TaskState.WORKING))
 
     dispatcher = JSONRPCDispatcher(OneTask())  # type: ignore[arg-type]
-    answer = asyncio.run(dispatcher.dispatch(
-        {"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": "t-7"}},
-        {"A2A-Version": "1.0"}))
-    assert answer == {"jsonrpc": "2.0", "id": 3,
-                      "result": {"id": "t-7", "status": {"state": "TASK_STATE_WORKING"}}}
+    answer = asyncio.run(
+        dispatcher.dispatch(
+            {"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": "t-7"}}, {"A2A-Version": "1.0"}
+        )
+    )
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {"id": "t-7", "status": {"state": "TASK_STATE_WORKING"}},
+    }
 
 
 # --------------------------------------------------------------------------- reading content
 
 
 def test_a_data_part_is_readable_directly_as_its_parsed_value():
-    part = Part.from_wire({"data": {"flight": "AP830", "nights": 4}, "mediaType":
-                           "application/json"})
+    part = Part.from_wire({"data": {"flight": "AP830", "nights": 4}, "mediaType": "application/json"})
     assert part.kind == "data" and part.data == {"flight": "AP830", "nights": 4}
     assert Part(text="hi").data is None
 
 
 def test_artifact_text_covers_text_parts_only_and_data_has_the_rest():
-    artifact = Artifact(artifact_id="trip", parts=[text_part("Trip to Sanya. "),
-                                                   data_part({"to": "Sanya"}),
-                                                   text_part("Enjoy!"), data_part([1, 2])])
+    artifact = Artifact(
+        artifact_id="trip",
+        parts=[
+            text_part("Trip to Sanya. "),
+            data_part({"to": "Sanya"}),
+            text_part("Enjoy!"),
+            data_part([1, 2]),
+        ],
+    )
     assert artifact.text == "Trip to Sanya. Enjoy!"
     assert artifact.data == [{"to": "Sanya"}, [1, 2]]
     assert "data" in (Artifact.text.__doc__ or "")
 
 
 def test_a_message_exposes_its_data_parts_the_same_way():
-    message = Message(message_id="m", role="ROLE_USER",
-                      parts=[text_part("book it"), data_part({"travellers": 2})])
+    message = Message(
+        message_id="m", role="ROLE_USER", parts=[text_part("book it"), data_part({"travellers": 2})]
+    )
     assert (message.text, message.data) == ("book it", [{"travellers": 2}])

@@ -25,7 +25,8 @@ def generated() -> dict[str, str]:
 def test_the_files_on_disk_are_what_the_code_generates(generated):
     for rel, content in generated.items():
         assert (DATA / rel).read_text(encoding="utf-8") == content, (
-            f"data/a2a/{rel} is stale: run `python -m agentproto.a2a.cli_samples`")
+            f"data/a2a/{rel} is stale: run `python -m agentproto.a2a.cli_samples`"
+        )
 
 
 @pytest.mark.parametrize("name", ["travel-desk", "conformance"])
@@ -48,16 +49,26 @@ def test_the_seed_card_fails_v10_validation_for_the_documented_reasons():
         AgentCard.from_wire(wire)
     problems = {p.path: p.message for p in check_card(wire)}
     assert "securitySchemes" in problems["authentication"]
-    assert set(problems) >= {"supportedInterfaces", "skills.0.description", "skills.0.tags",
-                             "skills.0.inputModes.0", "defaultInputModes"}
+    assert set(problems) >= {
+        "supportedInterfaces",
+        "skills.0.description",
+        "skills.0.tags",
+        "skills.0.inputModes.0",
+        "defaultInputModes",
+    }
     assert "not a media type" in problems["skills.0.outputModes.1"]
 
 
 def test_the_v03_card_gets_a_migration_hint_per_old_field():
     wire = json.loads((DATA / "cards" / "v0.3-travel-desk.json").read_text())
     paths = [p.path for p in check_card(wire)]
-    assert paths[:5] == ["url", "preferredTransport", "additionalInterfaces", "protocolVersion",
-                         "supportsAuthenticatedExtendedCard"]
+    assert paths[:5] == [
+        "url",
+        "preferredTransport",
+        "additionalInterfaces",
+        "protocolVersion",
+        "supportsAuthenticatedExtendedCard",
+    ]
     assert "capabilities.stateTransitionHistory" in paths
 
 
@@ -66,20 +77,44 @@ def test_the_shipped_cards_have_no_problems(name):
     assert check_card(json.loads((DATA / "cards" / f"{name}.json").read_text())) == []
 
 
-@pytest.mark.parametrize("change, path, says", [
-    ({"supportedInterfaces": [{"url": "/a2a", "protocolBinding": "JSONRPC",
-                               "protocolVersion": "1.0"}]}, "supportedInterfaces.0.url",
-     "absolute"),
-    ({"supportedInterfaces": [{"url": "https://a/x", "protocolBinding": "SOAP",
-                               "protocolVersion": "1.0"}]},
-     "supportedInterfaces.0.protocolBinding", "URI"),
-    ({"supportedInterfaces": [{"url": "https://a/x", "protocolBinding": "JSONRPC",
-                               "protocolVersion": "1.0.2"}]},
-     "supportedInterfaces.0.protocolVersion", "no patch"),
-    ({"securityRequirements": [{"schemes": {"oauth": {"list": ["read"]}}}]},
-     "securityRequirements.0.schemes.oauth", "not in securitySchemes"),
-    ({"defaultInputModes": []}, "defaultInputModes", "must not be empty"),
-])
+@pytest.mark.parametrize(
+    "change, path, says",
+    [
+        (
+            {
+                "supportedInterfaces": [
+                    {"url": "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+                ]
+            },
+            "supportedInterfaces.0.url",
+            "absolute",
+        ),
+        (
+            {
+                "supportedInterfaces": [
+                    {"url": "https://a/x", "protocolBinding": "SOAP", "protocolVersion": "1.0"}
+                ]
+            },
+            "supportedInterfaces.0.protocolBinding",
+            "URI",
+        ),
+        (
+            {
+                "supportedInterfaces": [
+                    {"url": "https://a/x", "protocolBinding": "JSONRPC", "protocolVersion": "1.0.2"}
+                ]
+            },
+            "supportedInterfaces.0.protocolVersion",
+            "no patch",
+        ),
+        (
+            {"securityRequirements": [{"schemes": {"oauth": {"list": ["read"]}}}]},
+            "securityRequirements.0.schemes.oauth",
+            "not in securitySchemes",
+        ),
+        ({"defaultInputModes": []}, "defaultInputModes", "must not be empty"),
+    ],
+)
 def test_check_card_finds_what_the_parser_lets_through(change, path, says):
     wire = {**json.loads((DATA / "cards" / "travel-desk.json").read_text()), **change}
     problems = {p.path: p.message for p in check_card(wire)}
@@ -88,8 +123,7 @@ def test_check_card_finds_what_the_parser_lets_through(change, path, says):
 
 def test_the_stream_capture_is_a_task_then_updates_ending_completed():
     decoder = EventStreamDecoder()
-    frames = [json.loads(d) for d in decoder.feed((DATA / "streams" / "travel-desk.sse")
-                                                  .read_bytes())]
+    frames = [json.loads(d) for d in decoder.feed((DATA / "streams" / "travel-desk.sse").read_bytes())]
     events = [StreamResponse.from_wire(f["result"]) for f in frames]
     assert events[0].kind == "task"
     assert {e.kind for e in events[1:]} == {"statusUpdate", "artifactUpdate"}

@@ -43,6 +43,7 @@ def travel(live_servers) -> str:
 
 # --- the Agent Card (spec §8.2, §8.6) ---------------------------------------------------------
 
+
 def test_the_card_is_at_the_well_known_path_and_points_at_the_address_served(conformance):
     r = httpx.get(conformance + "/.well-known/agent-card.json")
     assert r.status_code == 200 and r.headers["content-type"] == "application/json"
@@ -52,10 +53,27 @@ def test_the_card_is_at_the_well_known_path_and_points_at_the_address_served(con
     assert card.supported_interfaces[0].protocol_version == "1.0"
 
 
-def test_the_interface_url_follows_the_host_the_client_used(conformance):
-    r = httpx.get(conformance + "/.well-known/agent-card.json",
-                  headers={"Host": "agents.example.test:8443"})
-    assert r.json()["supportedInterfaces"][0]["url"] == "http://agents.example.test:8443/a2a"
+def test_a_host_name_not_on_the_allow_list_is_refused_and_never_echoed_into_the_card(conformance):
+    r = httpx.get(
+        conformance + "/.well-known/agent-card.json", headers={"Host": "agents.example.test:8443"}
+    )  # a DNS-rebinding page's Host
+    assert r.status_code == 421 and r.json()["error"]["code"] == "host_not_allowed"
+    r = httpx.get(
+        conformance + "/.well-known/agent-card.json", headers={"Host": "localhost:1"}
+    )  # allowed name, but the URL is not built from it
+    assert r.json()["supportedInterfaces"][0]["url"] == conformance + "/a2a"
+
+
+def test_the_interface_url_comes_from_the_configured_public_url():
+    from agentproto.a2a.server import create_a2a_app
+    from agentproto.testing import running_server
+
+    app = create_a2a_app(
+        agent="echo", public_url="https://agents.example.test:8443", allowed_hosts=("agents.example.test",)
+    )
+    with running_server(app) as url:
+        r = httpx.get(url + "/.well-known/agent-card.json", headers={"Host": "agents.example.test:8443"})
+    assert r.json()["supportedInterfaces"][0]["url"] == "https://agents.example.test:8443/a2a"
 
 
 def test_the_card_can_be_cached_and_revalidated_with_its_etag(conformance):
@@ -77,6 +95,7 @@ def test_v03_card_path_is_not_served(conformance):
 
 # --- JSON-RPC over HTTP (spec §9) -------------------------------------------------------------
 
+
 def test_jsonrpc_errors_travel_with_http_200(conformance):
     r = httpx.post(conformance + "/a2a", json=rpc("GetTask", {"id": "nope"}), headers=V1)
     assert r.status_code == 200 and r.json()["error"]["code"] == -32001
@@ -94,25 +113,34 @@ def test_streaming_answers_with_sse_whose_data_lines_are_jsonrpc_responses(confo
         decoder = EventStreamDecoder()
         frames = [json.loads(d) for chunk in r.iter_bytes() for d in decoder.feed(chunk)]
     assert all(f["id"] == 9 and f["jsonrpc"] == "2.0" for f in frames)
-    assert [next(iter(f["result"])) for f in frames] == ["task", "statusUpdate",
-                                                         "artifactUpdate", "statusUpdate"]
+    assert [next(iter(f["result"])) for f in frames] == [
+        "task",
+        "statusUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+    ]
 
 
 def test_subscribing_to_a_terminal_task_answers_plain_json_not_sse(conformance):
-    done = httpx.post(conformance + "/a2a", headers=V1, json=rpc(
-        "SendMessage", {"message": msg(message_id="tck-complete-task-http")})).json()
-    r = httpx.post(conformance + "/a2a", headers=V1,
-                   json=rpc("SubscribeToTask", {"id": done["result"]["task"]["id"]}))
+    done = httpx.post(
+        conformance + "/a2a",
+        headers=V1,
+        json=rpc("SendMessage", {"message": msg(message_id="tck-complete-task-http")}),
+    ).json()
+    r = httpx.post(
+        conformance + "/a2a", headers=V1, json=rpc("SubscribeToTask", {"id": done["result"]["task"]["id"]})
+    )
     assert r.headers["content-type"] == "application/json"
     assert r.json()["error"]["code"] == -32004
 
 
-def test_build_a2a_routes_gives_the_two_routes_to_mount():
+def test_build_a2a_routes_gives_the_card_json_rpc_with_and_without_slash_and_rest():
     paths = sorted(route.path for route in build_a2a_routes(agent="echo"))
-    assert paths == ["/.well-known/agent-card.json", "/a2a"]
+    assert paths == ["/.well-known/agent-card.json", "/a2a", "/a2a/", "/a2a/rest/{rest:path}"]
 
 
 # --- our client, async ------------------------------------------------------------------------
+
 
 @pytest.mark.anyio
 async def test_client_discovers_the_agent_and_sends_blocking(travel):
@@ -120,8 +148,7 @@ async def test_client_discovers_the_agent_and_sends_blocking(travel):
         assert client.card.name == "Travel Desk" and client.url == travel + "/a2a"
         task = await client.send("Plan my trip to Sanya")
         assert task.status.state is S.INPUT_REQUIRED
-        done = await client.send("2026-04-08 to 2026-04-12", task_id=task.id,
-                                 context_id=task.context_id)
+        done = await client.send("2026-04-08 to 2026-04-12", task_id=task.id, context_id=task.context_id)
         assert done.status.state is S.COMPLETED and len(done.artifacts) == 2
 
 
@@ -137,8 +164,8 @@ async def test_client_gets_a_direct_message_back(travel):
 async def test_the_three_ways_of_waiting_reach_the_same_result(conformance, mode):
     async with await A2AClient.discover(conformance) as client:
         task = await client.send_and_wait(
-            Message.from_wire(msg(message_id=f"tck-artifact-data-{mode}")), mode=mode,
-            poll_interval=0.01)
+            Message.from_wire(msg(message_id=f"tck-artifact-data-{mode}")), mode=mode, poll_interval=0.01
+        )
         assert task.status.state is S.COMPLETED
         assert task.artifacts[0].parts[0].data == {"key": "value", "count": 42}
 
@@ -181,11 +208,11 @@ async def test_client_raises_the_servers_errors_as_typed_exceptions(conformance)
 async def test_client_lists_tasks_page_by_page(conformance):
     async with await A2AClient.discover(conformance) as client:
         for i in range(3):
-            await client.send(Message.from_wire(msg(message_id=f"tck-complete-task-l{i}",
-                                                    contextId="ctx-list")))
+            await client.send(
+                Message.from_wire(msg(message_id=f"tck-complete-task-l{i}", contextId="ctx-list"))
+            )
         page = await client.list_tasks(context_id="ctx-list", page_size=2)
-        rest = await client.list_tasks(context_id="ctx-list", page_size=2,
-                                       page_token=page.next_page_token)
+        rest = await client.list_tasks(context_id="ctx-list", page_size=2, page_token=page.next_page_token)
         assert page.total_size == 3 and len(page.tasks) == 2 and len(rest.tasks) == 1
         assert rest.next_page_token == ""
 
@@ -195,8 +222,9 @@ async def test_a_silent_stream_trips_the_no_progress_timeout(conformance):
     async with await A2AClient.discover(conformance) as client:
         events = []
         with pytest.raises(NoProgressError):
-            async for event in client.stream(Message.from_wire(msg(message_id="tck-cancel-np")),
-                                             no_progress_timeout=0.3):
+            async for event in client.stream(
+                Message.from_wire(msg(message_id="tck-cancel-np")), no_progress_timeout=0.3
+            ):
                 events.append(event)
         assert [e.kind for e in events] == ["task", "statusUpdate"]
         await client.cancel_task(events[0].task.id)
@@ -205,8 +233,9 @@ async def test_a_silent_stream_trips_the_no_progress_timeout(conformance):
 @pytest.mark.anyio
 async def test_a_task_frozen_in_working_trips_the_polling_no_progress_timeout(conformance):
     async with await A2AClient.discover(conformance) as client:
-        task = await client.send(Message.from_wire(msg(message_id="tck-cancel-poll")),
-                                 return_immediately=True)
+        task = await client.send(
+            Message.from_wire(msg(message_id="tck-cancel-poll")), return_immediately=True
+        )
         before = client.requests_made
         with pytest.raises(NoProgressError, match="no progress"):
             await client.wait(task.id, poll_interval=0.05, no_progress_timeout=0.2)
@@ -230,17 +259,28 @@ async def test_a_missing_card_is_an_http_error(conformance):
 
 
 def test_a_card_without_a_jsonrpc_10_interface_cannot_be_used():
-    card = AgentCard.from_wire({
-        "name": "grpc-only", "description": "d", "version": "1",
-        "supportedInterfaces": [{"url": "https://a", "protocolBinding": "GRPC",
-                                 "protocolVersion": "1.0"}],
-        "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []})
+    card = AgentCard.from_wire(
+        {
+            "name": "grpc-only",
+            "description": "d",
+            "version": "1",
+            "supportedInterfaces": [
+                {"url": "https://a", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+            ],
+            "capabilities": {},
+            "defaultInputModes": [],
+            "defaultOutputModes": [],
+            "skills": [],
+        }
+    )
     from agentproto.a2a.client import _Protocol
+
     with pytest.raises(A2AClientError, match="GRPC 1.0"):
         _Protocol.choose_interface(card, "1.0")
 
 
 # --- our client, sync -------------------------------------------------------------------------
+
 
 def test_sync_client_does_the_same(travel):
     with SyncA2AClient.discover(travel) as client:
@@ -260,7 +300,8 @@ def test_sync_client_no_progress_timeout(conformance):
     with SyncA2AClient.discover(conformance) as client:
         seen = []
         with pytest.raises(NoProgressError):
-            for event in client.stream(Message.from_wire(msg(message_id="tck-cancel-sync")),
-                                       no_progress_timeout=0.3):
+            for event in client.stream(
+                Message.from_wire(msg(message_id="tck-cancel-sync")), no_progress_timeout=0.3
+            ):
                 seen.append(event)
         client.cancel_task(seen[0].task.id)

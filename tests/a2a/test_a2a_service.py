@@ -34,11 +34,11 @@ pytestmark = pytest.mark.anyio
 S = TaskState
 
 
-def send_req(text: str = "hi", message_id: str = "m-1", *, task_id: str = "",
-             context_id: str = "", **config) -> SendMessageRequest:
+def send_req(
+    text: str = "hi", message_id: str = "m-1", *, task_id: str = "", context_id: str = "", **config
+) -> SendMessageRequest:
     m = user_message(text, message_id=message_id, task_id=task_id, context_id=context_id)
-    return SendMessageRequest(message=m,
-                              configuration=SendMessageConfiguration(**config) if config else None)
+    return SendMessageRequest(message=m, configuration=SendMessageConfiguration(**config) if config else None)
 
 
 async def events_of(stream) -> list:
@@ -46,6 +46,7 @@ async def events_of(stream) -> list:
 
 
 # --- blocking, non-blocking, direct messages ------------------------------------------------
+
 
 async def test_blocking_send_waits_for_a_terminal_state(make_service):
     svc = make_service("conformance")
@@ -63,8 +64,7 @@ async def test_blocking_send_returns_at_an_interrupted_state(make_service):
 
 async def test_return_immediately_gives_back_the_task_as_created(make_service):
     svc = make_service("conformance")
-    task = await svc.send_message(send_req(message_id="tck-delayed-complete-1",
-                                           return_immediately=True))
+    task = await svc.send_message(send_req(message_id="tck-delayed-complete-1", return_immediately=True))
     assert task.status.state is S.SUBMITTED
     await asyncio.sleep(0.01)  # the run goes on in the background
     assert (await svc.get_task(GetTaskRequest(id=task.id))).status.state is S.COMPLETED
@@ -87,6 +87,7 @@ async def test_the_server_generates_a_context_id_or_keeps_the_clients(make_servi
 
 # --- resuming interrupted tasks (spec §3.4) ------------------------------------------------
 
+
 async def test_an_interrupted_task_resumes_with_a_message_carrying_its_task_id(make_service):
     svc = make_service("travel")
     first = await svc.send_message(send_req("Trip to Tokyo"))
@@ -101,8 +102,9 @@ async def test_a_resume_with_another_context_id_is_rejected(make_service):
     svc = make_service("travel")
     first = await svc.send_message(send_req("Trip to Tokyo"))
     with pytest.raises(InvalidParamsError, match="does not match"):
-        await svc.send_message(send_req("2026-04-08 2026-04-09", "m-2", task_id=first.id,
-                                        context_id="someone-else"))
+        await svc.send_message(
+            send_req("2026-04-08 2026-04-09", "m-2", task_id=first.id, context_id="someone-else")
+        )
 
 
 async def test_a_message_naming_an_unknown_task_is_task_not_found(make_service):
@@ -139,13 +141,13 @@ async def test_multi_turn_stays_interrupted_until_done(make_service):
 
 # --- history length (spec §3.2.4) -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("length, expected", [(None, 4), (0, 0), (1, 1), (3, 3), (99, 4)])
 async def test_history_length_caps_the_history_returned(make_service, length, expected):
     svc = make_service("conformance")
     t = await svc.send_message(send_req(message_id="tck-input-required"))
     t = await svc.send_message(send_req("ok", "m-2", task_id=t.id))
-    assert [m.role.value for m in t.history] == ["ROLE_USER", "ROLE_AGENT", "ROLE_USER",
-                                                 "ROLE_AGENT"]
+    assert [m.role.value for m in t.history] == ["ROLE_USER", "ROLE_AGENT", "ROLE_USER", "ROLE_AGENT"]
     got = await svc.get_task(GetTaskRequest(id=t.id, history_length=length))
     assert len(got.history) == expected
     if length == 0:
@@ -163,13 +165,14 @@ async def test_a_negative_history_length_is_invalid(make_service):
 
 # --- ListTasks (spec §3.1.4) -----------------------------------------------------------------
 
-async def make_tasks(svc: A2AService, clock: FakeClock, n: int, prefix: str = "tck-complete-task",
-                     context_id: str = "") -> list[Task]:
+
+async def make_tasks(
+    svc: A2AService, clock: FakeClock, n: int, prefix: str = "tck-complete-task", context_id: str = ""
+) -> list[Task]:
     out = []
     for i in range(n):
         clock.advance(1000)
-        out.append(await svc.send_message(send_req(message_id=f"{prefix}-{i}",
-                                                   context_id=context_id)))
+        out.append(await svc.send_message(send_req(message_id=f"{prefix}-{i}", context_id=context_id)))
     return out
 
 
@@ -223,18 +226,19 @@ async def test_list_tasks_rejects_a_token_it_did_not_issue(make_service):
 
 # --- streaming order and closing (spec §3.1.2, §3.5.2) ------------------------------------
 
+
 async def test_a_stream_starts_with_the_task_and_ends_at_the_terminal_state(make_service):
     svc = make_service("conformance")
-    events = await events_of(await svc.send_streaming_message(send_req(
-        message_id="tck-stream-basic")))
+    events = await events_of(await svc.send_streaming_message(send_req(message_id="tck-stream-basic")))
     assert [e.kind for e in events] == ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]
     assert events[0].task.status.state is S.SUBMITTED
     assert events[-1].status_update.status.state is S.COMPLETED
 
 
 async def test_a_direct_message_stream_is_exactly_one_message(make_service):
-    events = await events_of(await make_service().send_streaming_message(send_req(
-        message_id="tck-message-response")))
+    events = await events_of(
+        await make_service().send_streaming_message(send_req(message_id="tck-message-response"))
+    )
     assert [e.kind for e in events] == ["message"]
 
 
@@ -243,12 +247,16 @@ async def test_a_stream_closes_at_input_required_and_the_answer_opens_a_new_one(
     first = await events_of(await svc.send_streaming_message(send_req("Trip to Paris")))
     assert first[-1].status_update.status.state is S.INPUT_REQUIRED
     task_id = first[0].task.id
-    second = await events_of(await svc.send_streaming_message(send_req(
-        "2026-06-01 to 2026-06-03", "m-2", task_id=task_id)))
+    second = await events_of(
+        await svc.send_streaming_message(send_req("2026-06-01 to 2026-06-03", "m-2", task_id=task_id))
+    )
     assert second[0].task.status.state is S.INPUT_REQUIRED  # the task as it was
     assert second[-1].status_update.status.state is S.COMPLETED
-    chunks = [e.artifact_update for e in second if e.artifact_update
-              and e.artifact_update.artifact.artifact_id == "itinerary"]
+    chunks = [
+        e.artifact_update
+        for e in second
+        if e.artifact_update and e.artifact_update.artifact.artifact_id == "itinerary"
+    ]
     assert not chunks[0].append and all(c.append for c in chunks[1:])
     assert chunks[-1].last_chunk and not any(c.last_chunk for c in chunks[:-1])
 
@@ -256,8 +264,7 @@ async def test_a_stream_closes_at_input_required_and_the_answer_opens_a_new_one(
 async def test_every_subscriber_sees_the_same_events_in_the_same_order(make_service):
     svc = make_service("travel")
     t = await svc.send_message(send_req("Trip to Sanya"))
-    resumed = await svc.send_streaming_message(send_req("2026-04-08 2026-04-10", "m-2",
-                                                        task_id=t.id))
+    resumed = await svc.send_streaming_message(send_req("2026-04-08 2026-04-10", "m-2", task_id=t.id))
     first = await anext(resumed)
     other = await svc.subscribe(SubscribeToTaskRequest(id=t.id))
     a, b = await asyncio.gather(events_of(resumed), events_of(other))
@@ -277,11 +284,19 @@ async def test_subscribe_starts_with_the_current_task(make_service):
     assert rest[-1].status_update.status.state is S.CANCELED
 
 
-async def test_subscribe_to_an_interrupted_task_yields_the_task_and_closes(make_service):
+async def test_a_subscription_to_an_interrupted_task_stays_open_until_it_is_terminal(make_service):
+    # §3.1.6: the SubscribeToTask stream terminates at a terminal state, so a watcher sees
+    # another client answer the INPUT_REQUIRED task and the task complete.
     svc = make_service("conformance")
-    t = await svc.send_message(send_req(message_id="tck-auth-required"))
-    events = await events_of(await svc.subscribe(SubscribeToTaskRequest(id=t.id)))
-    assert [e.kind for e in events] == ["task"]
+    t = await svc.send_message(send_req(message_id="tck-input-required"))
+    assert t.status.state is S.INPUT_REQUIRED
+    stream = await svc.subscribe(SubscribeToTaskRequest(id=t.id))
+    first = await anext(stream)
+    assert first.task.status.state is S.INPUT_REQUIRED
+    answer = await svc.send_message(send_req(message_id="m-2", task_id=t.id, context_id=t.context_id))
+    assert answer.status.state is S.COMPLETED
+    rest = await asyncio.wait_for(events_of(stream), 5)
+    assert rest[-1].status_update.status.state is S.COMPLETED
 
 
 async def test_subscribe_to_a_terminal_task_is_unsupported(make_service):
@@ -307,6 +322,7 @@ async def test_an_agent_still_running_in_auth_required_keeps_the_stream_open(mak
 
 
 # --- cancel (spec §3.1.5) ---------------------------------------------------------------------
+
 
 async def test_cancel_stops_a_running_agent(make_service):
     svc = make_service("conformance")
@@ -337,6 +353,7 @@ async def test_cancel_of_an_unknown_task_is_not_found(make_service):
 
 
 # --- misbehaving agents -----------------------------------------------------------------------
+
 
 async def test_an_illegal_move_by_the_agent_fails_the_task(make_service):
     @dataclass
@@ -372,46 +389,48 @@ async def test_an_agent_that_raises_midway_fails_the_task(make_service):
 
 # --- persistence and the conformance agent ----------------------------------------------------
 
+
 async def test_a_restart_fails_tasks_that_were_running_and_keeps_interrupted_ones(tmp_path):
     db = str(tmp_path / "a2a.db")
     clock = FakeClock()
-    svc = A2AService(make_agent("conformance"), store=TaskStore(db), clock=clock,
-                     ids=IdFactory("a"))
+    svc = A2AService(make_agent("conformance"), store=TaskStore(db), clock=clock, ids=IdFactory("a"))
     running = await svc.send_message(send_req(message_id="tck-cancel", return_immediately=True))
     waiting = await svc.send_message(send_req(message_id="tck-input-required", context_id="c"))
     await asyncio.sleep(0)
     svc.store.close()  # the process dies (no clean shutdown)
-    again = A2AService(make_agent("conformance"), store=TaskStore(db), clock=clock,
-                       ids=IdFactory("b"))
+    again = A2AService(make_agent("conformance"), store=TaskStore(db), clock=clock, ids=IdFactory("b"))
     assert (await again.get_task(GetTaskRequest(id=running.id))).status.state is S.FAILED
     resumed = await again.send_message(send_req("ok", "m-2", task_id=waiting.id))
     assert resumed.status.state is S.COMPLETED
-    assert [t.target for t in again.timeline(waiting.id)] == [
-        S.SUBMITTED, S.INPUT_REQUIRED, S.COMPLETED]
+    assert [t.target for t in again.timeline(waiting.id)] == [S.SUBMITTED, S.INPUT_REQUIRED, S.COMPLETED]
     for task in svc._live.values():
         if task.run:
             task.run.cancel()
 
 
-@pytest.mark.parametrize("prefix, state, artifact", [
-    ("tck-complete-task", S.COMPLETED, None),
-    ("tck-delayed-complete", S.COMPLETED, None),
-    ("tck-long-running", S.COMPLETED, None),
-    ("tck-artifact-text", S.COMPLETED, "text"),
-    ("tck-artifact-file", S.COMPLETED, "raw"),
-    ("tck-artifact-file-url", S.COMPLETED, "url"),
-    ("tck-artifact-data", S.COMPLETED, "data"),
-    ("tck-input-required", S.INPUT_REQUIRED, None),
-    ("tck-auth-required", S.AUTH_REQUIRED, None),
-    ("tck-reject-task", S.REJECTED, None),
-    ("tck-task-failure", S.FAILED, None),
-    ("tck-multi-turn", S.INPUT_REQUIRED, None),
-    ("tck-stream-basic", S.COMPLETED, "text"),
-    ("tck-stream-chunked", S.COMPLETED, "text"),
-    ("no-prefix", S.COMPLETED, None),
-])
-async def test_the_conformance_agent_behaves_as_its_message_id_prefix_says(make_service, prefix,
-                                                                       state, artifact):
+@pytest.mark.parametrize(
+    "prefix, state, artifact",
+    [
+        ("tck-complete-task", S.COMPLETED, None),
+        ("tck-delayed-complete", S.COMPLETED, None),
+        ("tck-long-running", S.COMPLETED, None),
+        ("tck-artifact-text", S.COMPLETED, "text"),
+        ("tck-artifact-file", S.COMPLETED, "raw"),
+        ("tck-artifact-file-url", S.COMPLETED, "url"),
+        ("tck-artifact-data", S.COMPLETED, "data"),
+        ("tck-input-required", S.INPUT_REQUIRED, None),
+        ("tck-auth-required", S.AUTH_REQUIRED, None),
+        ("tck-reject-task", S.REJECTED, None),
+        ("tck-task-failure", S.FAILED, None),
+        ("tck-multi-turn", S.INPUT_REQUIRED, None),
+        ("tck-stream-basic", S.COMPLETED, "text"),
+        ("tck-stream-chunked", S.COMPLETED, "text"),
+        ("no-prefix", S.COMPLETED, None),
+    ],
+)
+async def test_the_conformance_agent_behaves_as_its_message_id_prefix_says(
+    make_service, prefix, state, artifact
+):
     t = await make_service("conformance").send_message(send_req("x", f"{prefix}-42"))
     assert t.status.state is state
     if artifact is None:
@@ -425,11 +444,16 @@ async def test_chunked_artifacts_are_reassembled_in_the_task(make_service):
     assert t.artifacts[0].text == "chunk one chunk two chunk three"
 
 
-@pytest.mark.parametrize("media_type, accepted, ok", [
-    ("text/plain", ["text/plain"], True), ("text/plain; charset=utf-8", ["text/plain"], True),
-    ("image/png", ["image/*"], True), ("image/png", ["*/*"], True),
-    ("application/pdf", ["text/plain", "application/json"], False),
-])
+@pytest.mark.parametrize(
+    "media_type, accepted, ok",
+    [
+        ("text/plain", ["text/plain"], True),
+        ("text/plain; charset=utf-8", ["text/plain"], True),
+        ("image/png", ["image/*"], True),
+        ("image/png", ["*/*"], True),
+        ("application/pdf", ["text/plain", "application/json"], False),
+    ],
+)
 def test_media_type_matching(media_type, accepted, ok):
     assert media_type_accepted(media_type, accepted) is ok
 

@@ -31,15 +31,23 @@ from agentproto.a2a.types import (
 
 def test_field_names_are_camel_case_and_enums_travel_as_names():
     m = Message(message_id="m1", context_id="c1", role=Role.USER, parts=[text_part("hi")])
-    assert m.to_wire() == {"messageId": "m1", "contextId": "c1", "role": "ROLE_USER",
-                           "parts": [{"text": "hi"}]}
+    assert m.to_wire() == {
+        "messageId": "m1",
+        "contextId": "c1",
+        "role": "ROLE_USER",
+        "parts": [{"text": "hi"}],
+    }
 
 
 def test_fields_at_their_default_value_are_omitted():
-    ev = TaskArtifactUpdateEvent(task_id="t", context_id="c",
-                                 artifact=Artifact(artifact_id="a", parts=[text_part("x")]))
-    assert ev.to_wire() == {"taskId": "t", "contextId": "c",
-                            "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}
+    ev = TaskArtifactUpdateEvent(
+        task_id="t", context_id="c", artifact=Artifact(artifact_id="a", parts=[text_part("x")])
+    )
+    assert ev.to_wire() == {
+        "taskId": "t",
+        "contextId": "c",
+        "artifact": {"artifactId": "a", "parts": [{"text": "x"}]},
+    }
 
 
 def test_an_explicitly_set_optional_field_is_kept_even_at_its_default():
@@ -54,8 +62,15 @@ def test_both_wire_and_python_names_are_accepted():
     assert a == b
 
 
-@pytest.mark.parametrize("number, state", [(1, TaskState.SUBMITTED), (3, TaskState.COMPLETED),
-                                           (5, TaskState.CANCELED), (8, TaskState.AUTH_REQUIRED)])
+@pytest.mark.parametrize(
+    "number, state",
+    [
+        (1, TaskState.SUBMITTED),
+        (3, TaskState.COMPLETED),
+        (5, TaskState.CANCELED),
+        (8, TaskState.AUTH_REQUIRED),
+    ],
+)
 def test_enums_also_parse_from_their_proto_numbers(number, state):
     assert TaskStatus.from_wire({"state": number}).state is state
 
@@ -71,19 +86,23 @@ def test_unspecified_state_is_not_a_valid_task_status():
 
 
 def test_unknown_fields_are_ignored():
-    m = Message.from_wire({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}],
-                           "futureField": {"a": 1}})
+    m = Message.from_wire(
+        {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}], "futureField": {"a": 1}}
+    )
     assert "futureField" not in m.to_wire()
 
 
-@pytest.mark.parametrize("part", [
-    {"text": "hi"},
-    {"raw": "aGVsbG8=", "filename": "h.txt", "mediaType": "text/plain"},
-    {"url": "https://x/doc.pdf", "mediaType": "application/pdf"},
-    {"data": {"k": "v"}, "mediaType": "application/json"},
-    {"data": [1, 2, 3]},
-    {"text": ""},
-])
+@pytest.mark.parametrize(
+    "part",
+    [
+        {"text": "hi"},
+        {"raw": "aGVsbG8=", "filename": "h.txt", "mediaType": "text/plain"},
+        {"url": "https://x/doc.pdf", "mediaType": "application/pdf"},
+        {"data": {"k": "v"}, "mediaType": "application/json"},
+        {"data": [1, 2, 3]},
+        {"text": ""},
+    ],
+)
 def test_a_part_with_exactly_one_content_round_trips(part):
     assert Part.from_wire(part).to_wire() == part
 
@@ -120,8 +139,7 @@ def test_raw_that_is_not_base64_is_rejected():
 
 def test_part_helpers_build_the_documented_shapes():
     assert data_part({"a": 1}).to_wire() == {"data": {"a": 1}, "mediaType": "application/json"}
-    assert url_part("https://x/y", filename="y").to_wire() == {"url": "https://x/y",
-                                                              "filename": "y"}
+    assert url_part("https://x/y", filename="y").to_wire() == {"url": "https://x/y", "filename": "y"}
     assert data_part({"a": 1}).kind == "data"
 
 
@@ -142,8 +160,9 @@ def test_timestamps_must_be_rfc3339_with_a_zone():
 
 def test_stream_response_carries_exactly_one_payload():
     task = Task(id="t", status=TaskStatus(state=TaskState.SUBMITTED))
-    assert StreamResponse.wrap(task).to_wire() == {"task": {"id": "t", "status": {
-        "state": "TASK_STATE_SUBMITTED"}}}
+    assert StreamResponse.wrap(task).to_wire() == {
+        "task": {"id": "t", "status": {"state": "TASK_STATE_SUBMITTED"}}
+    }
     assert StreamResponse(task=task).kind == "task"
     with pytest.raises(ValidationError, match="got none"):
         StreamResponse()
@@ -157,12 +176,21 @@ def test_list_tasks_response_keeps_its_required_fields_even_when_empty():
 
 
 def test_agent_card_keeps_required_lists_and_finds_its_jsonrpc_interface():
-    card = AgentCard.from_wire({
-        "name": "n", "description": "d", "version": "1",
-        "supportedInterfaces": [
-            {"url": "https://a/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-            {"url": "https://a/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []})
+    card = AgentCard.from_wire(
+        {
+            "name": "n",
+            "description": "d",
+            "version": "1",
+            "supportedInterfaces": [
+                {"url": "https://a/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                {"url": "https://a/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            ],
+            "capabilities": {},
+            "defaultInputModes": [],
+            "defaultOutputModes": [],
+            "skills": [],
+        }
+    )
     wire = card.to_wire()
     assert wire["skills"] == [] and wire["defaultInputModes"] == []
     assert card.interface().url == "https://a/rpc"
@@ -177,10 +205,12 @@ def test_security_scheme_is_a_oneof():
 
 
 def test_send_message_request_parses_the_spec_example():
-    req = SendMessageRequest.from_wire({"message": {"messageId": "m1", "role": "ROLE_USER",
-                                                    "parts": [{"text": "hi"}]},
-                                        "configuration": {"returnImmediately": True,
-                                                          "historyLength": 0}})
+    req = SendMessageRequest.from_wire(
+        {
+            "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+            "configuration": {"returnImmediately": True, "historyLength": 0},
+        }
+    )
     assert req.configuration.return_immediately is True
     assert req.configuration.history_length == 0
     assert req.to_wire()["configuration"] == {"historyLength": 0, "returnImmediately": True}

@@ -6,14 +6,14 @@ from agentproto.agui import (
     ChunkError,
     ChunkExpander,
     CustomEvent,
+    RawEvent,
+    ReasoningMessageChunkEvent,
     RunFinishedEvent,
     StateSnapshotEvent,
     SubagentFinishedEvent,
     TextMessageChunkEvent,
     TextMessageStartEvent,
     ToolCallChunkEvent,
-    ReasoningMessageChunkEvent,
-    RawEvent,
     dump_event,
     expand_chunks,
 )
@@ -30,8 +30,7 @@ def text_chunk(**kw):
 def test_a_first_chunk_opens_and_a_delta_becomes_content():
     out = ChunkExpander().feed(text_chunk(message_id="m", delta="Hi"))
     assert kinds(out) == ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
-    assert dump_event(out[0]) == {"type": "TEXT_MESSAGE_START", "messageId": "m",
-                                  "role": "assistant"}
+    assert dump_event(out[0]) == {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}
     assert dump_event(out[1]) == {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "Hi"}
 
 
@@ -42,12 +41,15 @@ def test_the_end_is_synthesized_by_the_next_closing_event_before_it():
     assert kinds(out) == ["TEXT_MESSAGE_END", "RUN_FINISHED"]
 
 
-@pytest.mark.parametrize("first, message", [
-    (TextMessageChunkEvent(delta="x"), "First TEXT_MESSAGE_CHUNK must have a messageId"),
-    (ToolCallChunkEvent(tool_call_name="f", delta="x"), "First TOOL_CALL_CHUNK must have a toolCallId"),
-    (ToolCallChunkEvent(tool_call_id="c"), "First TOOL_CALL_CHUNK must have a toolCallName"),
-    (ReasoningMessageChunkEvent(delta="x"), "First REASONING_MESSAGE_CHUNK must have a messageId"),
-])
+@pytest.mark.parametrize(
+    "first, message",
+    [
+        (TextMessageChunkEvent(delta="x"), "First TEXT_MESSAGE_CHUNK must have a messageId"),
+        (ToolCallChunkEvent(tool_call_name="f", delta="x"), "First TOOL_CALL_CHUNK must have a toolCallId"),
+        (ToolCallChunkEvent(tool_call_id="c"), "First TOOL_CALL_CHUNK must have a toolCallName"),
+        (ReasoningMessageChunkEvent(delta="x"), "First REASONING_MESSAGE_CHUNK must have a messageId"),
+    ],
+)
 def test_a_first_chunk_must_carry_its_id_and_ids_are_never_invented(first, message):
     with pytest.raises(ChunkError) as info:
         ChunkExpander().feed(first)
@@ -97,8 +99,10 @@ def test_a_repeated_role_must_match_including_the_assistant_default():
     x.feed(text_chunk(role="assistant", delta="b"))  # the default, made explicit: fine
     with pytest.raises(ChunkError) as info:
         x.feed(text_chunk(role="user", delta="c"))
-    assert str(info.value) == ("Cannot continue text message 'm': chunk role 'user' does not "
-                               "match the open stream's role 'assistant'.")
+    assert str(info.value) == (
+        "Cannot continue text message 'm': chunk role 'user' does not "
+        "match the open stream's role 'assistant'."
+    )
 
 
 def test_a_name_given_later_disagrees_with_an_absent_one():
@@ -140,7 +144,8 @@ def test_an_untagged_id_less_chunk_with_two_candidate_lanes_is_ambiguous():
         x.feed(text_chunk(delta="?"))
     assert str(info.value) == (
         "Ambiguous TEXT_MESSAGE_CHUNK: it carries neither a messageId nor a subagentRunId, but 2 "
-        "lanes have an open text message. Attribute the chunk to the subagent it belongs to.")
+        "lanes have an open text message. Attribute the chunk to the subagent it belongs to."
+    )
 
 
 def test_a_named_id_continues_where_it_is_open_and_a_contradicting_tag_is_fatal():
@@ -148,8 +153,10 @@ def test_a_named_id_continues_where_it_is_open_and_a_contradicting_tag_is_fatal(
     x.feed(text_chunk(message_id="m", delta="1", subagent_run_id="s1"))
     with pytest.raises(ChunkError) as info:
         x.feed(text_chunk(message_id="m", delta="2", subagent_run_id="s2"))
-    assert str(info.value) == ("Cannot continue text message 'm': chunk subagentRunId 's2' does "
-                               "not match the open stream's subagent 's1'.")
+    assert str(info.value) == (
+        "Cannot continue text message 'm': chunk subagentRunId 's2' does "
+        "not match the open stream's subagent 's1'."
+    )
 
 
 def test_an_explicit_event_closes_only_its_own_lane():
@@ -192,10 +199,15 @@ def test_end_of_stream_mid_chunk_synthesizes_nothing_and_records_what_was_open()
 
 
 def test_reasoning_chunks_open_a_reasoning_message():
-    out = expand_chunks([ReasoningMessageChunkEvent(message_id="r", delta="x"),
-                         StateSnapshotEvent(snapshot={})])
-    assert kinds(out) == ["REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
-                          "REASONING_MESSAGE_END", "STATE_SNAPSHOT"]
+    out = expand_chunks(
+        [ReasoningMessageChunkEvent(message_id="r", delta="x"), StateSnapshotEvent(snapshot={})]
+    )
+    assert kinds(out) == [
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "STATE_SNAPSHOT",
+    ]
     assert out[0].role == "reasoning"
 
 

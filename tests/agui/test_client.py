@@ -44,8 +44,8 @@ def run(coro):
 
 # --- the happy paths --------------------------------------------------------------------------
 
-def test_send_then_approve_refunds_and_leaves_the_local_thread_equal_to_the_servers(server,
-                                                                                    clock):
+
+def test_send_then_approve_refunds_and_leaves_the_local_thread_equal_to_the_servers(server, clock):
     async def scenario():
         async with client_for(server, clock) as client:
             first = await client.send("t-1", REFUND)
@@ -114,6 +114,7 @@ def test_the_sync_client_needs_no_event_loop(server, clock):
 
 # --- consumer rules checked before anything is sent ------------------------------------------
 
+
 def test_a_resume_missing_an_open_interrupt_is_refused_before_sending(server, clock):
     async def scenario():
         async with client_for(server, clock) as client:
@@ -156,9 +157,11 @@ def test_a_server_refusal_is_an_http_error_with_the_servers_code(server, clock):
 
 # --- what arrives on the wire is judged by the core pipeline ------------------------------------
 
+
 def canned(body: bytes) -> Starlette:
     async def agent(_request):
         return Response(body, media_type="text/event-stream")
+
     return Starlette(routes=[Route("/ag-ui/agent", agent, methods=["POST"])])
 
 
@@ -167,8 +170,10 @@ def frames(*events: dict) -> bytes:
 
 
 def test_a_protocol_violation_rejects_the_stream_and_leaves_the_thread_untouched():
-    body = frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-                  {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"})
+    body = frames(
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"},
+    )
 
     async def scenario(url):
         async with AGUIClient(url) as client:
@@ -182,8 +187,10 @@ def test_a_protocol_violation_rejects_the_stream_and_leaves_the_thread_untouched
 
 
 def test_run_error_is_a_failed_run_never_a_success():
-    body = frames({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-                  {"type": "RUN_ERROR", "message": "model quota exceeded", "code": "QUOTA"})
+    body = frames(
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "RUN_ERROR", "message": "model quota exceeded", "code": "QUOTA"},
+    )
 
     async def scenario(url):
         async with AGUIClient(url) as client:
@@ -197,6 +204,7 @@ def test_run_error_is_a_failed_run_never_a_success():
 
 # --- dropped connections and repeated events ----------------------------------------------------
 
+
 class _Body(httpx.AsyncByteStream):
     def __init__(self, chunks: list[bytes], fail: bool) -> None:
         self.chunks, self.fail = chunks, fail
@@ -205,8 +213,7 @@ class _Body(httpx.AsyncByteStream):
         for chunk in self.chunks:
             yield chunk
         if self.fail:
-            raise httpx.RemoteProtocolError("peer closed connection without sending complete "
-                                            "message body")
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
 
 
 class _Meddling(httpx.AsyncBaseTransport):
@@ -224,13 +231,12 @@ class _Meddling(httpx.AsyncBaseTransport):
         await response.aclose()
         parts = [p + b"\n\n" for p in raw.split(b"\n\n") if p]
         chunks, fail = self.rewrite(parts)
-        return httpx.Response(200, headers=response.headers, stream=_Body(chunks, fail),
-                              request=request)
+        return httpx.Response(200, headers=response.headers, stream=_Body(chunks, fail), request=request)
 
 
 def test_a_dropped_stream_is_recovered_from_the_thread_snapshot_not_replayed(server, clock):
     cut_after = {"n": 5}
-    transport = _Meddling(lambda parts: (parts[:cut_after["n"]], True))
+    transport = _Meddling(lambda parts: (parts[: cut_after["n"]], True))
 
     async def scenario():
         http = httpx.AsyncClient(transport=transport)
@@ -293,18 +299,28 @@ def test_repeated_events_are_dropped_and_the_result_is_unchanged(server, clock):
 def test_identical_deltas_are_never_taken_for_duplicates():
     dedup = Deduplicator()
     delta = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "ha"}
-    assert [dedup.is_duplicate(e) for e in (
-        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-        {"type": "TEXT_MESSAGE_START", "messageId": "m"}, delta, delta,
-    )] == [False, False, False, False]
+    assert [
+        dedup.is_duplicate(e)
+        for e in (
+            {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+            {"type": "TEXT_MESSAGE_START", "messageId": "m"},
+            delta,
+            delta,
+        )
+    ] == [False, False, False, False]
 
 
 def test_a_reopened_message_is_not_a_duplicate_but_a_repeated_open_is():
     dedup = Deduplicator()
     start = {"type": "TEXT_MESSAGE_START", "messageId": "m"}
     end = {"type": "TEXT_MESSAGE_END", "messageId": "m"}
-    assert [dedup.is_duplicate(e) for e in (start, start, end, end, start)] == \
-        [False, True, False, True, False]
+    assert [dedup.is_duplicate(e) for e in (start, start, end, end, start)] == [
+        False,
+        True,
+        False,
+        True,
+        False,
+    ]
     assert dedup.dropped == 2
 
 
@@ -312,8 +328,7 @@ def test_a_repeated_tool_result_and_run_finished_are_duplicates():
     dedup = Deduplicator()
     result = {"type": "TOOL_CALL_RESULT", "messageId": "m2", "toolCallId": "tc", "content": "x"}
     finished = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
-    assert [dedup.is_duplicate(e) for e in (result, result, finished, finished)] == \
-        [False, True, False, True]
+    assert [dedup.is_duplicate(e) for e in (result, result, finished, finished)] == [False, True, False, True]
 
 
 @pytest.mark.interop
@@ -332,6 +347,7 @@ def test_the_events_the_client_collected_parse_with_the_official_models(server, 
 
 
 # --- options that would do nothing are refused -------------------------------------------------
+
 
 def test_a_timeout_for_a_client_it_does_not_make_is_refused():
     http = httpx.AsyncClient()
@@ -356,7 +372,6 @@ def test_routes_refuse_settings_that_would_do_nothing():
     from agentproto.agui.threadstore import ThreadStore as Store
 
     store = Store(":memory:")
-    for bad in ({"heartbeat_s": 0}, {"pace_s": -1}, {"replay_wait_s": -1},
-                {"max_body_bytes": 0}):
+    for bad in ({"heartbeat_s": 0}, {"pace_s": -1}, {"replay_wait_s": -1}, {"max_body_bytes": 0}):
         with pytest.raises(ValueError):
             agui_routes(store, lambda ctx: iter(()), **bad)

@@ -38,11 +38,17 @@ def interrupted(client):
     first = client.send("t-1", REFUND)
     assert first.outcome == "interrupt"
     return first
+
+
 def test_tap_records_the_raw_sse_bytes_exactly_as_the_client_decodes_them(server, clock):
     async def scenario():
         tap = TapTransport()
-        async with AGUIClient(server.url, ids=IdFactory("ui"), clock=clock,
-                              http=httpx.AsyncClient(transport=tap, timeout=TIMEOUT)) as c:
+        async with AGUIClient(
+            server.url,
+            ids=IdFactory("ui"),
+            clock=clock,
+            http=httpx.AsyncClient(transport=tap, timeout=TIMEOUT),
+        ) as c:
             result = await c.send("t-1", REFUND)
         return tap, result
 
@@ -56,12 +62,16 @@ def test_tap_records_the_raw_sse_bytes_exactly_as_the_client_decodes_them(server
     assert not result.recovered and result.types[-1] == "RUN_FINISHED"
     assert [e["type"] for e in decoded] == result.types
 
-def test_a_dropped_stream_is_recovered_from_the_snapshot_and_the_run_still_completes(
-        server, clock):
+
+def test_a_dropped_stream_is_recovered_from_the_snapshot_and_the_run_still_completes(server, clock):
     async def scenario():
         tap = TapTransport()
-        async with AGUIClient(server.url, ids=IdFactory("ui"), clock=clock,
-                              http=httpx.AsyncClient(transport=tap, timeout=TIMEOUT)) as c:
+        async with AGUIClient(
+            server.url,
+            ids=IdFactory("ui"),
+            clock=clock,
+            http=httpx.AsyncClient(transport=tap, timeout=TIMEOUT),
+        ) as c:
             tap.drop_next(after_events=5)
             result = await c.send("t-1", REFUND)
             snapshot = await c.snapshot("t-1")
@@ -76,18 +86,23 @@ def test_a_dropped_stream_is_recovered_from_the_snapshot_and_the_run_still_compl
     assert events[-1]["type"] == "RUN_FINISHED"  # disconnect is not cancel
     assert len(events) > 5
 
-def test_dropping_after_zero_events_delivers_nothing_and_the_client_still_recovers(server,
-                                                                                   clock):
+
+def test_dropping_after_zero_events_delivers_nothing_and_the_client_still_recovers(server, clock):
     async def scenario():
         tap = TapTransport()
-        async with AGUIClient(server.url, ids=IdFactory("ui"), clock=clock,
-                              http=httpx.AsyncClient(transport=tap, timeout=TIMEOUT)) as c:
+        async with AGUIClient(
+            server.url,
+            ids=IdFactory("ui"),
+            clock=clock,
+            http=httpx.AsyncClient(transport=tap, timeout=TIMEOUT),
+        ) as c:
             tap.drop_next(after_events=0)
             return tap, await c.send("t-1", REFUND)
 
     tap, result = asyncio.run(scenario())
     assert tap.streams[-1].raw == b"" and tap.streams[-1].dropped
     assert result.events == [] and result.recovered and result.outcome == "interrupt"
+
 
 def test_an_unterminated_last_frame_passes_through_the_tap():
     class Body(httpx.AsyncByteStream):
@@ -96,8 +111,7 @@ def test_an_unterminated_last_frame_passes_through_the_tap():
 
     class Inner(httpx.AsyncBaseTransport):
         async def handle_async_request(self, request):
-            return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                                  stream=Body())
+            return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=Body())
 
     async def scenario():
         tap = TapTransport(Inner())
@@ -109,6 +123,7 @@ def test_an_unterminated_last_frame_passes_through_the_tap():
     tap, body = asyncio.run(scenario())
     assert body == b'data: {"a":1}\n\ndata: {"b"' == tap.last.raw
     assert tap.last.request_json == {"x": 1} and not tap.last.dropped
+
 
 def test_drop_next_refuses_a_negative_count():
     with pytest.raises(ValueError):

@@ -32,10 +32,10 @@ def test_there_are_enough_vectors_to_teach_from():
 def test_every_rule_has_an_invalid_vector():
     rules = {json.loads(p.read_text())["error"]["rule"] for p in STREAMS.glob("invalid/*.expect.json")}
     not_reachable_from_a_stream = {
-        "decode.sse",                 # misuse of the decoder API
-        "input.unreadable",           # covered by the CLI tests
+        "decode.sse",  # misuse of the decoder API
+        "input.unreadable",  # covered by the CLI tests
         "apply.untransformed-chunk",  # only reachable by skipping expansion
-        "guard.path-not-allowed",     # guard rails are off by default
+        "guard.path-not-allowed",  # guard rails are off by default
         "guard.resync-needed",
     }
     assert set(RULES) | (set(STAGE_RULES) - not_reachable_from_a_stream) <= rules

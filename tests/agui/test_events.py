@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from agui_samples import SAMPLES
 
 from agentproto.agui import (
     EVENT_CLASSES,
@@ -22,7 +23,6 @@ from agentproto.agui import (
     parse_event,
     parse_run_agent_input,
 )
-from agui_samples import SAMPLES
 
 
 def parse(obj, **kw):
@@ -42,7 +42,8 @@ def test_every_event_type_round_trips_through_json_unchanged(name):
     parsed = parse(SAMPLES[name])
     assert parsed.warnings == []
     assert dump_event(parsed.event) == SAMPLES[name] | (
-        {"role": "reasoning"} if name == "REASONING_MESSAGE_START" else {})
+        {"role": "reasoning"} if name == "REASONING_MESSAGE_START" else {}
+    )
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
@@ -57,8 +58,7 @@ def test_models_accept_snake_case_in_python_and_dump_camel_case_on_the_wire():
 
 
 def test_absent_optionals_are_omitted_but_null_as_data_is_kept():
-    assert dump_event(StateSnapshotEvent(snapshot=None)) == {"type": "STATE_SNAPSHOT",
-                                                              "snapshot": None}
+    assert dump_event(StateSnapshotEvent(snapshot=None)) == {"type": "STATE_SNAPSHOT", "snapshot": None}
     assert dump_event(CustomEvent(name="n", value=None))["value"] is None
     assert "role" not in dump_event(TextMessageStartEvent(message_id="m"))
     event = RunFinishedEvent(thread_id="t", run_id="r", result=None)
@@ -97,52 +97,81 @@ def test_snake_case_warning_suggests_the_wire_spelling():
 
 
 def test_unknown_outcome_type_is_stripped_so_the_run_reads_as_success():
-    parsed = parse({"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
-                    "outcome": {"type": "paused"}})
+    parsed = parse({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": {"type": "paused"}})
     assert parsed.event.outcome is None
     assert parsed.warnings[0].path == "/outcome"
 
 
 def test_unknown_content_part_is_dropped_from_its_list():
-    parsed = parse({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c",
-                    "content": [{"type": "hologram", "x": 1}, {"type": "text", "text": "ok"}]})
+    parsed = parse(
+        {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "t",
+            "toolCallId": "c",
+            "content": [{"type": "hologram", "x": 1}, {"type": "text", "text": "ok"}],
+        }
+    )
     assert [p.type for p in parsed.event.content] == ["text"]
     assert parsed.warnings[0].path == "/content/0"
 
 
 def test_unknown_source_in_a_required_position_removes_the_containing_part():
-    parsed = parse({"type": "MESSAGES_SNAPSHOT", "messages": [
-        {"id": "u", "role": "user", "content": [
-            {"type": "image", "source": {"type": "ipfs", "value": "Qm"}},
-            {"type": "text", "text": "see"}]}]})
+    parsed = parse(
+        {
+            "type": "MESSAGES_SNAPSHOT",
+            "messages": [
+                {
+                    "id": "u",
+                    "role": "user",
+                    "content": [
+                        {"type": "image", "source": {"type": "ipfs", "value": "Qm"}},
+                        {"type": "text", "text": "see"},
+                    ],
+                }
+            ],
+        }
+    )
     assert [p.type for p in parsed.event.messages[0].content] == ["text"]
 
 
 def test_unknown_message_role_drops_that_message_only():
-    parsed = parse({"type": "MESSAGES_SNAPSHOT", "messages": [
-        {"id": "x", "role": "narrator", "content": "once"},
-        {"id": "u", "role": "user", "content": "hi"}]})
+    parsed = parse(
+        {
+            "type": "MESSAGES_SNAPSHOT",
+            "messages": [
+                {"id": "x", "role": "narrator", "content": "once"},
+                {"id": "u", "role": "user", "content": "hi"},
+            ],
+        }
+    )
     assert [m.id for m in parsed.event.messages] == ["u"]
 
 
 def test_unknown_patch_op_is_dropped_and_the_rest_kept():
-    parsed = parse({"type": "STATE_DELTA", "delta": [
-        {"op": "add", "path": "/a", "value": 1}, {"op": "merge", "path": "/b"},
-        {"op": "remove", "path": "/c"}]})
+    parsed = parse(
+        {
+            "type": "STATE_DELTA",
+            "delta": [
+                {"op": "add", "path": "/a", "value": 1},
+                {"op": "merge", "path": "/b"},
+                {"op": "remove", "path": "/c"},
+            ],
+        }
+    )
     assert [op.op for op in parsed.event.delta] == ["add", "remove"]
     assert parsed.warnings[0].path == "/delta/1"
 
 
 def test_patch_operations_are_open_objects_and_keep_extra_members():
     parsed = parse(SAMPLES["STATE_DELTA"])
-    assert dump_event(parsed.event)["delta"][1] == {"op": "remove", "path": "/b",
-                                                     "value": "leftover"}
+    assert dump_event(parsed.event)["delta"][1] == {"op": "remove", "path": "/b", "value": "leftover"}
     assert parsed.warnings == []
 
 
 def test_unknown_reasoning_subtype_in_a_required_position_drops_the_event():
-    parsed = parse({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "image",
-                    "entityId": "e", "encryptedValue": "v"})
+    parsed = parse(
+        {"type": "REASONING_ENCRYPTED_VALUE", "subtype": "image", "entityId": "e", "encryptedValue": "v"}
+    )
     assert parsed.event is None
     assert parsed.warnings[0].path == "/subtype"
 
@@ -152,20 +181,39 @@ def test_metadata_is_open_and_keeps_unknown_members_and_nulls():
     assert parsed.event.metadata == {"k": None, "n": [1, 2]} and parsed.warnings == []
 
 
-@pytest.mark.parametrize("obj, path, rule", [
-    ({"type": "TEXT_MESSAGE_CONTENT", "messageId": 5, "delta": "x"}, "/messageId",
-     "schema.invalid-value"),
-    ({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m"}, "/delta", "schema.missing-field"),
-    ({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "narrator"}, "/role",
-     "schema.invalid-value"),
-    ({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": []}, "/outcome",
-     "schema.invalid-value"),
-    ({"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
-      "outcome": {"type": "interrupt", "interrupts": []}}, "/outcome/interrupts",
-     "schema.invalid-value"),
-    ({"type": "RESUME", "x": 1} | {"type": 42}, "/type", "schema.invalid-value"),
-    ({"messageId": "m"}, "/type", "schema.missing-field"),
-])
+@pytest.mark.parametrize(
+    "obj, path, rule",
+    [
+        (
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": 5, "delta": "x"},
+            "/messageId",
+            "schema.invalid-value",
+        ),
+        ({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m"}, "/delta", "schema.missing-field"),
+        (
+            {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "narrator"},
+            "/role",
+            "schema.invalid-value",
+        ),
+        (
+            {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": []},
+            "/outcome",
+            "schema.invalid-value",
+        ),
+        (
+            {
+                "type": "RUN_FINISHED",
+                "threadId": "t",
+                "runId": "r",
+                "outcome": {"type": "interrupt", "interrupts": []},
+            },
+            "/outcome/interrupts",
+            "schema.invalid-value",
+        ),
+        ({"type": "RESUME", "x": 1} | {"type": 42}, "/type", "schema.invalid-value"),
+        ({"messageId": "m"}, "/type", "schema.missing-field"),
+    ],
+)
 def test_a_known_field_with_an_invalid_value_is_fatal(obj, path, rule):
     with pytest.raises(MalformedEventError) as info:
         parse(obj, index=3)
@@ -174,7 +222,7 @@ def test_a_known_field_with_an_invalid_value_is_fatal(obj, path, rule):
 
 @pytest.mark.parametrize("value", ['"15"', "15.0", "true"])
 def test_timestamp_is_never_coerced(value):
-    raw = '{"type":"STEP_STARTED","stepName":"s","timestamp":%s}' % value
+    raw = '{"type":"STEP_STARTED","stepName":"s","timestamp":' + value + "}"
     with pytest.raises(MalformedEventError) as info:
         parse_event(raw)
     assert info.value.path == "/timestamp"
@@ -194,18 +242,20 @@ def test_null_for_a_whole_optional_field_is_fatal():
 def test_null_subagent_tag_gets_the_reference_clients_message():
     with pytest.raises(MalformedEventError) as info:
         parse({"type": "TEXT_MESSAGE_END", "messageId": "m", "subagentRunId": None})
-    assert str(info.value) == ("Cannot send 'TEXT_MESSAGE_END' with 'subagentRunId: null'. "
-                               "The field is optional \u2014 omit it entirely.")
+    assert str(info.value) == (
+        "Cannot send 'TEXT_MESSAGE_END' with 'subagentRunId: null'. "
+        "The field is optional \u2014 omit it entirely."
+    )
 
 
 def test_nulls_the_reference_client_tolerates_become_absent_with_one_warning_per_run():
     parser = EventParser()
-    parsed = parser.parse(json.dumps({"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
-                                      "result": None, "rawEvent": None}))
+    parsed = parser.parse(
+        json.dumps({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": None, "rawEvent": None})
+    )
     assert parsed.event == RunFinishedEvent(thread_id="t", run_id="r")
     assert sorted(w.path for w in parsed.warnings) == ["/rawEvent", "/result"]
-    again = parser.parse(json.dumps({"type": "STEP_STARTED", "stepName": "s",
-                                     "rawEvent": None}))
+    again = parser.parse(json.dumps({"type": "STEP_STARTED", "stepName": "s", "rawEvent": None}))
     assert again.warnings == []
 
 
@@ -216,8 +266,14 @@ def test_malformed_patch_is_a_patch_error():
     with pytest.raises(PatchError):
         parse({"type": "STATE_DELTA", "delta": {"op": "add"}})
     with pytest.raises(PatchError) as info:
-        parse({"type": "ACTIVITY_DELTA", "messageId": "a", "activityType": "P",
-               "patch": [{"op": "remove", "path": "no-slash"}]})
+        parse(
+            {
+                "type": "ACTIVITY_DELTA",
+                "messageId": "a",
+                "activityType": "P",
+                "patch": [{"op": "remove", "path": "no-slash"}],
+            }
+        )
     assert info.value.path == "/patch/0/path"
 
 
@@ -238,17 +294,24 @@ def test_a_json_value_that_is_not_an_object_is_malformed():
 def test_retired_thinking_events_are_translated_to_reasoning_with_warnings():
     parser = EventParser()
     kinds, ids = [], []
-    for raw in [{"type": "THINKING_START", "title": "plan"},
-                {"type": "THINKING_TEXT_MESSAGE_START"},
-                {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "hm"},
-                {"type": "THINKING_TEXT_MESSAGE_END"},
-                {"type": "THINKING_END"}]:
+    for raw in [
+        {"type": "THINKING_START", "title": "plan"},
+        {"type": "THINKING_TEXT_MESSAGE_START"},
+        {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "hm"},
+        {"type": "THINKING_TEXT_MESSAGE_END"},
+        {"type": "THINKING_END"},
+    ]:
         parsed = parser.parse(json.dumps(raw))
         assert any("retired event" in w.message for w in parsed.warnings)
         kinds.append(parsed.event.type.value)
         ids.append(parsed.event.message_id)
-    assert kinds == ["REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
-                     "REASONING_MESSAGE_END", "REASONING_END"]
+    assert kinds == [
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_END",
+    ]
     assert ids == ["thinking-1", "thinking-2", "thinking-2", "thinking-2", "thinking-1"]
 
 
@@ -258,13 +321,12 @@ def test_thinking_title_loss_is_warned():
 
 
 def test_newer_protocol_version_is_served_with_a_warning():
-    parsed = parse({"type": "RUN_STARTED", "threadId": "t", "runId": "r",
-                    "protocolVersion": "1.10"})
+    parsed = parse({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "protocolVersion": "1.10"})
     assert parsed.event is not None and parsed.warnings[0].path == "/protocolVersion"
-    assert parse({"type": "RUN_STARTED", "threadId": "t", "runId": "r",
-                  "protocolVersion": "1.0"}).warnings == []
-    assert parse({"type": "RUN_STARTED", "threadId": "t", "runId": "r",
-                  "protocolVersion": "v2"}).warnings
+    assert (
+        parse({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "protocolVersion": "1.0"}).warnings == []
+    )
+    assert parse({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "protocolVersion": "v2"}).warnings
 
 
 def test_interrupt_outcome_needs_at_least_one_interrupt():
@@ -274,19 +336,37 @@ def test_interrupt_outcome_needs_at_least_one_interrupt():
 
 def test_run_agent_input_follows_the_same_processing_model():
     value, warnings = parse_run_agent_input(
-        {"threadId": "t", "runId": "r", "messages": [], "extra": 1,
-         "resume": [{"interruptId": "i", "status": "cancelled"}]})
+        {
+            "threadId": "t",
+            "runId": "r",
+            "messages": [],
+            "extra": 1,
+            "resume": [{"interruptId": "i", "status": "cancelled"}],
+        }
+    )
     assert value.resume[0].status == "cancelled"
     assert [w.path for w in warnings] == ["/extra"]
     with pytest.raises(MalformedEventError):
-        parse_run_agent_input({"threadId": "t", "runId": "r", "messages": [],
-                               "resume": [{"interruptId": "i", "status": "maybe"}]})
+        parse_run_agent_input(
+            {
+                "threadId": "t",
+                "runId": "r",
+                "messages": [],
+                "resume": [{"interruptId": "i", "status": "maybe"}],
+            }
+        )
 
 
 def test_encrypted_value_type_from_spec_1_1_is_understood():
-    parsed = parse({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message",
-                    "entityId": "r", "encryptedValue": "v",
-                    "encryptedValueType": "anthropic.redacted_thinking"})
+    parsed = parse(
+        {
+            "type": "REASONING_ENCRYPTED_VALUE",
+            "subtype": "message",
+            "entityId": "r",
+            "encryptedValue": "v",
+            "encryptedValueType": "anthropic.redacted_thinking",
+        }
+    )
     assert parsed.warnings == []
     assert parsed.event.encrypted_value_type == "anthropic.redacted_thinking"
 

@@ -22,8 +22,7 @@ EARLIER = iso_utc(NOW - 1)
 
 
 def approval(interrupt_id="int-1", *, expires_at=LATER, tool_call_id="tc-1"):
-    return ir.tool_approval_interrupt(interrupt_id, tool_call_id, "Refund 128.00 USD?",
-                                      expires_at=expires_at)
+    return ir.tool_approval_interrupt(interrupt_id, tool_call_id, "Refund 128.00 USD?", expires_at=expires_at)
 
 
 def thread_with(*interrupts, run_id="run-1", thread_id="t-1"):
@@ -49,10 +48,12 @@ APPROVE = {"approved": True}
 
 # --- rules that accept --------------------------------------------------------------------------
 
+
 def test_a_resume_covering_every_pending_interrupt_is_accepted():
     thread = thread_with(approval("int-1"), approval("int-2", tool_call_id="tc-2"))
-    plan = validate_resume(thread, run_input([entry("int-2", payload=APPROVE),
-                                              entry("int-1", "cancelled")]), NOW)
+    plan = validate_resume(
+        thread, run_input([entry("int-2", payload=APPROVE), entry("int-1", "cancelled")]), NOW
+    )
     assert plan.kind == "resume"
     assert plan.interrupted_run_id == "run-1"
     assert plan.answer_for("int-1").status == "cancelled"
@@ -64,8 +65,7 @@ def test_an_input_on_a_thread_with_nothing_pending_is_an_ordinary_run():
 
 
 def test_a_denial_is_a_resolved_payload_not_a_status():
-    plan = validate_resume(thread_with(approval()),
-                           run_input([entry(payload={"approved": False})]), NOW)
+    plan = validate_resume(thread_with(approval()), run_input([entry(payload={"approved": False})]), NOW)
     assert plan.kind == "resume" and plan.answers[0].payload == {"approved": False}
 
 
@@ -103,18 +103,22 @@ def test_an_unparseable_expires_at_never_expires():
 
 
 def test_a_stateless_gatekeeper_ignores_unknown_entries_with_a_warning():
-    plan = validate_resume(thread_with(), run_input([entry("int-9", payload=APPROVE)]), NOW,
-                           strict=False)
+    plan = validate_resume(thread_with(), run_input([entry("int-9", payload=APPROVE)]), NOW, strict=False)
     assert plan.kind == "new"
     assert plan.warnings == ("Ignored resume entry for unknown interrupt int-9",)
 
 
 # --- rules that refuse --------------------------------------------------------------------------
 
+
 def test_the_resume_must_stay_on_the_interrupted_thread():
     with pytest.raises(ir.ThreadMismatchError) as info:
-        validate_resume(thread_with(), run_input([entry("int-7", payload=APPROVE)]), NOW,
-                        owner_of={"int-7": "t-other"}.get)
+        validate_resume(
+            thread_with(),
+            run_input([entry("int-7", payload=APPROVE)]),
+            NOW,
+            owner_of={"int-7": "t-other"}.get,
+        )
     assert info.value.code == "resume.wrong-thread"
     assert "belongs to thread t-other" in info.value.message
 
@@ -126,15 +130,18 @@ def test_a_ledger_of_another_thread_cannot_judge_the_input():
 
 def test_an_interrupt_id_the_thread_never_raised_is_refused():
     with pytest.raises(ir.UnknownInterruptError) as info:
-        validate_resume(thread_with(approval()),
-                        run_input([entry("int-1", payload=APPROVE),
-                                   entry("int-404", payload=APPROVE)]), NOW)
+        validate_resume(
+            thread_with(approval()),
+            run_input([entry("int-1", payload=APPROVE), entry("int-404", payload=APPROVE)]),
+            NOW,
+        )
     assert info.value.details["interruptId"] == "int-404"
 
 
 def test_ids_must_come_from_the_most_recent_interrupted_run():
-    old = InterruptRecord(approval("int-old"), "run-1", "resolved",
-                          entry("int-old", payload=APPROVE), settled_by="run-2")
+    old = InterruptRecord(
+        approval("int-old"), "run-1", "resolved", entry("int-old", payload=APPROVE), settled_by="run-2"
+    )
     new = InterruptRecord(approval("int-new"), "run-2")
     thread = ThreadRecord("t-1", (old, new), "run-2")
     with pytest.raises(ir.StaleInterruptError) as info:
@@ -143,21 +150,22 @@ def test_ids_must_come_from_the_most_recent_interrupted_run():
 
 
 def test_new_answers_cannot_be_mixed_with_a_replay():
-    old = InterruptRecord(approval("int-old"), "run-1", "resolved",
-                          entry("int-old", payload=APPROVE), settled_by="run-2")
+    old = InterruptRecord(
+        approval("int-old"), "run-1", "resolved", entry("int-old", payload=APPROVE), settled_by="run-2"
+    )
     new = InterruptRecord(approval("int-new"), "run-2")
     thread = ThreadRecord("t-1", (old, new), "run-2")
     with pytest.raises(ir.StaleInterruptError):
-        validate_resume(thread, run_input([entry("int-old", payload=APPROVE),
-                                           entry("int-new", payload=APPROVE)]), NOW)
+        validate_resume(
+            thread, run_input([entry("int-old", payload=APPROVE), entry("int-new", payload=APPROVE)]), NOW
+        )
 
 
 def test_every_pending_interrupt_must_be_covered():
     thread = thread_with(approval("int-1"), approval("int-2"), approval("int-3"))
     with pytest.raises(ir.UncoveredInterruptError) as info:
         validate_resume(thread, run_input([entry("int-2", payload=APPROVE)]), NOW)
-    assert info.value.message == \
-        "Thread has 2 pending interrupt(s) not addressed by resume: int-1, int-3"
+    assert info.value.message == "Thread has 2 pending interrupt(s) not addressed by resume: int-1, int-3"
 
 
 def test_an_empty_resume_list_does_not_cover_a_pending_interrupt():
@@ -173,25 +181,28 @@ def test_new_input_on_a_thread_with_pending_interrupts_must_carry_resume():
 
 def test_one_interrupt_cannot_be_answered_twice_in_one_resume():
     with pytest.raises(ir.DuplicateEntryError):
-        validate_resume(thread_with(approval()),
-                        run_input([entry(payload=APPROVE), entry(status="cancelled")]), NOW)
+        validate_resume(
+            thread_with(approval()), run_input([entry(payload=APPROVE), entry(status="cancelled")]), NOW
+        )
 
 
 def test_a_settled_interrupt_cannot_be_answered_differently():
-    record = InterruptRecord(approval(), "run-1", "resolved", entry(payload=APPROVE),
-                             settled_by="run-2")
+    record = InterruptRecord(approval(), "run-1", "resolved", entry(payload=APPROVE), settled_by="run-2")
     thread = ThreadRecord("t-1", (record,), "run-1")
     with pytest.raises(ir.ResumeConflictError) as info:
         validate_resume(thread, run_input([entry(payload={"approved": False})]), NOW)
     assert info.value.details["settledBy"] == "run-2"
 
 
-@pytest.mark.parametrize("payload, where", [
-    ({"approved": "yes"}, "/approved"),
-    ({}, "/"),
-    ({"approved": True, "editedArgs": []}, "/editedArgs"),
-    ({"approved": True, "sneaky": 1}, "/"),
-])
+@pytest.mark.parametrize(
+    "payload, where",
+    [
+        ({"approved": "yes"}, "/approved"),
+        ({}, "/"),
+        ({"approved": True, "editedArgs": []}, "/editedArgs"),
+        ({"approved": True, "sneaky": 1}, "/"),
+    ],
+)
 def test_the_payload_must_match_the_response_schema(payload, where):
     with pytest.raises(ir.PayloadSchemaError) as info:
         validate_resume(thread_with(approval()), run_input([entry(payload=payload)]), NOW)
@@ -231,8 +242,9 @@ def test_expiry_is_judged_at_or_before_now():
 
 def test_a_cancelled_entry_carries_no_payload():
     with pytest.raises(ir.CancelledWithPayloadError):
-        validate_resume(thread_with(approval()),
-                        run_input([entry(status="cancelled", payload={"approved": False})]), NOW)
+        validate_resume(
+            thread_with(approval()), run_input([entry(status="cancelled", payload={"approved": False})]), NOW
+        )
 
 
 def test_every_refusal_has_a_stable_code_and_a_json_body():
@@ -252,6 +264,7 @@ def test_validation_accepts_the_core_pydantic_input_model():
 
 # --- consumer side: building the resume list ---------------------------------------------------
 
+
 def test_build_resume_answers_every_open_interrupt_in_raised_order():
     pending = [approval("int-1"), approval("int-2")]
     entries = build_resume(pending, {"int-2": cancelled(), "int-1": resolved(APPROVE)})
@@ -270,8 +283,7 @@ def test_build_resume_refuses_to_leave_an_interrupt_out():
 def test_build_resume_refuses_answers_to_unknown_interrupts():
     with pytest.raises(ir.BuildResumeError) as info:
         build_resume([approval("int-1")], {"int-1": cancelled(), "int-9": cancelled()})
-    assert str(info.value) == \
-        "buildResumeArray: responses reference unknown interrupt ids: int-9"
+    assert str(info.value) == "buildResumeArray: responses reference unknown interrupt ids: int-9"
 
 
 def test_build_resume_omits_payload_on_cancelled_entries():
@@ -280,8 +292,12 @@ def test_build_resume_omits_payload_on_cancelled_entries():
 
 
 def test_pending_interrupts_reads_only_an_interrupt_outcome():
-    finished = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
-                "outcome": {"type": "interrupt", "interrupts": [approval()]}}
+    finished = {
+        "type": "RUN_FINISHED",
+        "threadId": "t",
+        "runId": "r",
+        "outcome": {"type": "interrupt", "interrupts": [approval()]},
+    }
     assert [i["id"] for i in ir.pending_interrupts(finished)] == ["int-1"]
     assert ir.pending_interrupts({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}) == []
 
@@ -294,26 +310,35 @@ def test_resume_key_is_the_same_for_the_same_decision_and_differs_otherwise():
     assert a != ir.resume_key("t2", entry(payload={"approved": True, "x": [1, 2]}))
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("2026-01-01T00:00:00Z", NOW),
-    ("2026-01-01T00:00:00.000Z", NOW),
-    ("2026-01-01T01:00:00+01:00", NOW),
-    ("2026-01-01T00:00:00", NOW),  # no offset: read as UTC
-    ("soon", None),
-    (None, None),
-    (1767225600000, None),  # not ISO 8601 text
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("2026-01-01T00:00:00Z", NOW),
+        ("2026-01-01T00:00:00.000Z", NOW),
+        ("2026-01-01T01:00:00+01:00", NOW),
+        ("2026-01-01T00:00:00", NOW),  # no offset: read as UTC
+        ("soon", None),
+        (None, None),
+        (1767225600000, None),  # not ISO 8601 text
+    ],
+)
 def test_expires_at_is_read_as_iso_8601(value, expected):
     assert ir.parse_expires_at(value) == expected
 
 
 # --- producer side ---------------------------------------------------------------------------
 
+
 def test_an_interrupting_run_emits_snapshots_before_run_finished():
     from agentproto.agui.events import dump_event
 
-    events = ir.finish_with_interrupts("t-1", "run-1", [approval()], state={"step": "await"},
-                                       messages=[{"id": "m1", "role": "user", "content": "hi"}])
+    events = ir.finish_with_interrupts(
+        "t-1",
+        "run-1",
+        [approval()],
+        state={"step": "await"},
+        messages=[{"id": "m1", "role": "user", "content": "hi"}],
+    )
     wire = [dump_event(e) for e in events]
     assert [e["type"] for e in wire] == ["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
     assert wire[2]["outcome"]["interrupts"][0]["responseSchema"] == APPROVAL_RESPONSE_SCHEMA
@@ -331,8 +356,11 @@ def test_interrupt_ids_are_unique_within_the_run():
 
 def test_tool_approval_interrupt_names_the_proposed_call():
     interrupt = approval()
-    assert (interrupt["reason"], interrupt["toolCallId"], interrupt["expiresAt"]) == \
-        ("tool_call", "tc-1", LATER)
+    assert (interrupt["reason"], interrupt["toolCallId"], interrupt["expiresAt"]) == (
+        "tool_call",
+        "tc-1",
+        LATER,
+    )
 
 
 @pytest.mark.interop
@@ -340,8 +368,7 @@ def test_the_interrupt_outcome_parses_with_the_official_models():
     core = pytest.importorskip("ag_ui.core")
     from agentproto.agui.events import event_to_json
 
-    (*_, finished) = ir.finish_with_interrupts("t-1", "run-1", [approval()], state={},
-                                               messages=[])
+    (*_, finished) = ir.finish_with_interrupts("t-1", "run-1", [approval()], state={}, messages=[])
     parsed = core.RunFinishedEvent.model_validate_json(event_to_json(finished))
     (interrupt,) = parsed.outcome.interrupts
     assert (interrupt.id, interrupt.tool_call_id) == ("int-1", "tc-1")
@@ -354,7 +381,8 @@ def test_build_resume_accepts_the_stores_interrupt_records():
 
     record = InterruptRecord({"id": "int-1", "reason": "confirmation"}, run_id="run-1")
     assert build_resume([record], {"int-1": resolved({"approved": True})}) == [
-        {"interruptId": "int-1", "status": "resolved", "payload": {"approved": True}}]
+        {"interruptId": "int-1", "status": "resolved", "payload": {"approved": True}}
+    ]
 
 
 def test_build_resume_refuses_something_that_is_not_an_interrupt():

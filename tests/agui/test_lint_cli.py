@@ -18,8 +18,9 @@ STREAMS = pathlib.Path(__file__).resolve().parents[2] / "data" / "agui" / "strea
 
 
 def subprocess_lint(*args, stdin: bytes | None = None):
-    proc = subprocess.run([sys.executable, "-m", "agentproto", "lint", *args], input=stdin,
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentproto", "lint", *args], input=stdin, capture_output=True, timeout=120
+    )
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 
@@ -32,6 +33,7 @@ def lint(capsys, monkeypatch, *args, stdin: bytes | None = None):
 
 
 # -- as a user runs it ---------------------------------------------------------------------
+
 
 def test_a_violation_in_a_file_exits_1_and_names_event_type_rule_message_and_fix():
     code, out, _ = subprocess_lint(str(STREAMS / "invalid" / "finish-with-open-tool-call.jsonl"))
@@ -55,21 +57,24 @@ def test_a_missing_file_exits_2():
 
 # -- the same entry point, in-process --------------------------------------------------------
 
+
 def test_a_conformant_file_exits_0(capsys, monkeypatch):
     code, out, _ = lint(capsys, monkeypatch, str(STREAMS / "valid" / "tool-call-result.jsonl"))
     assert code == 0 and "conformant" in out
 
 
 def test_json_output_is_one_object_with_the_contract_keys(capsys, monkeypatch):
-    code, out, _ = lint(capsys, monkeypatch, "--json",
-                        str(STREAMS / "invalid" / "truncated-run.jsonl"))
+    code, out, _ = lint(capsys, monkeypatch, "--json", str(STREAMS / "invalid" / "truncated-run.jsonl"))
     report = json.loads(out)
     assert code == 1
     assert set(report) == {"outcome", "error", "warnings", "state", "messages", "runs"}
     assert report["error"] == {
-        "event": None, "type": None, "rule": "run.truncated",
+        "event": None,
+        "type": None,
+        "rule": "run.truncated",
         "message": "The stream ended without 'RUN_FINISHED' or 'RUN_ERROR'. The run was "
-                   "started but never terminated, so its result is incomplete."}
+        "started but never terminated, so its result is incomplete.",
+    }
     assert report["runs"][0]["outcome"] == "truncated"
 
 
@@ -81,8 +86,10 @@ def test_format_can_be_forced(capsys, monkeypatch, fmt, code):
 
 
 def test_stdin_json_array_is_accepted(capsys, monkeypatch):
-    events = [{"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-              {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}]
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
     code, out, _ = lint(capsys, monkeypatch, "-", stdin=json.dumps(events).encode())
     assert code == 0
 
@@ -97,18 +104,17 @@ def test_a_broken_json_array_exits_2(capsys, monkeypatch):
 
 
 def test_a_run_error_is_conformant_and_says_the_run_failed(capsys, monkeypatch):
-    code, out, _ = lint(capsys, monkeypatch,
-                        str(STREAMS / "valid" / "run-error-is-a-valid-stream.jsonl"))
+    code, out, _ = lint(capsys, monkeypatch, str(STREAMS / "valid" / "run-error-is-a-valid-stream.jsonl"))
     assert code == 0 and "run-1: failed" in out
 
 
 def test_warnings_are_listed_with_event_and_path(capsys, monkeypatch):
-    code, out, _ = lint(capsys, monkeypatch,
-                        str(STREAMS / "valid" / "unknown-field-stripped.jsonl"))
+    code, out, _ = lint(capsys, monkeypatch, str(STREAMS / "valid" / "unknown-field-stripped.jsonl"))
     assert code == 0 and "event #4 /priority: unknown field 'priority' stripped" in out
 
 
 # -- event numbering: one convention, from 0 in arrival order --------------------------------
+
 
 def test_the_human_report_and_json_number_the_failing_event_alike(capsys, monkeypatch):
     path = str(STREAMS / "invalid" / "finish-with-open-tool-call.jsonl")
@@ -131,14 +137,17 @@ def test_help_states_the_numbering_convention_and_the_exit_codes(capsys):
 
 # -- large captures: the human report summarises the runs, --json keeps them all -------------
 
+
 def many_runs(tmp_path, n, interrupted=()):
     events = []
     for i in range(n):
         events.append({"type": "RUN_STARTED", "threadId": "t", "runId": f"r-{i}"})
         finished = {"type": "RUN_FINISHED", "threadId": "t", "runId": f"r-{i}"}
         if i in interrupted:
-            finished["outcome"] = {"type": "interrupt",
-                                   "interrupts": [{"id": f"i-{i}", "reason": "confirmation"}]}
+            finished["outcome"] = {
+                "type": "interrupt",
+                "interrupts": [{"id": f"i-{i}", "reason": "confirmation"}],
+            }
         events.append(finished)
     path = tmp_path / "capture.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")

@@ -28,13 +28,19 @@ def test_the_events_module_holds_the_models_and_the_package_re_exports_the_parse
 
 
 def test_importing_the_package_loads_no_http_server_schema_or_course_library():
-    code = ("import sys, json, agentproto.agui\n"
-            "print(json.dumps(sorted(m for m in sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = "import sys, json, agentproto.agui\nprint(json.dumps(sorted(m for m in sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = json.loads(out)
-    heavy = ("httpx", "starlette", "uvicorn", "sse_starlette", "jsonschema", "ipywidgets",
-             "matplotlib", "anyio")
+    heavy = (
+        "httpx",
+        "starlette",
+        "uvicorn",
+        "sse_starlette",
+        "jsonschema",
+        "ipywidgets",
+        "matplotlib",
+        "anyio",
+    )
     assert [m for m in loaded if m.split(".")[0] in heavy] == []
     assert [m for m in loaded if m.startswith("agentproto.course")] == []
 
@@ -45,8 +51,10 @@ def test_the_clients_are_served_lazily():
     assert agui.AGUIClient is AGUIClient and agui.SyncAGUIClient is SyncAGUIClient
 
 
-@pytest.mark.parametrize("name", ["send", "run", "resume", "approve", "deny", "cancel",
-                                  "snapshot", "recover", "cancel_run", "close"])
+@pytest.mark.parametrize(
+    "name",
+    ["send", "run", "resume", "approve", "deny", "cancel", "snapshot", "recover", "cancel_run", "close"],
+)
 def test_the_sync_client_documents_every_method_it_offers(name):
     from agentproto.agui.client import AGUIClient, SyncAGUIClient
 

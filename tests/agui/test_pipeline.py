@@ -27,8 +27,14 @@ def sse(*events) -> bytes:
 
 
 def test_a_conformant_stream_reports_completed_with_state_and_messages():
-    report = lint_source(sse(START, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "hi"},
-                             {"type": "STATE_SNAPSHOT", "snapshot": {"a": 1}}, FINISH))
+    report = lint_source(
+        sse(
+            START,
+            {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "hi"},
+            {"type": "STATE_SNAPSHOT", "snapshot": {"a": 1}},
+            FINISH,
+        )
+    )
     assert report.ok and report.outcome == "completed" and report.error is None
     assert report.state == {"a": 1}
     assert report.messages == [{"id": "m", "role": "assistant", "content": "hi"}]
@@ -37,18 +43,32 @@ def test_a_conformant_stream_reports_completed_with_state_and_messages():
 
 
 def test_the_error_names_the_wire_event_even_when_chunks_expand():
-    report = lint_source(sse(START, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"},
-                             {"type": "TEXT_MESSAGE_END", "messageId": "nope"}))
-    assert report.error == {"event": 2, "type": "TEXT_MESSAGE_END", "rule": "text.end-unopened",
-                            "message": "Cannot send 'TEXT_MESSAGE_END' event: No active text "
-                                       "message found with ID 'nope'. A 'TEXT_MESSAGE_START' "
-                                       "event must be sent first."}
+    report = lint_source(
+        sse(
+            START,
+            {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "nope"},
+        )
+    )
+    assert report.error == {
+        "event": 2,
+        "type": "TEXT_MESSAGE_END",
+        "rule": "text.end-unopened",
+        "message": "Cannot send 'TEXT_MESSAGE_END' event: No active text "
+        "message found with ID 'nope'. A 'TEXT_MESSAGE_START' "
+        "event must be sent first.",
+    }
 
 
 def test_nothing_applied_before_the_failure_is_lost():
-    report = lint_source(sse(START, {"type": "STATE_SNAPSHOT", "snapshot": {"kept": True}},
-                             {"type": "TEXT_MESSAGE_END", "messageId": "x"},
-                             {"type": "STATE_SNAPSHOT", "snapshot": {"never": True}}))
+    report = lint_source(
+        sse(
+            START,
+            {"type": "STATE_SNAPSHOT", "snapshot": {"kept": True}},
+            {"type": "TEXT_MESSAGE_END", "messageId": "x"},
+            {"type": "STATE_SNAPSHOT", "snapshot": {"never": True}},
+        )
+    )
     assert report.state == {"kept": True} and not report.ok
     assert report.runs[0]["outcome"] == "failed"
 
@@ -58,10 +78,16 @@ def test_a_run_error_is_a_failed_run_on_a_conformant_stream():
     assert report.ok and report.runs[0]["outcome"] == "failed"
 
 
-@pytest.mark.parametrize("data, kind", [
-    (b"data: {}\n\n", "sse"), (b": keep-alive\n\ndata: {}\n\n", "sse"), (b'{"a":1}\n', "jsonl"),
-    (b"\xef\xbb\xbf [ {}]", "array"), (b'{"type":"CUSTOM","name":"data: x","value":1}\n', "jsonl"),
-])
+@pytest.mark.parametrize(
+    "data, kind",
+    [
+        (b"data: {}\n\n", "sse"),
+        (b": keep-alive\n\ndata: {}\n\n", "sse"),
+        (b'{"a":1}\n', "jsonl"),
+        (b"\xef\xbb\xbf [ {}]", "array"),
+        (b'{"type":"CUSTOM","name":"data: x","value":1}\n', "jsonl"),
+    ],
+)
 def test_auto_detection(data, kind):
     assert detect_format(data) == kind
 
@@ -83,10 +109,8 @@ def test_a_json_array_that_is_not_json_is_unreadable():
 def test_incremental_feeding_returns_the_applied_events():
     p = Pipeline()
     assert p.feed_bytes(sse(START)[:10]) == []
-    out = p.feed_bytes(sse(START)[10:] + sse({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m",
-                                               "delta": "x"}))
-    assert [e.type.value for e in out] == ["RUN_STARTED", "TEXT_MESSAGE_START",
-                                           "TEXT_MESSAGE_CONTENT"]
+    out = p.feed_bytes(sse(START)[10:] + sse({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"}))
+    assert [e.type.value for e in out] == ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
     p.feed_event(FINISH)
     report = p.finish()
     assert report.ok and p.finish() is report
@@ -108,15 +132,24 @@ def test_raise_errors_surfaces_the_exception_from_the_feed_call():
 
 def test_on_event_sees_every_applied_event():
     seen = []
-    lint_source(sse(START, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"}, FINISH),
-                on_event=lambda e: seen.append(e.type.value))
-    assert seen == ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT",
-                    "TEXT_MESSAGE_END", "RUN_FINISHED"]
+    lint_source(
+        sse(START, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "x"}, FINISH),
+        on_event=lambda e: seen.append(e.type.value),
+    )
+    assert seen == [
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "RUN_FINISHED",
+    ]
 
 
 def test_guard_rails_pass_through_the_pipeline():
-    report = lint_source(sse(START, {"type": "STATE_DELTA", "delta": [
-        {"op": "add", "path": "/secret", "value": 1}]}, FINISH), allowed_paths=["/public"])
+    report = lint_source(
+        sse(START, {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/secret", "value": 1}]}, FINISH),
+        allowed_paths=["/public"],
+    )
     assert report.error["rule"] == "guard.path-not-allowed"
 
 
@@ -140,45 +173,105 @@ def _tag(d, owner):
 
 @st.composite
 def events(draw):
-    kind = draw(st.sampled_from([
-        "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT",
-        "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK", "TOOL_CALL_START", "TOOL_CALL_ARGS",
-        "TOOL_CALL_END", "TOOL_CALL_CHUNK", "TOOL_CALL_RESULT", "STATE_SNAPSHOT", "STATE_DELTA",
-        "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "STEP_STARTED",
-        "STEP_FINISHED", "REASONING_START", "REASONING_END", "REASONING_MESSAGE_START",
-        "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END", "REASONING_MESSAGE_CHUNK",
-        "REASONING_ENCRYPTED_VALUE", "SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR",
-        "CUSTOM", "RAW", "THINKING_START", "FUTURE_EVENT"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "RUN_STARTED",
+                "RUN_FINISHED",
+                "RUN_ERROR",
+                "TEXT_MESSAGE_START",
+                "TEXT_MESSAGE_CONTENT",
+                "TEXT_MESSAGE_END",
+                "TEXT_MESSAGE_CHUNK",
+                "TOOL_CALL_START",
+                "TOOL_CALL_ARGS",
+                "TOOL_CALL_END",
+                "TOOL_CALL_CHUNK",
+                "TOOL_CALL_RESULT",
+                "STATE_SNAPSHOT",
+                "STATE_DELTA",
+                "MESSAGES_SNAPSHOT",
+                "ACTIVITY_SNAPSHOT",
+                "ACTIVITY_DELTA",
+                "STEP_STARTED",
+                "STEP_FINISHED",
+                "REASONING_START",
+                "REASONING_END",
+                "REASONING_MESSAGE_START",
+                "REASONING_MESSAGE_CONTENT",
+                "REASONING_MESSAGE_END",
+                "REASONING_MESSAGE_CHUNK",
+                "REASONING_ENCRYPTED_VALUE",
+                "SUBAGENT_STARTED",
+                "SUBAGENT_FINISHED",
+                "SUBAGENT_ERROR",
+                "CUSTOM",
+                "RAW",
+                "THINKING_START",
+                "FUTURE_EVENT",
+            ]
+        )
+    )
     i, owner = draw(IDS), draw(OWNERS)
     path = draw(st.sampled_from(["/x", "/y/0", "", "/-", "bad"]))
     op = draw(st.sampled_from(["add", "remove", "replace", "test", "move", "merge"]))
     maybe = lambda key, value: {key: value} if draw(st.booleans()) else {}  # noqa: E731
     table = {
         "RUN_STARTED": {"threadId": "t", "runId": "r"},
-        "RUN_FINISHED": {"threadId": "t", "runId": "r", **maybe("outcome", draw(st.sampled_from([
-            {"type": "success"}, {"type": "cancelled"}, {"type": "weird"},
-            {"type": "interrupt", "interrupts": [{"id": i, "reason": "r"}]}])))},
+        "RUN_FINISHED": {
+            "threadId": "t",
+            "runId": "r",
+            **maybe(
+                "outcome",
+                draw(
+                    st.sampled_from(
+                        [
+                            {"type": "success"},
+                            {"type": "cancelled"},
+                            {"type": "weird"},
+                            {"type": "interrupt", "interrupts": [{"id": i, "reason": "r"}]},
+                        ]
+                    )
+                ),
+            ),
+        },
         "RUN_ERROR": {"message": "x"},
         "TEXT_MESSAGE_START": _tag({"messageId": i, **maybe("role", "user")}, owner),
         "TEXT_MESSAGE_CONTENT": _tag({"messageId": i, "delta": "d"}, owner),
         "TEXT_MESSAGE_END": _tag({"messageId": i}, owner),
-        "TEXT_MESSAGE_CHUNK": _tag({**maybe("messageId", i), **maybe("delta", "d"),
-                                    **maybe("metadata", {"k": 1})}, owner),
+        "TEXT_MESSAGE_CHUNK": _tag(
+            {**maybe("messageId", i), **maybe("delta", "d"), **maybe("metadata", {"k": 1})}, owner
+        ),
         "TOOL_CALL_START": _tag({"toolCallId": i, "toolCallName": "f", **maybe("parentMessageId", i)}, owner),
         "TOOL_CALL_ARGS": _tag({"toolCallId": i, "delta": "{"}, owner),
         "TOOL_CALL_END": _tag({"toolCallId": i}, owner),
-        "TOOL_CALL_CHUNK": _tag({**maybe("toolCallId", i), **maybe("toolCallName", "f"),
-                                 **maybe("delta", "{")}, owner),
+        "TOOL_CALL_CHUNK": _tag(
+            {**maybe("toolCallId", i), **maybe("toolCallName", "f"), **maybe("delta", "{")}, owner
+        ),
         "TOOL_CALL_RESULT": {"messageId": "t" + i, "toolCallId": i, "content": "ok"},
         "STATE_SNAPSHOT": {"snapshot": draw(st.sampled_from([None, {}, {"x": 1, "y": [1]}, [1]]))},
         "STATE_DELTA": {"delta": [{"op": op, "path": path, "value": 1, "from": "/x"}]},
-        "MESSAGES_SNAPSHOT": {"messages": [{"id": i, "role": draw(st.sampled_from(
-            ["user", "assistant", "reasoning", "activity", "alien"])), "content": "c",
-            "activityType": "T"}]},
-        "ACTIVITY_SNAPSHOT": _tag({"messageId": i, "activityType": "T", "content": {"x": 1},
-                                   **maybe("replace", False)}, owner),
-        "ACTIVITY_DELTA": _tag({"messageId": i, "activityType": "T",
-                                "patch": [{"op": op, "path": path, "value": 1, "from": "/x"}]}, owner),
+        "MESSAGES_SNAPSHOT": {
+            "messages": [
+                {
+                    "id": i,
+                    "role": draw(st.sampled_from(["user", "assistant", "reasoning", "activity", "alien"])),
+                    "content": "c",
+                    "activityType": "T",
+                }
+            ]
+        },
+        "ACTIVITY_SNAPSHOT": _tag(
+            {"messageId": i, "activityType": "T", "content": {"x": 1}, **maybe("replace", False)}, owner
+        ),
+        "ACTIVITY_DELTA": _tag(
+            {
+                "messageId": i,
+                "activityType": "T",
+                "patch": [{"op": op, "path": path, "value": 1, "from": "/x"}],
+            },
+            owner,
+        ),
         "STEP_STARTED": _tag({"stepName": i}, owner),
         "STEP_FINISHED": _tag({"stepName": i}, owner),
         "REASONING_START": _tag({"messageId": i}, owner),
@@ -187,10 +280,16 @@ def events(draw):
         "REASONING_MESSAGE_CONTENT": _tag({"messageId": i, "delta": "d"}, owner),
         "REASONING_MESSAGE_END": _tag({"messageId": i}, owner),
         "REASONING_MESSAGE_CHUNK": _tag({**maybe("messageId", i), **maybe("delta", "d")}, owner),
-        "REASONING_ENCRYPTED_VALUE": {"subtype": draw(st.sampled_from(["message", "tool-call"])),
-                                      "entityId": i, "encryptedValue": "v"},
-        "SUBAGENT_STARTED": {"subagentRunId": owner or "s1", "name": "n",
-                             **maybe("parentSubagentRunId", "s2")},
+        "REASONING_ENCRYPTED_VALUE": {
+            "subtype": draw(st.sampled_from(["message", "tool-call"])),
+            "entityId": i,
+            "encryptedValue": "v",
+        },
+        "SUBAGENT_STARTED": {
+            "subagentRunId": owner or "s1",
+            "name": "n",
+            **maybe("parentSubagentRunId", "s2"),
+        },
         "SUBAGENT_FINISHED": {"subagentRunId": owner or "s1"},
         "SUBAGENT_ERROR": {"subagentRunId": owner or "s1", "message": "m"},
         "CUSTOM": {"name": "n", "value": None},
@@ -201,7 +300,8 @@ def events(draw):
     event = {"type": kind, **table[kind]}
     if draw(st.integers(0, 9)) == 0:
         event[draw(st.sampled_from(["extra", "timestamp", "messageId", "delta"]))] = draw(
-            st.sampled_from([None, 1, "s", [], {}]))
+            st.sampled_from([None, 1, "s", [], {}])
+        )
     return event
 
 

@@ -22,6 +22,7 @@ def test_schedule_frames_uses_real_frame_sizes_and_the_tool_latency():
     assert [f.nbytes for f in frames] == [len(encode_sse(e)) for e in EVENTS]
     assert [f.t for f in frames] == [0.0, 0.1, 0.2, 30.2, 30.3]
 
+
 def test_heartbeats_fill_only_idle_gaps_longer_than_the_interval():
     frames = with_heartbeats(schedule_frames(EVENTS, gap_s=0.1, tool_s=30), 10)
     beats = [f for f in frames if f.kind == "comment"]
@@ -29,16 +30,19 @@ def test_heartbeats_fill_only_idle_gaps_longer_than_the_interval():
     assert all(b.nbytes == len(KEEP_ALIVE) for b in beats)
     assert with_heartbeats(frames, None) == frames
 
+
 def test_without_buffering_every_frame_arrives_when_it_is_written():
     frames = schedule_frames(EVENTS, tool_s=5)
     run = simulate_proxy(frames, buffer_bytes=None, idle_timeout_s=None)
     assert run.delivered == [f.t for f in frames] and run.complete
+
 
 def test_a_buffering_proxy_delivers_in_batches_and_flushes_at_the_end():
     frames = [ProxyFrame(float(i), 100, "E") for i in range(5)]
     run = simulate_proxy(frames, buffer_bytes=250, idle_timeout_s=None)
     assert run.delivered == [2.0, 2.0, 2.0, 4.0, 4.0]
     assert run.flushes == [2.0, 4.0] and run.first_event_at == 2.0
+
 
 def test_an_idle_timeout_truncates_the_run_and_heartbeats_prevent_it_only_when_unbuffered():
     frames = schedule_frames(EVENTS, tool_s=90)
@@ -56,13 +60,16 @@ def test_models_and_wire_dicts_give_the_same_frames():
     assert schedule_frames([model]) == schedule_frames([EVENTS[0]])
 
 
-@pytest.mark.parametrize("call", [
-    lambda: schedule_frames(EVENTS, gap_s=-1),
-    lambda: schedule_frames(EVENTS, tool_s=-1),
-    lambda: with_heartbeats(schedule_frames(EVENTS), -5),
-    lambda: simulate_proxy(schedule_frames(EVENTS), buffer_bytes=0),
-    lambda: simulate_proxy(schedule_frames(EVENTS), idle_timeout_s=0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: schedule_frames(EVENTS, gap_s=-1),
+        lambda: schedule_frames(EVENTS, tool_s=-1),
+        lambda: with_heartbeats(schedule_frames(EVENTS), -5),
+        lambda: simulate_proxy(schedule_frames(EVENTS), buffer_bytes=0),
+        lambda: simulate_proxy(schedule_frames(EVENTS), idle_timeout_s=0),
+    ],
+)
 def test_settings_that_would_mean_nothing_are_refused(call):
     with pytest.raises(ValueError):
         call()

@@ -17,8 +17,11 @@ from agentproto.agui.report import text_table
 
 
 def _around(*events):
-    return [{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}, *events,
-            {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}]
+    return [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        *events,
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
 
 
 def test_the_verdict_numbers_events_from_zero_as_the_report_does():
@@ -53,9 +56,17 @@ def test_event_label_says_hash_index():
 def test_format_messages_shows_roles_content_and_tool_calls():
     messages = [
         {"id": "u1", "role": "user", "content": "Refund A1024"},
-        {"id": "a1", "role": "assistant", "toolCalls": [
-            {"id": "c1", "type": "function",
-             "function": {"name": "get_order", "arguments": '{"orderId":"A1024"}'}}]},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "toolCalls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_order", "arguments": '{"orderId":"A1024"}'},
+                }
+            ],
+        },
         {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "x" * 100},
         {"id": "act", "role": "activity", "activityType": "progress", "content": {"p": 1}},
     ]
@@ -78,13 +89,19 @@ def test_shorten_keeps_one_line_of_the_given_width():
 
 def test_wire_gives_models_and_dicts_alike_without_the_timestamp():
     model = RunStartedEvent(thread_id="t", run_id="r", timestamp=5)
-    assert wire(model) == wire({"type": "RUN_STARTED", "threadId": "t", "runId": "r",
-                                "timestamp": 9}) == {"type": "RUN_STARTED", "threadId": "t",
-                                                     "runId": "r"}
+    assert (
+        wire(model)
+        == wire({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "timestamp": 9})
+        == {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+    )
 
 
 def test_text_table_aligns_columns():
     assert text_table([("a", 1), ("bbb", 22)], ["name", "n"]).splitlines() == [
-        "name  n", "----  --", "a     1", "bbb   22"]
+        "name  n",
+        "----  --",
+        "a     1",
+        "bbb   22",
+    ]
     with pytest.raises(ValueError):
         text_table([("a", 1, "lost")], ["name", "n"])

@@ -29,14 +29,17 @@ def test_the_refund_run_ends_with_an_interrupt_not_a_success(runs):
     assert interrupt.reason == "tool_call"
     assert "A1024" in interrupt.message
 
+
 def test_the_snapshots_come_before_the_interrupting_run_finished(runs):
     first, _ = runs
     assert _types(first)[-3:] == ["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
 
+
 def test_the_resumed_run_answers_the_original_tool_call_without_a_new_triad(runs):
     first, second = runs
-    refund_call = next(e for e in first if e.type is EventType.TOOL_CALL_START
-                       and e.tool_call_name == "refund_order")
+    refund_call = next(
+        e for e in first if e.type is EventType.TOOL_CALL_START and e.tool_call_name == "refund_order"
+    )
     assert "TOOL_CALL_START" not in _types(second)
     result = next(e for e in second if e.type is EventType.TOOL_CALL_RESULT)
     assert result.tool_call_id == refund_call.tool_call_id

@@ -8,24 +8,42 @@ import pytest
 
 from agentproto.agui import events as ev
 from agentproto.agui.interrupts import ResumePlan, ThreadRecord, validate_resume
+from agentproto.agui.parse import parse_run_agent_input
 from agentproto.agui.runner import RunContext, RunDriver, replay_events
+from agentproto.agui.threadstore import ThreadStore as Store
 from agentproto.agui.verify import verify_events
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.refund_agent import RefundAgent, format_cents, refund_idempotency_key
 from agentproto.demo.tools import FakeToolProvider, handle_jsonrpc, mcp_tool_to_agui
-from agentproto.agui.parse import parse_run_agent_input
-from agentproto.agui.threadstore import ThreadStore as Store
 
 
-def context(thread_id="t", run_id="r", *, text="check order A1024 and refund it if shipped",
-            plan=None, messages=None, state=None, clock=None):
-    run_input, _ = parse_run_agent_input({
-        "threadId": thread_id, "runId": run_id,
-        "messages": messages if messages is not None else
-        [{"id": "u-1", "role": "user", "content": text}]})
-    return RunContext.start(run_input, plan or ResumePlan("new", thread_id),
-                            clock=clock or FakeClock(), ids=IdFactory("id"), state=state or {},
-                            messages=[ev.dump_model(m) for m in run_input.messages])
+def context(
+    thread_id="t",
+    run_id="r",
+    *,
+    text="check order A1024 and refund it if shipped",
+    plan=None,
+    messages=None,
+    state=None,
+    clock=None,
+):
+    run_input, _ = parse_run_agent_input(
+        {
+            "threadId": thread_id,
+            "runId": run_id,
+            "messages": messages
+            if messages is not None
+            else [{"id": "u-1", "role": "user", "content": text}],
+        }
+    )
+    return RunContext.start(
+        run_input,
+        plan or ResumePlan("new", thread_id),
+        clock=clock or FakeClock(),
+        ids=IdFactory("id"),
+        state=state or {},
+        messages=[ev.dump_model(m) for m in run_input.messages],
+    )
 
 
 def types(events):
@@ -37,6 +55,7 @@ def wire(events):
 
 
 # --- the driver guarantees a well-formed ending -----------------------------------------------
+
 
 def test_an_agent_that_raises_ends_the_run_with_run_error():
     def agent(ctx):
@@ -85,8 +104,7 @@ def test_a_cancelled_run_closes_everything_open_then_finishes_cancelled():
         out.append(event)
         if len(out) == 6:
             driver.cancel()
-    assert types(out)[-4:] == ["TOOL_CALL_END", "TEXT_MESSAGE_END", "STEP_FINISHED",
-                               "RUN_FINISHED"]
+    assert types(out)[-4:] == ["TOOL_CALL_END", "TEXT_MESSAGE_END", "STEP_FINISHED", "RUN_FINISHED"]
     assert out[-1].outcome.type == "cancelled" and out[-1].result is None
     verify_events(out)
 
@@ -113,9 +131,9 @@ def test_a_failed_resume_puts_its_interrupts_back_to_pending():
     store.finish_run("t", "r-1", status="interrupt")
     entries = [{"interruptId": "int-1", "status": "resolved", "payload": True}]
     ctx = context(run_id="r-2", messages=[])
-    plan = validate_resume(store.thread_record("t"),
-                           {"threadId": "t", "runId": "r-2", "messages": [],
-                            "resume": entries}, 0)
+    plan = validate_resume(
+        store.thread_record("t"), {"threadId": "t", "runId": "r-2", "messages": [], "resume": entries}, 0
+    )
     ctx.plan = plan
     store.start_run("t", "r-2", kind="resume")
     store.settle_interrupts("t", entries, "r-2")
@@ -132,20 +150,18 @@ def test_a_failed_resume_puts_its_interrupts_back_to_pending():
 def test_a_replay_restates_the_thread_with_snapshots_and_the_recorded_result():
     store = Store(":memory:")
     store.start_run("t", "r-2", kind="resume")
-    store.finish_run("t", "r-2", status="success", outcome={"type": "success"},
-                     result={"refundId": "R-1"})
+    store.finish_run("t", "r-2", status="success", outcome={"type": "success"}, result={"refundId": "R-1"})
     events = replay_events("t", "r-3", store.run("t", "r-2"), store.snapshot("t"))
-    assert types(events) == ["RUN_STARTED", "CUSTOM", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT",
-                             "RUN_FINISHED"]
+    assert types(events) == ["RUN_STARTED", "CUSTOM", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
     assert events[-1].result == {"refundId": "R-1"} and events[-1].outcome is None
     verify_events(events)
 
 
 # --- the refund agent's branches -----------------------------------------------------------------
 
+
 def test_a_message_without_an_order_id_gets_a_question_back():
-    events = RunDriver(RefundAgent(FakeToolProvider()),
-                       context(text="I want my money back")).run_to_end()
+    events = RunDriver(RefundAgent(FakeToolProvider()), context(text="I want my money back")).run_to_end()
     text = "".join(e.delta for e in events if e.type.value == "TEXT_MESSAGE_CONTENT")
     assert "Which order" in text and events[-1].outcome is None
 
@@ -187,10 +203,14 @@ def test_an_oversize_tool_result_is_truncated_and_flagged():
 def test_the_interrupt_asks_for_the_refund_it_proposed():
     events = RunDriver(RefundAgent(FakeToolProvider()), context()).run_to_end()
     (interrupt,) = events[-1].outcome.interrupts
-    args = [e for e in events if e.type.value == "TOOL_CALL_ARGS"
-            and e.tool_call_id == interrupt.tool_call_id]
-    assert json.loads(args[0].delta) == {"orderId": "A1024", "amountCents": 12800,
-                                         "reason": "customer request"}
+    args = [
+        e for e in events if e.type.value == "TOOL_CALL_ARGS" and e.tool_call_id == interrupt.tool_call_id
+    ]
+    assert json.loads(args[0].delta) == {
+        "orderId": "A1024",
+        "amountCents": 12800,
+        "reason": "customer request",
+    }
     assert interrupt.expires_at == "2026-01-01T00:15:00.000Z"
 
 
@@ -200,10 +220,14 @@ def test_only_amount_and_reason_may_be_edited():
     first = RunDriver(RefundAgent(tools), context()).run_to_end()
     (interrupt,) = first[-1].outcome.interrupts
     record = ThreadRecord.from_pending("t", "r", [interrupt])
-    entries = [{"interruptId": interrupt.id, "status": "resolved",
-                "payload": {"approved": True, "editedArgs": {"orderId": "A1026"}}}]
-    plan = validate_resume(record, {"threadId": "t", "runId": "r-2", "messages": [],
-                                    "resume": entries}, 0)
+    entries = [
+        {
+            "interruptId": interrupt.id,
+            "status": "resolved",
+            "payload": {"approved": True, "editedArgs": {"orderId": "A1026"}},
+        }
+    ]
+    plan = validate_resume(record, {"threadId": "t", "runId": "r-2", "messages": [], "resume": entries}, 0)
     messages = [m for m in first if m.type.value == "MESSAGES_SNAPSHOT"][0].messages
     ctx = context(run_id="r-2", plan=plan, messages=[ev.dump_model(m) for m in messages])
     events = RunDriver(RefundAgent(tools), ctx).run_to_end()
@@ -213,6 +237,7 @@ def test_only_amount_and_reason_may_be_edited():
 
 
 # --- the MCP-shaped tools -------------------------------------------------------------------------
+
 
 def test_tools_list_maps_onto_agui_tool_definitions():
     tools = FakeToolProvider().list_tools()["tools"]
@@ -234,20 +259,28 @@ def test_the_same_idempotency_key_never_refunds_twice():
 
 def test_a_second_refund_beyond_the_total_is_a_business_error():
     tools = FakeToolProvider()
-    tools.call_tool("refund_order", {"orderId": "A1024", "amountCents": 12800,
-                                     "idempotencyKey": "k1"})
-    second = tools.call_tool("refund_order", {"orderId": "A1024", "amountCents": 1,
-                                              "idempotencyKey": "k2"})
+    tools.call_tool("refund_order", {"orderId": "A1024", "amountCents": 12800, "idempotencyKey": "k1"})
+    second = tools.call_tool("refund_order", {"orderId": "A1024", "amountCents": 1, "idempotencyKey": "k2"})
     assert second["isError"] and "refunded" in second["content"][0]["text"]
 
 
-@pytest.mark.parametrize("request_, expected", [
-    ({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, "result"),
-    ({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-      "params": {"name": "get_order", "arguments": {"orderId": "bad"}}}, "result"),
-    ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nope"}}, -32602),
-    ({"jsonrpc": "2.0", "id": 4, "method": "resources/list"}, -32601),
-])
+@pytest.mark.parametrize(
+    "request_, expected",
+    [
+        ({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, "result"),
+        (
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "get_order", "arguments": {"orderId": "bad"}},
+            },
+            "result",
+        ),
+        ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nope"}}, -32602),
+        ({"jsonrpc": "2.0", "id": 4, "method": "resources/list"}, -32601),
+    ],
+)
 def test_the_jsonrpc_face_separates_protocol_errors_from_tool_errors(request_, expected):
     answer = handle_jsonrpc(FakeToolProvider(), request_)
     if expected == "result":
@@ -257,9 +290,15 @@ def test_the_jsonrpc_face_separates_protocol_errors_from_tool_errors(request_, e
 
 
 def test_invalid_arguments_are_a_tool_error_the_model_can_read():
-    answer = handle_jsonrpc(FakeToolProvider(), {
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "get_order", "arguments": {"orderId": "bad"}}})
+    answer = handle_jsonrpc(
+        FakeToolProvider(),
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "get_order", "arguments": {"orderId": "bad"}},
+        },
+    )
     assert answer["result"]["isError"] is True
     assert "Invalid arguments for get_order" in answer["result"]["content"][0]["text"]
 

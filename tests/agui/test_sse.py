@@ -24,7 +24,7 @@ def decode_all(data: bytes, sizes=None):
     else:
         pos = 0
         for n in sizes:
-            out += d.feed(data[pos:pos + n])
+            out += d.feed(data[pos : pos + n])
             pos += n
         out += d.feed(data[pos:])
     return out, d.close()
@@ -32,8 +32,7 @@ def decode_all(data: bytes, sizes=None):
 
 def test_encoding_is_one_data_line_and_a_blank_line():
     frame = encode_sse(TextMessageContentEvent(message_id="m", delta="é"))
-    assert frame == 'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"é"}\n\n' \
-        .encode()
+    assert frame == 'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"é"}\n\n'.encode()
     assert SSE_CONTENT_TYPE == "text/event-stream"
 
 
@@ -101,11 +100,19 @@ def _stream(payloads, eol):
 
 
 @settings(max_examples=150, deadline=None)
-@given(payloads=st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",),
-                                                        blacklist_characters="\r"),
-                                 min_size=1, max_size=20), min_size=1, max_size=6),
-       eol=st.sampled_from([b"\n", b"\r\n", b"\r"]),
-       cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12))
+@given(
+    payloads=st.lists(
+        st.text(
+            alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"),
+            min_size=1,
+            max_size=20,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    eol=st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+)
 def test_any_split_of_an_encoded_stream_decodes_to_the_same_payloads(payloads, eol, cuts):
     data = _stream(payloads, eol)
     positions = sorted({c % (len(data) + 1) for c in cuts})
@@ -119,7 +126,7 @@ def test_any_split_of_an_encoded_stream_decodes_to_the_same_payloads(payloads, e
 def test_json_lines_skip_blank_lines_and_accept_a_last_line_without_newline():
     d = JSONLinesDecoder()
     assert d.feed(b'{"a":1}\r\n\n{"b"') == ['{"a":1}']
-    assert d.feed(b":2}\n{\"c\":3}") == ['{"b":2}']
+    assert d.feed(b':2}\n{"c":3}') == ['{"b":2}']
     assert d.close() == ['{"c":3}']
 
 

@@ -30,12 +30,22 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: Notebooks checked in the browser; each must display at least one widget with a button.
 NOTEBOOKS = [
-    "00_start_here.ipynb", "01_why_agui.ipynb", "02_run_anatomy.ipynb", "06_interrupts_resume.ipynb",
-    "10_a2a_task_lifecycle.ipynb", "13_orchestrator_scheduling.ipynb", "18_deadlocks.ipynb",
+    "00_start_here.ipynb",
+    "01_why_agui.ipynb",
+    "02_run_anatomy.ipynb",
+    "06_interrupts_resume.ipynb",
+    "10_a2a_task_lifecycle.ipynb",
+    "13_orchestrator_scheduling.ipynb",
+    "18_deadlocks.ipynb",
 ]
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--disable-dev-shm-usage",
 ]
 
@@ -61,7 +71,7 @@ def lab(tmp_path_factory, chromium_path) -> str:
     root = tmp_path_factory.mktemp("course")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     for path in (root / "notebooks").glob("*.ipynb"):  # start from blank outputs, as a learner
-        nb = nbformat.read(path, as_version=4)         # who clears them would
+        nb = nbformat.read(path, as_version=4)  # who clears them would
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
@@ -70,14 +80,27 @@ def lab(tmp_path_factory, chromium_path) -> str:
     port = _free_port()
     log = open(root / "jupyter.log", "wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-         f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
-         # a private, empty workspace store: no tabs restored from an earlier session
-         f"--LabApp.workspaces_dir={root / 'workspaces'}",
-         f"--LabApp.user_settings_dir={root / 'settings'}"]
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--ServerApp.disable_check_xsrf=True",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=",
+            # a private, empty workspace store: no tabs restored from an earlier session
+            f"--LabApp.workspaces_dir={root / 'workspaces'}",
+            f"--LabApp.user_settings_dir={root / 'settings'}",
+        ]
         + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-        stdout=log, stderr=subprocess.STDOUT, cwd=root,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=root,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
@@ -116,7 +139,7 @@ def _accept_kernel_dialog(page) -> None:
     select = page.locator(".jp-Dialog button", has_text="Select")
     try:
         select.wait_for(state="visible", timeout=5_000)
-    except Exception:  # noqa: BLE001 - no dialog this time
+    except Exception:
         return
     select.click()
 
@@ -155,11 +178,13 @@ def test_notebook_runs_in_jupyterlab_and_its_widgets_render(lab, browser, name, 
     try:
         # one fresh workspace per notebook, so only this notebook's tab (and kernel) is open
         workspace = name.removesuffix(".ipynb").replace("_", "-")
-        page.goto(f"{lab}/lab/workspaces/{workspace}/tree/notebooks/{name}?reset",
-                  wait_until="domcontentloaded")
+        page.goto(
+            f"{lab}/lab/workspaces/{workspace}/tree/notebooks/{name}?reset", wait_until="domcontentloaded"
+        )
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'], "
-                               ".jp-Toolbar-kernelStatus", timeout=60_000)
+        page.wait_for_selector(
+            ".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-Toolbar-kernelStatus", timeout=60_000
+        )
         _accept_kernel_dialog(page)
         _run_all_cells(page)
         _wait_until_executed(page)
@@ -169,8 +194,10 @@ def test_notebook_runs_in_jupyterlab_and_its_widgets_render(lab, browser, name, 
         text = page.inner_text(".jp-Notebook")
         assert "Error displaying widget" not in text
         assert page.locator(".jupyter-widgets").count() > 0
-        assert page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count() == 0, \
-            "a cell wrote to stderr (error or warning)"
+        assert (
+            page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
+            == 0
+        ), "a cell wrote to stderr (error or warning)"
         assert "Traceback" not in text
 
         # The widgets are alive: a click reaches the kernel and comes back as new output.
@@ -178,7 +205,8 @@ def test_notebook_runs_in_jupyterlab_and_its_widgets_render(lab, browser, name, 
         button.scroll_into_view_if_needed()
         button.click()
         page.wait_for_function(
-            "() => [...document.querySelectorAll('.jupyter-widgets pre')].some(e => e.textContent.includes('Score:'))",
+            "() => [...document.querySelectorAll('.jupyter-widgets pre')]"
+            ".some(e => e.textContent.includes('Score:'))",
             timeout=30_000,
         )
         page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=False)

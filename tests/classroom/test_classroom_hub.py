@@ -29,9 +29,20 @@ def report(tmp_path_factory) -> dict:
         pytest.skip("Node.js/npm not installed: JupyterHub's proxy (configurable-http-proxy) needs them")
     out = tmp_path_factory.mktemp("classroom") / "classroom.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "classroom.py"), "--students", str(STUDENTS), "--out", str(out),
-         "--timeout", "240"],
-        cwd=ROOT, capture_output=True, text=True, timeout=330,
+        [
+            sys.executable,
+            str(ROOT / "tools" / "classroom.py"),
+            "--students",
+            str(STUDENTS),
+            "--out",
+            str(out),
+            "--timeout",
+            "240",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=330,
     )
     assert out.exists(), f"no report (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     data = json.loads(out.read_text())
@@ -45,8 +56,11 @@ def test_every_student_got_through(report):
     assert report["students"] == STUDENTS
     assert report["succeeded"] == STUDENTS
     assert report["_exit"] == 0, report["_log"]
-    assert report["notebooks"] == ["00_start_here.ipynb", "06_interrupts_resume.ipynb",
-                                   "11_a2a_messaging_streaming_push.ipynb"]
+    assert report["notebooks"] == [
+        "00_start_here.ipynb",
+        "06_interrupts_resume.ipynb",
+        "11_a2a_messaging_streaming_push.ipynb",
+    ]
     assert set(report["notebook_p50_s"]) == set(report["notebooks"])
 
 

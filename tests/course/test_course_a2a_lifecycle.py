@@ -54,10 +54,15 @@ def test_terminal_states_have_no_outgoing_edges_in_the_drawing():
 
 def test_a_path_highlights_its_moves_and_rings_the_current_state():
     diagram = StateDiagram(pyplot=False)
-    diagram.update(current=S.WORKING, path=[(None, S.SUBMITTED), (S.SUBMITTED, S.WORKING),
-                                            (S.WORKING, S.WORKING)])
-    assert set(diagram.highlighted) == {(NEW, "submitted"), ("submitted", "working"),
-                                        ("working", "working"), "working"}
+    diagram.update(
+        current=S.WORKING, path=[(None, S.SUBMITTED), (S.SUBMITTED, S.WORKING), (S.WORKING, S.WORKING)]
+    )
+    assert set(diagram.highlighted) == {
+        (NEW, "submitted"),
+        ("submitted", "working"),
+        ("working", "working"),
+        "working",
+    }
     assert diagram.png().startswith(PNG)
     diagram.update()
     assert diagram.highlighted == []

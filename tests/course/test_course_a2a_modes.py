@@ -28,7 +28,8 @@ def test_summary_table_has_one_row_per_mode():
 
     table = summary_table(model_modes(schedule()), unit="s")
     assert [line.split()[0] for line in table.splitlines()[1:]] == list(
-        ("blocking", "polling", "streaming", "push"))
+        ("blocking", "polling", "streaming", "push")
+    )
     assert "11 of 11" in table
 
 
@@ -62,11 +63,24 @@ def test_measured_modes_on_a_real_server_see_what_the_protocol_promises():
     from agentproto.testing import running_server
 
     recorder = WebhookRecorder(expect_token="t0k3n")
-    with running_server(create_a2a_app(agent=TravelDeskAgent(step_ms=5, chunk_chars=60))) as url, \
-            running_server(recorder.app()) as hook:
-        results = {r.mode: r for r in measure_modes(url, TRIP, recorder=recorder,
-                                                    webhook_url=hook + "/hook", token="t0k3n",
-                                                    poll_interval_s=0.005, warmup=False)}
+    with (
+        running_server(
+            create_a2a_app(agent=TravelDeskAgent(step_ms=5, chunk_chars=60), allow_loopback_webhooks=True)
+        ) as url,
+        running_server(recorder.app()) as hook,
+    ):
+        results = {
+            r.mode: r
+            for r in measure_modes(
+                url,
+                TRIP,
+                recorder=recorder,
+                webhook_url=hook + "/hook",
+                token="t0k3n",
+                poll_interval_s=0.005,
+                warmup=False,
+            )
+        }
     streamed = [label for _, label in results["streaming"].seen]
     assert streamed[0] == "Task: submitted" and streamed[-1] == "completed"
     assert [label for _, label in results["push"].seen] == streamed
@@ -86,7 +100,6 @@ def test_measure_modes_needs_a_webhook_for_push():
             measure_modes(url, "hi", modes=("push",), warmup=False)
 
 
-
 def test_compact_labels_and_wait_until():
     import itertools
 
@@ -103,12 +116,13 @@ def test_pushes_for_keeps_only_the_tasks_notifications_and_push_settled_waits_fo
     from agentproto.course.a2a_modes import push_settled, pushes_for
 
     def status(task_id, state):
-        return {"statusUpdate": {"taskId": task_id, "contextId": "c",
-                                 "status": {"state": state}}}
+        return {"statusUpdate": {"taskId": task_id, "contextId": "c", "status": {"state": state}}}
 
     recorder = WebhookRecorder()
-    recorder.received += [ReceivedPush(1.0, {}, status("t-1", "TASK_STATE_WORKING")),
-                          ReceivedPush(2.0, {}, status("t-2", "TASK_STATE_COMPLETED"))]
+    recorder.received += [
+        ReceivedPush(1.0, {}, status("t-1", "TASK_STATE_WORKING")),
+        ReceivedPush(2.0, {}, status("t-2", "TASK_STATE_COMPLETED")),
+    ]
     assert [t for t, _ in pushes_for(recorder, "t-1")] == [1.0]
     assert not push_settled(recorder, "t-1") and push_settled(recorder, "t-2")
     recorder.received.append(ReceivedPush(3.0, {}, status("t-1", "TASK_STATE_INPUT_REQUIRED")))

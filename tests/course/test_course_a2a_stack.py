@@ -25,7 +25,8 @@ def test_every_hop_is_one_arrow_coloured_by_its_layer():
     arrows = [a for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
     assert len(arrows) == 3
     assert [a.arrow_patch.get_edgecolor() for a in arrows] == [
-        plt.matplotlib.colors.to_rgba(LAYER_COLORS[layer]) for layer in LAYERS]
+        plt.matplotlib.colors.to_rgba(LAYER_COLORS[layer]) for layer in LAYERS
+    ]
     assert ax.get_title() == "t"
 
 

@@ -22,27 +22,35 @@ def test_the_categories_hold_every_event_type_exactly_once():
     with pytest.raises(KeyError):
         category_of("THINKING_START")
 
+
 def test_text_chunks_expand_into_a_triad_closed_by_run_finished():
     expansion = expand_side_by_side(CHUNK_PRESETS["text chunks"])
     assert [[o["type"] for o in outs] for _, outs in expansion.rows] == [
-        ["RUN_STARTED"], ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"],
-        ["TEXT_MESSAGE_CONTENT"], ["TEXT_MESSAGE_END", "RUN_FINISHED"]]
+        ["RUN_STARTED"],
+        ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"],
+        ["TEXT_MESSAGE_CONTENT"],
+        ["TEXT_MESSAGE_END", "RUN_FINISHED"],
+    ]
     assert expansion.error is None and "│" in str(expansion)
+
 
 def test_a_first_chunk_without_an_id_is_an_error_not_an_invented_id():
     expansion = expand_side_by_side(CHUNK_PRESETS["first chunk without an id"])
     assert "First TEXT_MESSAGE_CHUNK must have a messageId" in expansion.error
+
 
 def test_a_stream_that_ends_mid_chunk_synthesizes_no_end():
     expansion = expand_side_by_side(CHUNK_PRESETS["stream ends mid-chunk"])
     assert "TEXT_MESSAGE_END" not in [e["type"] for e in expansion.events]
     assert expansion.discarded == ["text 'm1'"]
 
+
 def test_every_preset_expands_and_lints_without_crashing():
     for name, events in CHUNK_PRESETS.items():
         expansion = expand_side_by_side(events)
         report = lint_source(events)
         assert (expansion.error is None) or not report.ok, name
+
 
 def test_the_chunk_lab_reacts_to_its_preset_and_text_box():
     lab = ChunkLab()

@@ -56,18 +56,22 @@ def test_sequence_collapses_triads_and_shows_mcp_calls_only_for_executed_tools()
     ]
     run2 = [
         {"type": "RUN_STARTED"},
-        {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "r",
-         "content": '{"executed":false,"reason":"denied"}'},
+        {
+            "type": "TOOL_CALL_RESULT",
+            "toolCallId": "c",
+            "messageId": "r",
+            "content": '{"executed":false,"reason":"denied"}',
+        },
         {"type": "RUN_FINISHED"},
     ]
-    arrows = sequence_from_log([("r1", "new", run1), ("r2", "resume", run2)],
-                               decisions={"r2": "denies"})
+    arrows = sequence_from_log([("r1", "new", run1), ("r2", "resume", run2)], decisions={"r2": "denies"})
     labels = [a.label for a in arrows]
     assert "TEXT_MESSAGE_START/CONTENT×2/END" in labels
     assert "TOOL_CALL_START/ARGS/END refund_order" in labels
     assert "shows the approval card" in labels and "denies" in labels
     assert not any(a.dst == "MCP tools" for a in arrows)  # a denial calls no tool
     assert labels[-1] == "RUN_FINISHED (success)"
+
 
 def test_sequence_from_store_draws_the_real_flow(server, client, interrupted):
     ApprovalCard(client, "t-1").approve_button.click()

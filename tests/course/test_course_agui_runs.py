@@ -44,12 +44,14 @@ def test_replay_records_one_frame_per_event_with_the_consumers_view(runs):
     assert frames[-1].pending_interrupts[0]["reason"] == "tool_call"
     assert frames[0].messages[0]["role"] == "user"
 
+
 def test_a_tool_card_is_not_done_at_tool_call_end(runs):
     first, _ = runs
     frames = replay(first)
     end = _index(frames, "TOOL_CALL_END")
     assert [c.status for c in frames[end].cards] == [NO_RESULT_YET]
     assert [c.status for c in frames[end + 1].cards] == [DONE]  # TOOL_CALL_RESULT
+
 
 def test_the_proposed_refund_waits_for_approval_and_is_never_done_in_the_first_run(runs):
     first, _ = runs
@@ -58,11 +60,13 @@ def test_the_proposed_refund_waits_for_approval_and_is_never_done_in_the_first_r
     assert DONE not in refund
     assert refund[-1] == AWAITING_APPROVAL
 
+
 def test_the_naive_card_claims_done_at_end_for_a_refund_that_never_ran(runs):
     first, _ = runs
     frames = replay(first, done_on="end")
     assert frames[-1].cards[1].name == "refund_order"
     assert frames[-1].cards[1].status == DONE
+
 
 def test_the_refund_card_turns_done_only_with_the_resumed_runs_result(runs):
     first, second = runs
@@ -72,11 +76,13 @@ def test_the_refund_card_turns_done_only_with_the_resumed_runs_result(runs):
     assert frames[result_at].cards[1].status == DONE
     assert "refundId" in frames[result_at].cards[1].result
 
+
 def test_replay_stops_at_the_first_rejected_event():
     events = around_run({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"})
     frames = replay(events)
     assert len(frames) == 2
     assert "text.content-unopened" in frames[-1].error
+
 
 def test_the_stepper_is_driven_by_its_buttons(runs):
     first, _ = runs
@@ -92,6 +98,7 @@ def test_the_stepper_is_driven_by_its_buttons(runs):
     with pytest.raises(ValueError):
         stepper.find("SUBAGENT_STARTED")
 
+
 def test_deleting_a_text_start_in_the_editor_gives_the_verifiers_message(runs):
     first, _ = runs
     editor = StreamEditor(first)
@@ -104,15 +111,16 @@ def test_deleting_a_text_start_in_the_editor_gives_the_verifiers_message(runs):
     editor.reset_button.click()
     assert editor.report.ok and editor.history == []
 
+
 def test_moving_run_finished_earlier_breaks_the_lifecycle(runs):
     first, _ = runs
     editor = StreamEditor(first)
     editor.operation.value = "swap with next"
-    editor.position.value = len(first) - 2   # MESSAGES_SNAPSHOT ↔ RUN_FINISHED
+    editor.position.value = len(first) - 2  # MESSAGES_SNAPSHOT ↔ RUN_FINISHED
     editor.apply_button.click()
     assert editor.report.error["rule"] == "run.after-finished"
     editor.operation.value = "delete"
-    editor.position.value = len(first) - 1   # now the trailing MESSAGES_SNAPSHOT
+    editor.position.value = len(first) - 1  # now the trailing MESSAGES_SNAPSHOT
     editor.apply_button.click()
     assert editor.report.ok
     assert len(editor.history) == 2
@@ -130,7 +138,7 @@ def test_the_editor_position_is_the_index_the_verdict_names(runs):
     editor = StreamEditor(first)
     assert (editor.position.min, editor.position.max) == (0, len(first) - 1)
     editor.operation.value = "delete"
-    editor.position.value = 1   # events[1] is a STEP_STARTED or TEXT_MESSAGE_START
+    editor.position.value = 1  # events[1] is a STEP_STARTED or TEXT_MESSAGE_START
     removed = editor.edited[1]["type"]
     editor.apply_button.click()
     assert editor.history == [f"delete #1 {removed}"]

@@ -25,6 +25,7 @@ def test_the_producer_stream_is_a_snapshot_then_numbered_deltas():
     assert report.ok and report.warnings == []
     assert report.state == truth_states(events)[-1]
 
+
 def test_a_perfect_channel_delivers_everything_in_order():
     events = order_state_stream(20)
     deliveries = lossy_channel(events)
@@ -32,12 +33,14 @@ def test_a_perfect_channel_delivers_everything_in_order():
     run = simulate_drift(events, deliveries)
     assert set(run.drift) == {0} and run.warnings == []
 
+
 def test_the_channel_is_seeded():
     events = order_state_stream(30)
     a = lossy_channel(events, drop=0.3, reorder=0.2, seed=5)
     b = lossy_channel(events, drop=0.3, reorder=0.2, seed=5)
     assert [d.fate for d in a] == [d.fate for d in b]
     assert {d.fate for d in lossy_channel(events, drop=1.0)} == {"dropped"}
+
 
 def test_a_lost_append_drifts_forever_without_a_guard_and_heals_with_one():
     events = order_state_stream(60)
@@ -50,6 +53,7 @@ def test_a_lost_append_drifts_forever_without_a_guard_and_heals_with_one():
     assert guarded.resyncs and guarded.snapshots == len(guarded.resyncs)
     assert guarded.slots_out_of_sync < plain.slots_out_of_sync
 
+
 def test_periodic_snapshots_also_repair_the_unguarded_consumer():
     events = order_state_stream(60)
     deliveries = lossy_channel(events, drop=0.15, seed=3)
@@ -57,9 +61,11 @@ def test_periodic_snapshots_also_repair_the_unguarded_consumer():
     assert all(run.drift[k - 1] == 0 for k in (10, 20, 30, 40, 50, 60))
     assert run.snapshots == 6 and run.snapshot_bytes > 0
 
+
 def test_drift_counts_patch_operations():
     assert drift({"a": 1}, {"a": 1}) == 0
     assert drift({"a": 1, "b": [1]}, {"a": 2, "b": [1, 2]}) == 2
+
 
 def test_the_drift_lab_redraws_when_a_slider_moves():
     lab = DriftLab(drop=0.0, reorder=0.0)

@@ -27,9 +27,9 @@ def test_proxy_lab_redraws_from_its_controls():
     assert lab.run.complete and lab.run.batches == 1
     assert "5/5 events" in lab.summary.value
 
+
 def test_plot_proxy_runs_draws_one_panel_per_scenario():
     frames = schedule_frames(EVENTS, tool_s=90)
-    fig = plot_proxy_runs({"a": simulate_proxy(frames), "b": simulate_proxy(frames,
-                                                                           buffer_bytes=None)})
+    fig = plot_proxy_runs({"a": simulate_proxy(frames), "b": simulate_proxy(frames, buffer_bytes=None)})
     assert len(fig.axes) == 2
     plt.close(fig)

@@ -68,7 +68,10 @@ def test_the_text_form_is_short_and_stable():
 def test_a_sweep_plots_three_labelled_panels():
     fig = plot_sweep(sweep([0.1, 0.3], runs=10), Figure(figsize=(12, 3.8)))
     assert [ax.get_ylabel() for ax in fig.axes[:3]] == [
-        "runs with a deadlock (%)", "mean seconds from cycle to recovery", "tasks completed (%)"]
+        "runs with a deadlock (%)",
+        "mean seconds from cycle to recovery",
+        "tasks completed (%)",
+    ]
     assert [line.get_label() for line in fig.axes[0].get_lines()][-1] == "plans with a cycle"
 
 
@@ -84,8 +87,9 @@ def test_the_ttl_tradeoff_puts_spurious_exits_and_recovery_on_two_axes():
 def test_the_wait_for_graph_marks_the_cycle_in_red_and_colours_tasks_by_state():
     plan = PLANS["travel"]
     cycle = ("flights", "hotel")
-    ax = plot_wait_for_graph(plan, cycle=cycle, states={"weather": TaskState.COMPLETED},
-                             ax=Figure().subplots())
+    ax = plot_wait_for_graph(
+        plan, cycle=cycle, states={"weather": TaskState.COMPLETED}, ax=Figure().subplots()
+    )
     red = [p for p in ax.patches if p.get_edgecolor()[:3] == pytest.approx(to_rgb(PALETTE["bad"]))]
     assert len(red) == 2 == len(cycle)  # flights → hotel and hotel → flights, nothing else
     assert len(ax.patches) == len(plan.edges())

@@ -63,8 +63,10 @@ def test_cache_lab_slider_redraws_by_itself():
 # -- the static figures ----------------------------------------------------------------------------
 def test_side_effect_bars_stack_duplicates_on_the_charges_and_mark_the_intended_count():
     faults = FaultRates(lost_response=0.4)
-    reports = [run_dedup(40, faults, seed=1, idempotent=False, label="no key"),
-               run_dedup(40, faults, seed=1, label="key reserved first")]
+    reports = [
+        run_dedup(40, faults, seed=1, idempotent=False, label="no key"),
+        run_dedup(40, faults, seed=1, label="key reserved first"),
+    ]
     ax = plot_side_effects(reports, Figure().subplots())
     heights = [round(bar.get_height()) for bar in ax.patches]
     charged = [r.intents - r.missing for r in reports]
@@ -77,8 +79,12 @@ def test_the_cache_plot_shows_simulated_points_on_the_formula_curves():
     reports = ttl_sweep([0, 600], duration=1800, seed=0)
     ax = plot_cache_ttl_tradeoff(reports, Figure().subplots(), mark=600)
     labels = [line.get_label() for line in ax.get_lines()]
-    assert labels[:4] == ["hit rate (formula)", "stale (formula)", "hit rate (simulated)",
-                          "stale answers (simulated)"]
+    assert labels[:4] == [
+        "hit rate (formula)",
+        "stale (formula)",
+        "hit rate (simulated)",
+        "stale answers (simulated)",
+    ]
     hits = ax.get_lines()[2]
     assert list(hits.get_ydata()) == [r.hit_rate for r in reports] and reports[0].hit_rate == 0.0
     bare = plot_cache_ttl_tradeoff(reports, Figure().subplots(), closed_form=False)

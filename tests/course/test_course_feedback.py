@@ -50,9 +50,13 @@ def test_nice_ticks_are_round_and_cover_the_range():
 
 
 def test_a_line_chart_draws_every_series_marker_and_label():
-    svg = line_chart([Series("a", [0, 1, 2], [0, 1, None]), Series("b", [0, 2], [1, 1], dash="4,2")],
-                     markers=[Marker(1.0, None, label="now"), Marker(2.0, 1.0, label="best")],
-                     title="T", xlabel="x (s)", ylabel="y (m)")
+    svg = line_chart(
+        [Series("a", [0, 1, 2], [0, 1, None]), Series("b", [0, 2], [1, 1], dash="4,2")],
+        markers=[Marker(1.0, None, label="now"), Marker(2.0, 1.0, label="best")],
+        title="T",
+        xlabel="x (s)",
+        ylabel="y (m)",
+    )
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert svg.count("<polyline") == 2  # the gap (None) ends series a after two points
     for text in ("T", "x (s)", "y (m)", "now", "best"):
@@ -65,9 +69,11 @@ def test_the_plots_are_labelled():
     ax = plot_traces(traces, Figure().subplots())
     assert ax.get_xlabel() == "time (simulated minutes)" and ax.get_legend() is not None
     assert [line.get_label() for line in ax.get_lines()][:2] == [t.label for t in traces]
-    fig = plot_loop_length({"naive": loop_length_sweep([2, 10], seeds=2)}, open_loop_error=5.0,
-                           fig=Figure(figsize=(11, 3.8)))
+    fig = plot_loop_length(
+        {"naive": loop_length_sweep([2, 10], seeds=2)}, open_loop_error=5.0, fig=Figure(figsize=(11, 3.8))
+    )
     assert len(fig.axes) == 2 and all(a.get_ylabel() for a in fig.axes)
-    ax = plot_gain({"latency 5": gain_sweep([0.5, 1.0], seeds=2)}, open_loop_error=5.0,
-                   ax=Figure().subplots())
+    ax = plot_gain(
+        {"latency 5": gain_sweep([0.5, 1.0], seeds=2)}, open_loop_error=5.0, ax=Figure().subplots()
+    )
     assert "gain" in ax.get_xlabel() and ax.get_ylim() == (0.0, 10.0)  # twice the open-loop error

@@ -69,7 +69,9 @@ def test_the_drawn_path_names_the_plans_a_run_visited():
 def test_the_success_plot_draws_exact_curves_only_with_a_model():
     sweep = {"static plan": [1.0, 0.0], "event-driven plans": [1.0, 0.5]}
     ax = plot_success_rates([0.0, 1.0], sweep, Figure().subplots())
-    assert [line.get_label() for line in ax.get_lines()] == ["static plan (simulated)",
-                                                            "event-driven plans (simulated)"]
+    assert [line.get_label() for line in ax.get_lines()] == [
+        "static plan (simulated)",
+        "event-driven plans (simulated)",
+    ]
     ax = plot_success_rates([0.0, 1.0], sweep, Figure().subplots(), model={"hotel_full": 0.1})
     assert len(ax.get_lines()) == 4 and ax.get_lines()[0].get_label() == "static plan (exact)"

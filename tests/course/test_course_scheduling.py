@@ -57,9 +57,14 @@ def test_the_lab_displays_as_a_widget_with_a_short_stable_text_form():
 def test_bar_chart_draws_one_rect_per_nonzero_bar_plus_legend_boxes_and_worst_wait_ticks():
     from agentproto.course.charts import BarSeries, bar_chart
 
-    svg = bar_chart(["FIFO", "priority"], [BarSeries("p2", [1.0, 0.0], "#111"), BarSeries("p1", [2.0, 3.0],
-                                                                                          "#222")],
-                    ticks=[(0, 1, 5.0)], tick_label="worst wait", title="t", ylabel="s")
+    svg = bar_chart(
+        ["FIFO", "priority"],
+        [BarSeries("p2", [1.0, 0.0], "#111"), BarSeries("p1", [2.0, 3.0], "#222")],
+        ticks=[(0, 1, 5.0)],
+        tick_label="worst wait",
+        title="t",
+        ylabel="s",
+    )
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert svg.count("<title>") == 3  # the zero bar is not drawn
     assert ">worst wait<" in svg and ">FIFO<" in svg and 'stroke-width="3"' in svg

@@ -40,8 +40,11 @@ def test_accuracy_vs_hops_draws_p_to_the_n_and_optionally_the_envelope():
     assert list(bare.get_ydata()) == pytest.approx([0.9, 0.81, 0.729, 0.6561])
     assert [t.get_text() for t in ax.texts] == ["90.0%", "81.0%", "72.9%", "65.6%"]  # the seed's numbers
     ax = plot_accuracy_vs_hops(0.9, 4, Figure().subplots(), realign=0.5, simulated=[0.9, 0.8])
-    assert [line.get_label() for line in ax.get_lines()] == ["no envelope: 0.9ⁿ", "envelope, re-align 50%",
-                                                            "Monte Carlo"]
+    assert [line.get_label() for line in ax.get_lines()] == [
+        "no envelope: 0.9ⁿ",
+        "envelope, re-align 50%",
+        "Monte Carlo",
+    ]
 
 
 def test_the_threshold_plot_puts_accuracy_and_escalations_on_two_axes():

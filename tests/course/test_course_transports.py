@@ -14,7 +14,11 @@ def test_the_summary_table_has_one_row_per_transport():
     table = summary_table(compare())
     rows = table.splitlines()
     assert rows[0].startswith("transport") and [r.split()[0] for r in rows[1:]] == [
-        "polling", "websocket", "provider-sse", "ag-ui"]
+        "polling",
+        "websocket",
+        "provider-sse",
+        "ag-ui",
+    ]
     assert rows[-1].endswith("text, tool activity, tool results, shared state, approval request")
 
 
@@ -23,8 +27,9 @@ def test_the_comparison_has_two_panels_and_a_legend_entry_per_capability_shown()
     left, right = fig.axes
     assert [t.get_text() for t in left.get_yticklabels()] == ["polling", "websocket", "provider-sse", "ag-ui"]
     legend = [t.get_text() for t in right.get_legend().get_texts()]
-    assert sorted(legend) == sorted(["text", "tool activity", "tool results", "shared state",
-                                     "approval request"])
+    assert sorted(legend) == sorted(
+        ["text", "tool activity", "tool results", "shared state", "approval request"]
+    )
     assert fig.get_suptitle() == "four transports"
 
 

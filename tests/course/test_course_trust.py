@@ -20,12 +20,15 @@ def test_the_genuine_token_is_accepted(inspector):
     assert "eyJ" in inspector.view.value and "✓" in inspector.view.value
 
 
-@pytest.mark.parametrize("forgery, failed, rule", [
-    ("alg-none", "algorithm", "token.alg-none"),
-    ("stranger", "signature", "token.bad-signature"),
-    ("unknown-kid", "known key", "token.unknown-key"),
-    ("hs-confusion", "key's algorithm", "token.alg-mismatch"),
-])
+@pytest.mark.parametrize(
+    "forgery, failed, rule",
+    [
+        ("alg-none", "algorithm", "token.alg-none"),
+        ("stranger", "signature", "token.bad-signature"),
+        ("unknown-kid", "known key", "token.unknown-key"),
+        ("hs-confusion", "key's algorithm", "token.alg-mismatch"),
+    ],
+)
 def test_each_forgery_fails_its_own_check(inspector, forgery, failed, rule):
     inspector.forgery.value = forgery
     assert inspector.failed_check() == failed
@@ -70,13 +73,17 @@ def test_the_token_is_the_same_on_every_run():
 
 # --- the card lab ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("button, error", [
-    ("rename_button", "CardTampered"),
-    ("redirect_button", "CardTampered"),
-    ("add_skill_button", "CardTampered"),
-    ("resign_button", "CardTampered"),
-    ("strip_button", "CardUnsigned"),
-])
+
+@pytest.mark.parametrize(
+    "button, error",
+    [
+        ("rename_button", "CardTampered"),
+        ("redirect_button", "CardTampered"),
+        ("add_skill_button", "CardTampered"),
+        ("resign_button", "CardTampered"),
+        ("strip_button", "CardUnsigned"),
+    ],
+)
 def test_every_attacker_move_is_caught(button, error):
     lab = CardTamperLab()
     assert lab.verdict.startswith("✓ verified")
@@ -105,6 +112,7 @@ def test_an_unknown_move_is_refused():
 
 # --- the probe against the live server --------------------------------------------------------------
 
+
 def test_the_probe_tabulates_refusals_and_runs():
     from agentproto.demo.app import create_app
     from agentproto.testing import RunningServer
@@ -112,11 +120,19 @@ def test_the_probe_tabulates_refusals_and_runs():
     app = create_app(clock=FakeClock(), ids=IdFactory("srv"), a2a_agent=None)
     with RunningServer(app) as server:
         probe = ForgeryProbe(server.url)
-        first = probe.attempt("first run", thread_id="t-1", run_id="r-1",
-                              messages=[{"id": "m-1", "role": "user", "content": "refund A1024"}])
+        first = probe.attempt(
+            "first run",
+            thread_id="t-1",
+            run_id="r-1",
+            messages=[{"id": "m-1", "role": "user", "content": "refund A1024"}],
+        )
         assert (first.status, first.code) == (200, "run interrupt")
-        refused = probe.attempt("no resume", thread_id="t-1", run_id="r-2",
-                                messages=[{"id": "m-2", "role": "user", "content": "again"}])
+        refused = probe.attempt(
+            "no resume",
+            thread_id="t-1",
+            run_id="r-2",
+            messages=[{"id": "m-2", "role": "user", "content": "again"}],
+        )
         assert (refused.status, refused.code) == (409, "resume.required")
     table = probe.table()
     assert table.splitlines()[0].startswith("first run") and "HTTP 409" in table
@@ -124,8 +140,9 @@ def test_the_probe_tabulates_refusals_and_runs():
 
 def test_the_table_shortens_long_messages_but_keeps_them_whole_on_the_attempt():
     long = "x" * 200
-    transport = httpx.MockTransport(lambda request: httpx.Response(
-        422, json={"error": {"code": "resume.off-schema", "message": long}}))
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(422, json={"error": {"code": "resume.off-schema", "message": long}})
+    )
     with httpx.Client(transport=transport) as client:
         probe = ForgeryProbe("http://shop.test", message_width=20, client=client)
         attempt = probe.attempt("off-schema", thread_id="t", run_id="r", resume=[])

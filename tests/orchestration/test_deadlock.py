@@ -22,11 +22,21 @@ TRAVEL_HIDDEN = load_plan("deadlock_travel_hidden")
 
 
 def plan(deps, work=None, hidden=None, discover_at=None):
-    tasks = tuple(sorted(set(deps) | {d for ds in deps.values() for d in ds}
-                         | set(hidden or {}) | {d for ds in (hidden or {}).values() for d in ds}))
-    return WaitPlan(tasks, {t: frozenset(deps.get(t, ())) for t in tasks},
-                {t: frozenset((hidden or {}).get(t, ())) for t in tasks},
-                work or {}, discover_at or {})
+    tasks = tuple(
+        sorted(
+            set(deps)
+            | {d for ds in deps.values() for d in ds}
+            | set(hidden or {})
+            | {d for ds in (hidden or {}).values() for d in ds}
+        )
+    )
+    return WaitPlan(
+        tasks,
+        {t: frozenset(deps.get(t, ())) for t in tasks},
+        {t: frozenset((hidden or {}).get(t, ())) for t in tasks},
+        work or {},
+        discover_at or {},
+    )
 
 
 # -- the simulation ------------------------------------------------------------------------------
@@ -45,8 +55,12 @@ def test_the_seeds_timeout_exits_after_ttl_times_one_plus_retries_with_an_explic
     first = run.reports[0]
     assert (first.task, first.state, first.at) == ("flights", TaskState.FAILED, 120.0)
     assert "after 4 × 30 s" in first.reason
-    assert run.final == {"flights": TaskState.FAILED, "hotel": TaskState.CANCELED,
-                         "itinerary": TaskState.CANCELED, "weather": TaskState.COMPLETED}
+    assert run.final == {
+        "flights": TaskState.FAILED,
+        "hotel": TaskState.CANCELED,
+        "itinerary": TaskState.CANCELED,
+        "weather": TaskState.COMPLETED,
+    }
     assert run.recovery_times == [120.0]
     assert [e["type"] for e in run.log].count("retry") == 9  # three waiters × three retries
 
@@ -56,8 +70,16 @@ def test_a_timeout_may_exit_as_canceled_like_the_seeds_on_timeout_cancel():
     assert run.reports[0].state is TaskState.CANCELED and run.reports[0].at == 30.0
 
 
-@pytest.mark.parametrize("kwargs", [dict(ttl=0), dict(ttl=-5), dict(max_retries=-1),
-                                    dict(exit_state=TaskState.WORKING), dict(exit_state=TaskState.COMPLETED)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(ttl=0),
+        dict(ttl=-5),
+        dict(max_retries=-1),
+        dict(exit_state=TaskState.WORKING),
+        dict(exit_state=TaskState.COMPLETED),
+    ],
+)
 def test_a_timeout_without_a_finite_wait_or_an_explicit_failure_exit_is_refused(kwargs):
     with pytest.raises(ConfigError):
         TimeoutPolicy(**kwargs)
@@ -71,8 +93,12 @@ def test_an_unknown_strategy_is_a_typed_error():
 def test_detection_rejects_the_cycle_and_its_dependents_but_runs_the_rest():
     run = simulate(TRAVEL, "detection")
     assert run.refusal is not None and run.refusal.cycle == ("flights", "hotel")
-    assert run.final == {"flights": TaskState.REJECTED, "hotel": TaskState.REJECTED,
-                         "itinerary": TaskState.REJECTED, "weather": TaskState.COMPLETED}
+    assert run.final == {
+        "flights": TaskState.REJECTED,
+        "hotel": TaskState.REJECTED,
+        "itinerary": TaskState.REJECTED,
+        "weather": TaskState.COMPLETED,
+    }
     assert run.recovery_times == [0.0] and not run.deadlocked
 
 
@@ -80,8 +106,13 @@ def test_escalation_asks_one_question_and_everything_completes():
     run = simulate(TRAVEL, "detection+escalation", human_delay=120)
     assert run.completion_rate == 1.0
     (q,) = run.escalations
-    assert (q.task, q.waits_for, q.need, q.asked_at, q.answered_at) == ("flights", "hotel", "destination",
-                                                                        0.0, 120.0)
+    assert (q.task, q.waits_for, q.need, q.asked_at, q.answered_at) == (
+        "flights",
+        "hotel",
+        "destination",
+        0.0,
+        120.0,
+    )
     assert run.recovery_times == [120.0]
     assert run.end_time == 120 + 20 + 15 + 10  # default, then flights, hotel, itinerary in turn
 
@@ -104,8 +135,11 @@ def test_run_time_escalation_resumes_the_task_that_asked():
     assert run.completion_rate == 1.0
     assert run.escalations[0].task == "hotel" and run.escalations[0].answered_at == 68.0
     kinds = [(e["task"], e["type"]) for e in run.log]
-    assert kinds.index(("hotel", "default")) < kinds.index(("hotel", "resume")) < kinds.index(("hotel",
-                                                                                               "complete"))
+    assert (
+        kinds.index(("hotel", "default"))
+        < kinds.index(("hotel", "resume"))
+        < kinds.index(("hotel", "complete"))
+    )
 
 
 def test_one_human_answers_questions_in_turn():

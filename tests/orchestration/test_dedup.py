@@ -40,8 +40,11 @@ def test_first_copy_executes_a_running_duplicate_attaches_and_a_late_one_replays
     store.complete("k", "receipt", now=0.5)
     after = store.admit("k", "fp", now=3.0, task_id="task-3")
     assert after.decision is Decision.REPLAY
-    assert (after.entry.task_id, after.entry.state, after.entry.result) == ("task-1", TaskState.COMPLETED,
-                                                                            "receipt")
+    assert (after.entry.task_id, after.entry.state, after.entry.result) == (
+        "task-1",
+        TaskState.COMPLETED,
+        "receipt",
+    )
 
 
 def test_a_key_reused_with_different_parameters_is_refused_and_the_original_is_kept():
@@ -96,8 +99,9 @@ def deliver_all(store: IdempotencyStore | None, copies: list[tuple[float, int]],
     answers: list[tuple[int, str]] = []
     for t, intent in copies:
         req = Request("charge", {"amount": 10, "intent": intent}, f"key-{intent}", f"pay-{intent}")
-        sim.at(t, lambda r=req, i=intent: service.receive(r, lambda resp, i=i: answers.append((i,
-                                                                                               resp.task_id))))
+        sim.at(
+            t, lambda r=req, i=intent: service.receive(r, lambda resp, i=i: answers.append((i, resp.task_id)))
+        )
     sim.run()
     return service, answers
 
@@ -123,8 +127,9 @@ def test_a_reused_key_for_a_different_payment_is_refused_not_charged():
     assert [e.intent for e in service.effects] == ["pay-1"] and service.answers["refused"] == 1
 
 
-@pytest.mark.parametrize("faults", [FaultRates(), NOISY, FaultRates(lost_response=0.5, replay=0.3),
-                                    FaultRates(double_click=0.6)])
+@pytest.mark.parametrize(
+    "faults", [FaultRates(), NOISY, FaultRates(lost_response=0.5, replay=0.3), FaultRates(double_click=0.6)]
+)
 def test_with_reserved_keys_every_payment_is_charged_exactly_once(faults):
     report = run_dedup(120, faults, seed=3)
     assert report.duplicate_effects == 0
@@ -142,11 +147,14 @@ def test_without_idempotency_retries_double_clicks_and_replays_charge_again():
     assert run_dedup(120, NOISY, idempotent=False, seed=3).duplicate_effects > 0
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(client=ClientPolicy(key_scope="attempt")),          # a fresh key per send
-    dict(store_mode="record-after"),                         # key recorded after the charge
-    dict(key_ttl=10.0),                                      # key forgotten before replays arrive
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(client=ClientPolicy(key_scope="attempt")),  # a fresh key per send
+        dict(store_mode="record-after"),  # key recorded after the charge
+        dict(key_ttl=10.0),  # key forgotten before replays arrive
+    ],
+)
 def test_each_broken_design_lets_duplicates_through(kwargs):
     faults = FaultRates(lost_response=0.3, double_click=0.3, replay=0.3)
     assert run_dedup(150, faults, seed=5, **kwargs).duplicate_effects > 0
@@ -163,8 +171,11 @@ def test_fault_rates_must_be_probabilities():
 
 @settings(max_examples=150, deadline=None)
 @given(
-    copies=st.lists(st.tuples(st.floats(0, 10, allow_nan=False).map(lambda x: round(x, 1)),
-                              st.integers(0, 3)), min_size=1, max_size=25),
+    copies=st.lists(
+        st.tuples(st.floats(0, 10, allow_nan=False).map(lambda x: round(x, 1)), st.integers(0, 3)),
+        min_size=1,
+        max_size=25,
+    ),
     processing=st.sampled_from([0.1, 0.5, 2.0, 7.0]),
 )
 def test_the_idempotent_path_never_double_counts_under_any_interleaving(copies, processing):

@@ -60,8 +60,9 @@ def test_without_a_loop_the_error_is_the_drift_itself():
 def test_the_same_seed_gives_every_loop_the_same_world_and_noise():
     a, b = compare_loops([None, Loop()], Drift(walk=0.1))
     assert a.offset == b.offset
-    assert [x - y for x, y in zip(a.error, a.tracking)] == pytest.approx([x - y for x, y in zip(b.error,
-                                                                                                b.tracking)])
+    assert [x - y for x, y in zip(a.error, a.tracking)] == pytest.approx(
+        [x - y for x, y in zip(b.error, b.tracking)]
+    )
     assert run_loop(seed=3).error == run_loop(seed=3).error
 
 
@@ -77,8 +78,9 @@ def test_a_deadband_ignores_errors_the_size_of_noise():
     assert len(banded.corrections) < len(plain.corrections) / 3
 
 
-@pytest.mark.parametrize("bad", [dict(period=0), dict(period=-1), dict(gain=0), dict(latency=-1),
-                                 dict(deadband=-0.5)])
+@pytest.mark.parametrize(
+    "bad", [dict(period=0), dict(period=-1), dict(gain=0), dict(latency=-1), dict(deadband=-0.5)]
+)
 def test_a_loop_out_of_range_is_a_typed_error(bad):
     with pytest.raises(FeedbackError):
         Loop(**bad)

@@ -37,20 +37,23 @@ ACTIONS = {a.name: a for a in load_actions(SCENARIOS / "hitl_actions.json")}
 
 
 # -- the four triggers, with the seed's own examples --------------------------------------------------
-@pytest.mark.parametrize("name, rule, state", [
-    ("search flights", None, TaskState.WORKING),  # 99 %: the agent decides
-    ("translate a document", None, TaskState.WORKING),  # 95 %
-    ("interpret a legal clause", "low_confidence", TaskState.INPUT_REQUIRED),  # 60 %
-    ("suggest a medical diagnosis", "low_confidence", TaskState.INPUT_REQUIRED),  # 72 %
-    ("read a restricted document", "permission_boundary", TaskState.AUTH_REQUIRED),
-    ("search another way (detour)", "permission_boundary", TaskState.AUTH_REQUIRED),
-    ("delete customer data", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
-    ("transfer ¥50,000", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
-    ("e-mail 100 customers", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
-    ("deploy to production", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
-    ("pay ¥30 for a coffee", None, TaskState.WORKING),  # irreversible, but the stakes are small
-    ("flights: wait for hotel", "deadlock", TaskState.INPUT_REQUIRED),
-])
+@pytest.mark.parametrize(
+    "name, rule, state",
+    [
+        ("search flights", None, TaskState.WORKING),  # 99 %: the agent decides
+        ("translate a document", None, TaskState.WORKING),  # 95 %
+        ("interpret a legal clause", "low_confidence", TaskState.INPUT_REQUIRED),  # 60 %
+        ("suggest a medical diagnosis", "low_confidence", TaskState.INPUT_REQUIRED),  # 72 %
+        ("read a restricted document", "permission_boundary", TaskState.AUTH_REQUIRED),
+        ("search another way (detour)", "permission_boundary", TaskState.AUTH_REQUIRED),
+        ("delete customer data", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+        ("transfer ¥50,000", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+        ("e-mail 100 customers", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+        ("deploy to production", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
+        ("pay ¥30 for a coffee", None, TaskState.WORKING),  # irreversible, but the stakes are small
+        ("flights: wait for hotel", "deadlock", TaskState.INPUT_REQUIRED),
+    ],
+)
 def test_each_seed_example_fires_the_rule_the_seed_names(name, rule, state):
     d = decide(ACTIONS[name])
     assert (d.rule, d.state) == (rule, state)
@@ -81,12 +84,18 @@ def test_a_domain_can_have_its_own_threshold():
 
 
 def test_rules_are_checked_in_the_documented_order():
-    assert [r.name for r in RULES] == ["permission_boundary", "deadlock", "irreversible_high_risk",
-                                       "low_confidence"]
+    assert [r.name for r in RULES] == [
+        "permission_boundary",
+        "deadlock",
+        "irreversible_high_risk",
+        "low_confidence",
+    ]
 
 
-@pytest.mark.parametrize("bad", [dict(confidence_threshold=1.2), dict(thresholds={"x": -0.1}),
-                                 dict(stakes_limit=-1), dict(rules=())])
+@pytest.mark.parametrize(
+    "bad",
+    [dict(confidence_threshold=1.2), dict(thresholds={"x": -0.1}), dict(stakes_limit=-1), dict(rules=())],
+)
 def test_a_policy_out_of_range_is_a_typed_error(bad):
     with pytest.raises(PolicyError):
         HitlPolicy(**bad)
@@ -136,8 +145,9 @@ def test_the_interrupt_parses_as_an_agui_event():
     from agentproto.agui.events import RunFinishedEvent
     from agentproto.agui.parse import parse_event
 
-    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"),
-                         expires_at="2026-01-01T00:05:00Z")
+    ev = ask_human_event(
+        asks(), thread_id="t", run_id="r", ids=IdFactory("int"), expires_at="2026-01-01T00:05:00Z"
+    )
     parsed = parse_event(ev)
     assert isinstance(parsed.event, RunFinishedEvent) and parsed.warnings == []
 
@@ -207,7 +217,7 @@ def test_calibration_by_hand():
 
 def test_beta_nine_one_escalates_t_to_the_ninth():
     curve = cost_curve(sample_confidences(20000, seed=3), thresholds=[0.8])
-    assert curve.escalated[0] == pytest.approx(0.8 ** 9, abs=0.01)
+    assert curve.escalated[0] == pytest.approx(0.8**9, abs=0.01)
 
 
 # -- the review queue -----------------------------------------------------------------------------------

@@ -87,8 +87,9 @@ def test_an_injected_cancellation_aborts_the_step_in_progress_and_switches_plans
     run = run_plan(load_trip_plans(), world(), inject=[(2.5, "flight_cancelled")])
     assert run.path == ["A", "B"] and run.state is TaskState.COMPLETED
     injected = [e for e in run.log if e.get("injected")]
-    assert injected == [{"type": "EVENT", "t": 2.5, "plan": "A", "event": "flight_cancelled",
-                         "injected": True}]
+    assert injected == [
+        {"type": "EVENT", "t": 2.5, "plan": "A", "event": "flight_cancelled", "injected": True}
+    ]
     assert run.finished_at == pytest.approx(2.5 + 3.5)  # plan B from scratch after the event
 
 
@@ -103,13 +104,22 @@ def test_events_after_the_end_are_ignored():
 
 
 def test_the_switch_budget_stops_ping_pong_between_plans():
-    book = PlanBook.from_dict({
-        "start": "A", "max_switches": 3,
-        "plans": {"A": {"steps": ["search_flights"],
-                        "on_event": {"flight_not_found": {"action": "switch_plan", "target": "B"}}},
-                  "B": {"steps": ["search_flights"],
-                        "on_event": {"flight_not_found": {"action": "switch_plan", "target": "A"}}}},
-    })
+    book = PlanBook.from_dict(
+        {
+            "start": "A",
+            "max_switches": 3,
+            "plans": {
+                "A": {
+                    "steps": ["search_flights"],
+                    "on_event": {"flight_not_found": {"action": "switch_plan", "target": "B"}},
+                },
+                "B": {
+                    "steps": ["search_flights"],
+                    "on_event": {"flight_not_found": {"action": "switch_plan", "target": "A"}},
+                },
+            },
+        }
+    )
     run = run_plan(book, world(("Beijing", 0)))
     assert run.path == ["A", "B", "A", "B"] and run.state is TaskState.FAILED
     assert run.reason == "switch budget of 3 used up"
@@ -138,17 +148,26 @@ def broken(mutate) -> dict:
     return data
 
 
-@pytest.mark.parametrize("data, error, words", [
-    (broken(lambda d: d["plans"]["B"]["on_event"]["all_dates_full"].update(target="D")), UnknownPlanError,
-     "'D'"),
-    (broken(lambda d: d["plans"]["A"]["on_event"]["flight_not_found"].update(action="panic")),
-     UnknownActionError, "panic"),
-    (broken(lambda d: d.update(start="Z")), PlanBookError, "start plan"),
-    (broken(lambda d: d["plans"]["C"].update(steps=[])), PlanBookError, "no steps"),
-    (broken(lambda d: d.update(max_switches=-1)), PlanBookError, "max_switches"),
-    (broken(lambda d: d["on_event"]["hotel_full"].update(max=0)), PlanBookError, "max"),
-    ({"plans": {}}, PlanBookError, "non-empty"),
-])
+@pytest.mark.parametrize(
+    "data, error, words",
+    [
+        (
+            broken(lambda d: d["plans"]["B"]["on_event"]["all_dates_full"].update(target="D")),
+            UnknownPlanError,
+            "'D'",
+        ),
+        (
+            broken(lambda d: d["plans"]["A"]["on_event"]["flight_not_found"].update(action="panic")),
+            UnknownActionError,
+            "panic",
+        ),
+        (broken(lambda d: d.update(start="Z")), PlanBookError, "start plan"),
+        (broken(lambda d: d["plans"]["C"].update(steps=[])), PlanBookError, "no steps"),
+        (broken(lambda d: d.update(max_switches=-1)), PlanBookError, "max_switches"),
+        (broken(lambda d: d["on_event"]["hotel_full"].update(max=0)), PlanBookError, "max"),
+        ({"plans": {}}, PlanBookError, "non-empty"),
+    ],
+)
 def test_malformed_books_are_refused_with_a_typed_error(data, error, words):
     with pytest.raises(error, match=words):
         PlanBook.from_dict(data)
@@ -191,11 +210,11 @@ def test_the_plan_graph_has_one_edge_per_handler_plus_completion_and_failure():
 @pytest.mark.parametrize("q, h", [(0.0, 0.0), (1.0, 0.0), (0.5, 0.0), (0.3, 0.2)])
 def test_exact_success_by_hand(q, h):
     assert analytic_success(q, hotel_full=h, static=True) == pytest.approx((1 - q) * (1 - h))
-    assert analytic_success(q, hotel_full=h) == pytest.approx((1 - q ** 9) * (1 - h ** 3))
+    assert analytic_success(q, hotel_full=h) == pytest.approx((1 - q**9) * (1 - h**3))
 
 
 def test_a_holiday_peak_leaves_only_the_other_cities():
-    assert analytic_success(0.5, peak=1.0) == pytest.approx(1 - 0.5 ** 2)
+    assert analytic_success(0.5, peak=1.0) == pytest.approx(1 - 0.5**2)
     assert analytic_success(0.5, peak=1.0, static=True) == 0.0
 
 

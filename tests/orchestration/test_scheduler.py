@@ -37,8 +37,11 @@ def test_urgent_complaint_preempts_the_weekly_query_and_its_snapshot_matches_the
     assert (pre.time, pre.task_id, pre.by) == (6.5, "weekly-data", "complaint")
     snap = pre.snapshot
     assert snap.progress == "3 of 5 steps done"
-    assert dict(snap.partial_results) == {"query department A": 120, "query department B": 98,
-                                          "query department C": 156}
+    assert dict(snap.partial_results) == {
+        "query department A": 120,
+        "query department B": 98,
+        "query department C": 156,
+    }
     assert snap.next_step == "query department D"
     assert snap.lost_work == pytest.approx(0.5)  # half of department D's step
 
@@ -46,10 +49,16 @@ def test_urgent_complaint_preempts_the_weekly_query_and_its_snapshot_matches_the
 def test_a_preempted_task_resumes_from_its_snapshot_not_from_the_start():
     result = simulate(seed_example(), PRIORITY)
     kinds = [(e["type"], e["taskId"]) for e in result.log if e["type"] != "ARRIVED"]
-    assert kinds == [("STARTED", "weekly-data"), ("PREEMPTED", "weekly-data"), ("STARTED", "complaint"),
-                     ("COMPLETED", "complaint"), ("RESUMED", "weekly-data"),
-                     ("COMPLETED", "weekly-data"), ("STARTED", "monthly-report"),
-                     ("COMPLETED", "monthly-report")]
+    assert kinds == [
+        ("STARTED", "weekly-data"),
+        ("PREEMPTED", "weekly-data"),
+        ("STARTED", "complaint"),
+        ("COMPLETED", "complaint"),
+        ("RESUMED", "weekly-data"),
+        ("COMPLETED", "weekly-data"),
+        ("STARTED", "monthly-report"),
+        ("COMPLETED", "monthly-report"),
+    ]
     resumed = next(e for e in result.log if e["type"] == "RESUMED")
     assert resumed["fromStep"] == "query department D"
     assert result.records["weekly-data"].finished == pytest.approx(13.5)  # 9.5 + two 2 s steps
@@ -132,11 +141,14 @@ def test_a_task_above_the_ceiling_keeps_its_priority():
     assert capped.effective_priority(urgent, now=100.0) == 3
 
 
-@pytest.mark.parametrize("bad", [
-    dict(order="lifo"),
-    dict(order="fifo", preemptive=True),
-    dict(order="priority", aging_rate=-1.0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(order="lifo"),
+        dict(order="fifo", preemptive=True),
+        dict(order="priority", aging_rate=-1.0),
+    ],
+)
 def test_policies_that_make_no_sense_are_refused(bad):
     with pytest.raises(SchedulingError):
         Policy("bad", **bad)
@@ -162,11 +174,14 @@ def test_a_task_for_an_unknown_agent_is_refused():
         Scheduler(["flights"], PRIORITY).submit(task("t", 1, 0.0, 1.0, agent="hotels"))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: Step("s", 0.0),
-    lambda: TaskSpec("t", "a", 1, 0.0, ()),
-    lambda: TaskSpec("t", "a", 1, -1.0, (Step("s", 1.0),)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Step("s", 0.0),
+        lambda: TaskSpec("t", "a", 1, 0.0, ()),
+        lambda: TaskSpec("t", "a", 1, -1.0, (Step("s", 1.0),)),
+    ],
+)
 def test_malformed_tasks_are_refused(make):
     with pytest.raises(SchedulingError):
         make()
@@ -212,14 +227,23 @@ def test_at_overload_strict_priority_starves_reports_and_aging_shortens_their_wo
 
 # -- invariants (property tests) --------------------------------------------------------------
 specs_strategy = st.lists(
-    st.tuples(st.sampled_from(["x", "y"]), st.integers(1, 4), st.integers(0, 20),
-              st.lists(st.integers(1, 4), min_size=1, max_size=3)),
-    min_size=1, max_size=14,
-).map(lambda rows: [TaskSpec(f"t{i}", agent, prio, float(arr), tuple(Step(f"s{j}", float(d)) for j,
-                                                                     d in enumerate(ds)))
-                    for i, (agent, prio, arr, ds) in enumerate(rows)])
-policy_strategy = st.sampled_from(list(POLICIES) + [Policy("np", "priority"),
-                                                    Policy("fast aging", "priority", True, 1.0)])
+    st.tuples(
+        st.sampled_from(["x", "y"]),
+        st.integers(1, 4),
+        st.integers(0, 20),
+        st.lists(st.integers(1, 4), min_size=1, max_size=3),
+    ),
+    min_size=1,
+    max_size=14,
+).map(
+    lambda rows: [
+        TaskSpec(f"t{i}", agent, prio, float(arr), tuple(Step(f"s{j}", float(d)) for j, d in enumerate(ds)))
+        for i, (agent, prio, arr, ds) in enumerate(rows)
+    ]
+)
+policy_strategy = st.sampled_from(
+    list(POLICIES) + [Policy("np", "priority"), Policy("fast aging", "priority", True, 1.0)]
+)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

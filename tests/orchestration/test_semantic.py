@@ -46,17 +46,26 @@ def test_how_many_hops_a_target_allows_and_what_each_hop_must_reach():
     assert hops_within(0.9, 0.7) == 3  # 72.9 % ≥ 70 % but 65.6 % is not
     assert hops_within(0.9, 0.9) == 1 and hops_within(0.9, 0.95) == 0
     assert hops_within(1.0, 0.99) >= 10**9
-    assert required_hop_accuracy(4, 0.9) == pytest.approx(0.9 ** 0.25)
+    assert required_hop_accuracy(4, 0.9) == pytest.approx(0.9**0.25)
     assert chain_accuracy(required_hop_accuracy(5, 0.8), 5) == pytest.approx(0.8)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: chain_accuracy(1.2, 2), lambda: chain_accuracy(0.9, -1), lambda: chain_accuracy(0.9),
-    lambda: chain_accuracy([0.9], 3), lambda: required_hop_accuracy(0, 0.9),
-    lambda: envelope_accuracy(0.9, 3, realign=2.0), lambda: ChainConfig(p=-0.1),
-    lambda: ChainConfig(n=0), lambda: ChainConfig(envelope=True, threshold=-1.0),
-    lambda: ChainConfig(envelope=True, realign=1.5), lambda: ChainConfig(envelope=True, human_minutes=-1.0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: chain_accuracy(1.2, 2),
+        lambda: chain_accuracy(0.9, -1),
+        lambda: chain_accuracy(0.9),
+        lambda: chain_accuracy([0.9], 3),
+        lambda: required_hop_accuracy(0, 0.9),
+        lambda: envelope_accuracy(0.9, 3, realign=2.0),
+        lambda: ChainConfig(p=-0.1),
+        lambda: ChainConfig(n=0),
+        lambda: ChainConfig(envelope=True, threshold=-1.0),
+        lambda: ChainConfig(envelope=True, realign=1.5),
+        lambda: ChainConfig(envelope=True, human_minutes=-1.0),
+    ],
+)
 def test_meaningless_parameters_are_refused(call):
     with pytest.raises(SemanticError):
         call()
@@ -88,7 +97,7 @@ def test_realignment_never_hurts(p, n, r):
 @pytest.mark.parametrize("p, n", [(0.9, 1), (0.9, 4), (0.8, 6), (0.99, 10)])
 def test_a_bare_chain_simulates_to_p_to_the_n(p, n):
     out = simulate_chain(ChainConfig(p=p, n=n), trials=20_000, seed=1)
-    assert out.accuracy == pytest.approx(p ** n, abs=0.015)
+    assert out.accuracy == pytest.approx(p**n, abs=0.015)
     assert out.escalations_per_request == 0.0
 
 
@@ -111,8 +120,9 @@ def test_an_envelope_option_on_a_bare_chain_is_refused_instead_of_ignored(option
 
 
 def test_the_refusal_names_every_option_that_would_be_ignored():
-    with pytest.raises(SemanticError,
-                       match="realign, threshold only apply to a chain with an intent envelope"):
+    with pytest.raises(
+        SemanticError, match="realign, threshold only apply to a chain with an intent envelope"
+    ):
         ChainConfig(envelope=False, realign=0.5, threshold=0.9)
 
 
@@ -178,11 +188,14 @@ def test_the_seed_envelope_round_trips_and_needs_a_human_at_a_0_8_threshold():
     assert SEED_ENVELOPE.needs_human(0.8)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: IntentEnvelope("  ", "x"),
-    lambda: IntentEnvelope("trip", "x", confidence=1.5),
-    lambda: IntentEnvelope.from_dict({"currentInterpretation": "business class"}),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: IntentEnvelope("  ", "x"),
+        lambda: IntentEnvelope("trip", "x", confidence=1.5),
+        lambda: IntentEnvelope.from_dict({"currentInterpretation": "business class"}),
+    ],
+)
 def test_an_envelope_that_would_mislead_the_next_hop_is_refused(make):
     with pytest.raises(EnvelopeError) as err:
         make()
@@ -195,8 +208,11 @@ def test_a_drift_walk_is_reproducible_and_marks_each_hop_right_or_wrong():
     assert rows == drift_walk(p_word=0.7, n=6, seed=4)
     assert [r["hop"] for r in rows] == list(range(1, 7))
     for r in rows:
-        meant = (r["comfortable"], r["trip"], r["arrange"]) == ("quiet hotel, window seat", "3 days in Sanya",
-                                                                "propose options")
+        meant = (r["comfortable"], r["trip"], r["arrange"]) == (
+            "quiet hotel, window seat",
+            "3 days in Sanya",
+            "propose options",
+        )
         assert r["right"] == meant
 
 

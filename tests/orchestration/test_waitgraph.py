@@ -30,11 +30,21 @@ TRAVEL_HIDDEN = load_plan("deadlock_travel_hidden")
 
 
 def plan(deps, work=None, hidden=None, discover_at=None):
-    tasks = tuple(sorted(set(deps) | {d for ds in deps.values() for d in ds}
-                         | set(hidden or {}) | {d for ds in (hidden or {}).values() for d in ds}))
-    return WaitPlan(tasks, {t: frozenset(deps.get(t, ())) for t in tasks},
-                {t: frozenset((hidden or {}).get(t, ())) for t in tasks},
-                work or {}, discover_at or {})
+    tasks = tuple(
+        sorted(
+            set(deps)
+            | {d for ds in deps.values() for d in ds}
+            | set(hidden or {})
+            | {d for ds in (hidden or {}).values() for d in ds}
+        )
+    )
+    return WaitPlan(
+        tasks,
+        {t: frozenset(deps.get(t, ())) for t in tasks},
+        {t: frozenset((hidden or {}).get(t, ())) for t in tasks},
+        work or {},
+        discover_at or {},
+    )
 
 
 def rotate(cycle):

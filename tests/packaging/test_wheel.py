@@ -34,8 +34,21 @@ def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    result = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                   "--disable-pip-version-check", "-q", "-w", str(out), str(ROOT)])
+    result = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ]
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     (path,) = out.glob("agentproto-*.whl")
     return path
@@ -46,11 +59,29 @@ def base_env(wheel, tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("base-venv")
     venv.create(home, with_pip=True)
     python = home / "bin" / "python"
-    result = _run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                   "-c", str(ROOT / "requirements" / "lock.txt"), str(wheel)])
-    if result.returncode != 0 and any(word in result.stderr for word in
-                                      ("No matching distribution", "Could not find", "connection",
-                                       "Network is unreachable", "Temporary failure")):
+    result = _run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-c",
+            str(ROOT / "requirements" / "lock.txt"),
+            str(wheel),
+        ]
+    )
+    if result.returncode != 0 and any(
+        word in result.stderr
+        for word in (
+            "No matching distribution",
+            "Could not find",
+            "connection",
+            "Network is unreachable",
+            "Temporary failure",
+        )
+    ):
         pytest.skip(f"the package index cannot be reached for the base install: {result.stderr[-300:]}")
     assert result.returncode == 0, result.stdout + result.stderr
     return home
@@ -67,9 +98,13 @@ def _size_mb(folder: Path) -> float:
 
 def test_the_wheel_carries_the_files_the_package_reads_and_nothing_of_the_checkout(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("agentproto/data/course/question_bank.json", "agentproto/data/course/glossary.csv",
-                   "agentproto/data/scenarios/deadlock_travel.json", "agentproto/data/demo/orders.json",
-                   "agentproto/py.typed"):
+    for needed in (
+        "agentproto/data/course/question_bank.json",
+        "agentproto/data/course/glossary.csv",
+        "agentproto/data/scenarios/deadlock_travel.json",
+        "agentproto/data/demo/orders.json",
+        "agentproto/py.typed",
+    ):
         assert needed in names, f"{needed} is missing from the wheel"
     assert not [n for n in names if n.startswith(("tests/", "notebooks/", "data/", "benchmarks/"))]
 
@@ -89,7 +124,9 @@ def test_agentproto_lint_works_from_the_base_install_outside_the_checkout(base_e
     stream = tmp_path / "run.jsonl"
     stream.write_text(
         '{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}\n'
-        '{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n', encoding="utf-8")
+        '{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n',
+        encoding="utf-8",
+    )
     result = _run([str(base_env / "bin" / "agentproto"), "lint", "--json", str(stream)], cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["outcome"] == "success"

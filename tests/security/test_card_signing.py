@@ -39,6 +39,7 @@ def card():
 
 # --- the signed payload -----------------------------------------------------------------------
 
+
 def test_the_payload_is_the_card_without_signatures_in_canonical_form(card, key):
     signed = sign_card(card, key, kid="k1")
     payload = canonical_card_payload(signed)
@@ -59,10 +60,16 @@ def test_an_explicit_false_is_part_of_the_payload_but_an_unset_flag_is_not(card)
 def test_the_spec_example_of_default_value_removal():
     # §8.4.1: REQUIRED "" and [] stay, explicit optional false stays, empty extensions go.
     from agentproto.a2a.types import AgentCard
-    card = AgentCard.from_wire({"name": "Example Agent", "description": "", "version": "1",
-                                "capabilities": {"streaming": False, "pushNotifications": False,
-                                                 "extensions": []},
-                                "skills": []})
+
+    card = AgentCard.from_wire(
+        {
+            "name": "Example Agent",
+            "description": "",
+            "version": "1",
+            "capabilities": {"streaming": False, "pushNotifications": False, "extensions": []},
+            "skills": [],
+        }
+    )
     payload = canonical_card_payload(card).decode()
     assert '"capabilities":{"pushNotifications":false,"streaming":false}' in payload
     assert '"description":""' in payload and '"skills":[]' in payload
@@ -71,13 +78,14 @@ def test_the_spec_example_of_default_value_removal():
 
 # --- sign and verify --------------------------------------------------------------------------
 
+
 def test_a_signed_card_verifies_with_the_issuers_public_key(card, key):
-    signed = sign_card(card, key, kid="k1", jku="https://travel.example/jwks.json",
-                       header={"note": "rotation 2026"})
+    signed = sign_card(
+        card, key, kid="k1", jku="https://travel.example/jwks.json", header={"note": "rotation 2026"}
+    )
     sig = signed.signatures[0]
     header = json.loads(base64.urlsafe_b64decode(sig.protected + "=="))
-    assert header == {"alg": "ES256", "kid": "k1", "typ": "JOSE",
-                      "jku": "https://travel.example/jwks.json"}
+    assert header == {"alg": "ES256", "kid": "k1", "typ": "JOSE", "jku": "https://travel.example/jwks.json"}
     assert signature_header(sig) == header
     assert verify_card(signed, {"k1": key.public_key()}) == sig
     assert signed.to_wire()["signatures"][0]["header"] == {"note": "rotation 2026"}
@@ -86,18 +94,20 @@ def test_a_signed_card_verifies_with_the_issuers_public_key(card, key):
 def test_wire_dicts_are_signed_and_verified_like_models(card, key):
     signed = sign_card(card.to_wire(), key, kid="k1")
     assert isinstance(signed, dict) and signed["signatures"][0]["protected"]
-    assert verify_card(signed, {"k1": key.public_key()}).protected == \
-        signed["signatures"][0]["protected"]
+    assert verify_card(signed, {"k1": key.public_key()}).protected == signed["signatures"][0]["protected"]
     signed["skills"][0]["description"] = "Books whatever the caller wants"
     with pytest.raises(CardTampered):
         verify_card(signed, {"k1": key.public_key()})
 
 
-@pytest.mark.parametrize("change", [
-    {"name": "Bank of Agents"},
-    {"version": "9.9.9"},
-    {"capabilities": AgentCapabilities(streaming=True)},  # dropped pushNotifications
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"name": "Bank of Agents"},
+        {"version": "9.9.9"},
+        {"capabilities": AgentCapabilities(streaming=True)},  # dropped pushNotifications
+    ],
+)
 def test_a_card_changed_after_signing_is_tampered(card, key, change):
     signed = sign_card(card, key, kid="k1")
     with pytest.raises(CardTampered, match="does not match the card's canonical bytes"):
@@ -135,8 +145,7 @@ def test_an_unsigned_card_is_refused(card):
 def test_one_good_signature_is_enough_for_key_rotation(card, key):
     old = teaching_key("old travel card")
     signed = sign_card(sign_card(card, old, kid="old"), key, kid="new")
-    assert verify_card(signed, {"new": key.public_key()}).protected == \
-        signed.signatures[1].protected
+    assert verify_card(signed, {"new": key.public_key()}).protected == signed.signatures[1].protected
 
 
 def test_a_revoked_or_expired_key_is_not_used_for_verification(card, key):
@@ -165,8 +174,9 @@ def test_hmac_signatures_are_refused_even_with_the_right_secret(card):
 def test_alg_none_is_refused(card, key):
     signed = sign_card(card, key, kid="k1")
     none_header = base64.urlsafe_b64encode(b'{"alg":"none","kid":"k1"}').rstrip(b"=").decode()
-    stripped = signed.model_copy(update={"signatures": [
-        AgentCardSignature(protected=none_header, signature="")]})
+    stripped = signed.model_copy(
+        update={"signatures": [AgentCardSignature(protected=none_header, signature="")]}
+    )
     with pytest.raises(SignatureInvalid, match="alg 'none' is not allowed"):
         verify_card(stripped, {"k1": key.public_key()})
 
@@ -209,9 +219,14 @@ def test_a_lookup_function_receives_kid_and_jku():
 
 
 def test_garbage_signatures_are_reported_not_crashed_on(card, key):
-    junk = card.model_copy(update={"signatures": [
-        AgentCardSignature(protected="!!!", signature="x"),
-        AgentCardSignature(protected="eyJ4IjoxfQ", signature="x")]})
+    junk = card.model_copy(
+        update={
+            "signatures": [
+                AgentCardSignature(protected="!!!", signature="x"),
+                AgentCardSignature(protected="eyJ4IjoxfQ", signature="x"),
+            ]
+        }
+    )
     with pytest.raises(SignatureInvalid) as info:
         verify_card(junk, {"k1": key.public_key()})
     assert len(info.value.reasons) == 2
@@ -226,25 +241,22 @@ def test_every_refusal_is_a_card_signature_error(card, key):
 
 def test_a_skill_added_after_signing_is_tampered(card, key):
     signed = sign_card(card, key, kid="k1")
-    extra = AgentSkill(id="transfer", name="Transfer money", description="Moves funds",
-                       tags=["bank"])
+    extra = AgentSkill(id="transfer", name="Transfer money", description="Moves funds", tags=["bank"])
     with pytest.raises(CardTampered):
-        verify_card(signed.model_copy(update={"skills": [*signed.skills, extra]}),
-                    {"k1": key.public_key()})
+        verify_card(signed.model_copy(update={"skills": [*signed.skills, extra]}), {"k1": key.public_key()})
 
 
 # --- interop with a2a-sdk's signing utilities ---------------------------------------------------
+
 
 @pytest.mark.interop
 def test_the_sdk_verifies_our_signature_and_we_verify_the_sdks(card, key):
     signing = pytest.importorskip("a2a.utils.signing")
     from agentproto.a2a.sdk_bridge import from_sdk, to_sdk
 
-    verify_with_sdk = signing.create_signature_verifier(lambda kid, jku: key.public_key(),
-                                                        ["ES256"])
+    verify_with_sdk = signing.create_signature_verifier(lambda kid, jku: key.public_key(), ["ES256"])
     verify_with_sdk(to_sdk(sign_card(card, key, kid="ours")))
-    sdk_signer = signing.create_agent_card_signer(key, {"alg": "ES256", "kid": "sdk",
-                                                        "typ": "JOSE"})
+    sdk_signer = signing.create_agent_card_signer(key, {"alg": "ES256", "kid": "sdk", "typ": "JOSE"})
     theirs = from_sdk(sdk_signer(to_sdk(card)), type(card))
     assert verify_card(theirs, {"sdk": key.public_key()}).protected
 
@@ -255,8 +267,7 @@ def test_the_sdk_also_rejects_a_card_we_consider_tampered(card, key):
     from agentproto.a2a.sdk_bridge import to_sdk
 
     tampered = sign_card(card, key, kid="ours").model_copy(update={"name": "Bank of Agents"})
-    verify_with_sdk = signing.create_signature_verifier(lambda kid, jku: key.public_key(),
-                                                        ["ES256"])
+    verify_with_sdk = signing.create_signature_verifier(lambda kid, jku: key.public_key(), ["ES256"])
     with pytest.raises(signing.InvalidSignaturesError):
         verify_with_sdk(to_sdk(tampered))
 
@@ -271,8 +282,7 @@ def test_rs256_cards_sign_and_verify_and_the_sdk_agrees(card):
     signing = pytest.importorskip("a2a.utils.signing")
     from agentproto.a2a.sdk_bridge import to_sdk
 
-    signing.create_signature_verifier(lambda kid, jku: rsa_key.public_key(), ["RS256"])(
-        to_sdk(signed))
+    signing.create_signature_verifier(lambda kid, jku: rsa_key.public_key(), ["RS256"])(to_sdk(signed))
 
 
 def test_the_first_releases_names_still_import_and_catch():
@@ -283,7 +293,10 @@ def test_the_first_releases_names_still_import_and_catch():
         SignatureError,
     )
 
-    assert (InvalidSignatureError, NoSignatureError, SignatureError) == \
-        (SignatureInvalid, CardUnsigned, CardSignatureError)
+    assert (InvalidSignatureError, NoSignatureError, SignatureError) == (
+        SignatureInvalid,
+        CardUnsigned,
+        CardSignatureError,
+    )
     assert issubclass(CardTampered, InvalidSignatureError)
     assert "ES256" in DEFAULT_ALGORITHMS

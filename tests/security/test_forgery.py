@@ -51,18 +51,28 @@ def keys():
 
 @pytest.fixture
 def genuine(clock):
-    return issue_token("orchestrator", "flight-agent", ["flights:search"], 3600, AUTH_KEY,
-                       clock=clock, kid="auth-1", issuer=ISSUER)
+    return issue_token(
+        "orchestrator",
+        "flight-agent",
+        ["flights:search"],
+        3600,
+        AUTH_KEY,
+        clock=clock,
+        kid="auth-1",
+        issuer=ISSUER,
+    )
 
 
 def failed_rule(token, keys, clock):
     """The rule of the first check that refuses ``token`` (``None`` if it is accepted)."""
-    rows = token_checks(token, audience="flight-agent", keys=keys, clock=clock, issuer=ISSUER,
-                        algorithms=ALL_ALGORITHMS)
+    rows = token_checks(
+        token, audience="flight-agent", keys=keys, clock=clock, issuer=ISSUER, algorithms=ALL_ALGORITHMS
+    )
     return next((r.error.rule for r in rows if r.error is not None), None)
 
 
 # --- tokens -----------------------------------------------------------------------------------
+
 
 def test_the_genuine_token_is_accepted(genuine, keys, clock):
     assert failed_rule(genuine, keys, clock) is None
@@ -104,8 +114,7 @@ def test_a_stranger_signing_under_her_own_kid_is_an_unknown_key(genuine, keys, c
         verify_token(forged, audience="flight-agent", keys=keys, clock=clock)
 
 
-def test_re_signing_with_the_trusted_key_would_pass_so_the_key_is_what_matters(genuine, keys,
-                                                                                clock):
+def test_re_signing_with_the_trusted_key_would_pass_so_the_key_is_what_matters(genuine, keys, clock):
     edited = with_claims(genuine, scope="flights:book")
     assert failed_rule(resigned(edited, AUTH_KEY), keys, clock) is None
 
@@ -136,8 +145,7 @@ ATTACKER = teaching_key("attacker card")
 
 @pytest.fixture
 def signed():
-    return sign_card(TravelDeskAgent().card("https://travel.example/a2a"), CARD_KEY,
-                     kid="travel-card-1")
+    return sign_card(TravelDeskAgent().card("https://travel.example/a2a"), CARD_KEY, kid="travel-card-1")
 
 
 @pytest.fixture
@@ -147,10 +155,16 @@ def card_keys():
     return trusted
 
 
-@pytest.mark.parametrize("move, error", [
-    ("rename", CardTampered), ("redirect", CardTampered), ("add-skill", CardTampered),
-    ("re-sign", CardTampered), ("strip", CardUnsigned),
-])
+@pytest.mark.parametrize(
+    "move, error",
+    [
+        ("rename", CardTampered),
+        ("redirect", CardTampered),
+        ("add-skill", CardTampered),
+        ("re-sign", CardTampered),
+        ("strip", CardUnsigned),
+    ],
+)
 def test_every_card_move_is_refused(signed, card_keys, move, error):
     assert verify_card(signed, card_keys)
     with pytest.raises(error):

@@ -52,30 +52,44 @@ def test_nan_and_infinity_have_no_canonical_form(bits):
 
 def test_the_rfc_sample_document_canonicalises_to_the_published_bytes():
     # RFC 8785 §3.2.2: primitive data types.
-    source = ('{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],'
-              ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",'
-              ' "literals": [null, true, false]}')
-    expected = ('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,'
-                '1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}')
+    source = (
+        '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],'
+        ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",'
+        ' "literals": [null, true, false]}'
+    )
+    expected = (
+        '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,'
+        '1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'
+    )
     assert canonicalize(json.loads(source)) == expected
 
 
 def test_object_members_are_sorted_by_utf16_code_units():
     # RFC 8785 §3.2.3: the emoji (surrogates D83D DE00) sorts before U+FB33.
-    source = {"\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet",
-              "1": "One", "\U0001f600": "Emoji", "\u0080": "Control", "\u00f6": "o umlaut"}
+    source = {
+        "\u20ac": "Euro Sign",
+        "\r": "Carriage Return",
+        "\ufb33": "Hebrew Letter Dalet",
+        "1": "One",
+        "\U0001f600": "Emoji",
+        "\u0080": "Control",
+        "\u00f6": "o umlaut",
+    }
     keys = list(json.loads(canonicalize(source)))
     assert keys == ["\r", "1", "\u0080", "\u00f6", "\u20ac", "\U0001f600", "\ufb33"]
     assert sorted(source) != keys  # code-point order would put U+FB33 before the emoji
 
 
-@pytest.mark.parametrize("value, text", [
-    ({"b": 1, "a": 2}, '{"a":2,"b":1}'),
-    ("é\u2028\u0001\"\\/", '"é\u2028\\u0001\\"\\\\/"'),
-    ([1.0, 100.0, 1e21, 1e-7, 1e-6, 0.1, -0.0], "[1,100,1e+21,1e-7,0.000001,0.1,0]"),
-    ([True, False, None, [], {}], "[true,false,null,[],{}]"),
-    (2**53, "9007199254740992"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ({"b": 1, "a": 2}, '{"a":2,"b":1}'),
+        ('é\u2028\u0001"\\/', '"é\u2028\\u0001\\"\\\\/"'),
+        ([1.0, 100.0, 1e21, 1e-7, 1e-6, 0.1, -0.0], "[1,100,1e+21,1e-7,0.000001,0.1,0]"),
+        ([True, False, None, [], {}], "[true,false,null,[],{}]"),
+        (2**53, "9007199254740992"),
+    ],
+)
 def test_small_vectors(value, text):
     assert canonicalize(value) == text
 

@@ -19,12 +19,15 @@ from agentproto.security import (
 # --- keys ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make, alg", [
-    (lambda: ec.generate_private_key(ec.SECP256R1()), "ES256"),
-    (lambda: ec.generate_private_key(ec.SECP384R1()), "ES384"),
-    (lambda: ed25519.Ed25519PrivateKey.generate(), "EdDSA"),
-    (lambda: b"0123456789abcdef0123456789abcdef", "HS256"),
-])
+@pytest.mark.parametrize(
+    "make, alg",
+    [
+        (lambda: ec.generate_private_key(ec.SECP256R1()), "ES256"),
+        (lambda: ec.generate_private_key(ec.SECP384R1()), "ES384"),
+        (lambda: ed25519.Ed25519PrivateKey.generate(), "EdDSA"),
+        (lambda: b"0123456789abcdef0123456789abcdef", "HS256"),
+    ],
+)
 def test_a_keys_natural_algorithm(make, alg):
     key = make()
     assert algorithm_for(key) == alg
@@ -40,8 +43,9 @@ def test_teaching_keys_are_reproducible_and_distinct():
     from cryptography.hazmat.primitives import serialization
 
     def raw(k):
-        return k.public_key().public_bytes(serialization.Encoding.DER,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo)
+        return k.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
 
     assert raw(teaching_key("a")) == raw(teaching_key("a"))
     assert raw(teaching_key("a")) != raw(teaching_key("b"))
@@ -100,6 +104,7 @@ def test_a_jwk_without_kid_is_refused():
 
 # --- the authorization server ----------------------------------------------------------------------
 
+
 @pytest.fixture
 def clock():
     return FakeClock()
@@ -107,49 +112,76 @@ def clock():
 
 @pytest.fixture
 def auth(clock):
-    server = AuthorizationServer("https://auth.example", teaching_key("auth", "EdDSA"),
-                                 kid="auth-1", clock=clock, ids=IdFactory("tok"), ttl_s=600)
-    server.register_client("orchestrator", "s3cret-orchestrator",
-                           scopes={"flights:search", "flights:book"},
-                           resources={"flight-agent"})
+    server = AuthorizationServer(
+        "https://auth.example",
+        teaching_key("auth", "EdDSA"),
+        kid="auth-1",
+        clock=clock,
+        ids=IdFactory("tok"),
+        ttl_s=600,
+    )
+    server.register_client(
+        "orchestrator",
+        "s3cret-orchestrator",
+        scopes={"flights:search", "flights:book"},
+        resources={"flight-agent"},
+    )
     return server
 
 
 def form(**over):
-    base = {"grant_type": "client_credentials", "client_id": "orchestrator",
-            "client_secret": "s3cret-orchestrator", "resource": "flight-agent",
-            "scope": "flights:search"}
+    base = {
+        "grant_type": "client_credentials",
+        "client_id": "orchestrator",
+        "client_secret": "s3cret-orchestrator",
+        "resource": "flight-agent",
+        "scope": "flights:search",
+    }
     return {**base, **over}
 
 
 def test_client_credentials_yield_a_bearer_token_the_agent_accepts(auth, clock):
     answer = auth.token(form())
-    assert {k: v for k, v in answer.items() if k != "access_token"} == \
-        {"token_type": "Bearer", "expires_in": 600, "scope": "flights:search"}
-    claims = verify_token(answer["access_token"], audience="flight-agent", keys=auth.key_set(),
-                          clock=clock, issuer="https://auth.example")
+    assert {k: v for k, v in answer.items() if k != "access_token"} == {
+        "token_type": "Bearer",
+        "expires_in": 600,
+        "scope": "flights:search",
+    }
+    claims = verify_token(
+        answer["access_token"],
+        audience="flight-agent",
+        keys=auth.key_set(),
+        clock=clock,
+        issuer="https://auth.example",
+    )
     assert (claims.subject, claims.token_id) == ("orchestrator", "tok-1")
-    assert auth.issued == [{"jti": "tok-1", "client": "orchestrator",
-                            "resource": "flight-agent", "scope": "flights:search"}]
+    assert auth.issued == [
+        {"jti": "tok-1", "client": "orchestrator", "resource": "flight-agent", "scope": "flights:search"}
+    ]
 
 
 def test_the_published_jwks_is_enough_to_verify(auth, clock):
     token = auth.token(form())["access_token"]
-    assert verify_token(token, audience="flight-agent", keys=KeySet.from_jwks(auth.jwks()),
-                        clock=clock).subject == "orchestrator"
+    assert (
+        verify_token(token, audience="flight-agent", keys=KeySet.from_jwks(auth.jwks()), clock=clock).subject
+        == "orchestrator"
+    )
 
 
 def test_no_scope_asked_means_every_granted_scope(auth):
     assert auth.token(form(scope=""))["scope"] == "flights:book flights:search"
 
 
-@pytest.mark.parametrize("over, error, status", [
-    ({"grant_type": "password"}, "unsupported_grant_type", 400),
-    ({"client_secret": "guess"}, "invalid_client", 401),
-    ({"client_id": "mallory"}, "invalid_client", 401),
-    ({"resource": "bank-agent"}, "invalid_target", 400),
-    ({"scope": "flights:search payments:transfer"}, "invalid_scope", 400),
-])
+@pytest.mark.parametrize(
+    "over, error, status",
+    [
+        ({"grant_type": "password"}, "unsupported_grant_type", 400),
+        ({"client_secret": "guess"}, "invalid_client", 401),
+        ({"client_id": "mallory"}, "invalid_client", 401),
+        ({"resource": "bank-agent"}, "invalid_target", 400),
+        ({"scope": "flights:search payments:transfer"}, "invalid_scope", 400),
+    ],
+)
 def test_token_requests_are_refused_with_rfc_6749_codes(auth, over, error, status):
     with pytest.raises(OAuthError) as info:
         auth.token(form(**over))

@@ -32,27 +32,44 @@ CARD_KEY = teaching_key("travel card")
 @pytest.fixture(scope="module")
 def world():
     clock = FakeClock()
-    auth = AuthorizationServer("https://auth.example", teaching_key("auth", "EdDSA"),
-                               kid="auth-1", clock=clock, ids=IdFactory("tok"))
-    auth.register_client("orchestrator", "orchestrator-secret",
-                         scopes={"travel:plan", "travel:read"}, resources={AUDIENCE})
+    auth = AuthorizationServer(
+        "https://auth.example", teaching_key("auth", "EdDSA"), kid="auth-1", clock=clock, ids=IdFactory("tok")
+    )
+    auth.register_client(
+        "orchestrator", "orchestrator-secret", scopes={"travel:plan", "travel:read"}, resources={AUDIENCE}
+    )
     agent = SignedCardAgent(
-        TravelDeskAgent(), CARD_KEY, kid="travel-card-1",
-        security_schemes={"oauth": client_credentials_scheme("https://auth.example/token",
-                                                             {"travel:plan": "plan trips"}),
-                          "bearer": bearer_scheme()},
-        security_requirements=[requirement(oauth=["travel:plan"])])
-    app = BearerAuth(create_a2a_app(agent=agent, clock=clock, ids=IdFactory("task")),
-                     audience=AUDIENCE, keys=auth.key_set(), clock=clock,
-                     required_scopes={"travel:plan"}, realm="travel-desk")
+        TravelDeskAgent(),
+        CARD_KEY,
+        kid="travel-card-1",
+        security_schemes={
+            "oauth": client_credentials_scheme("https://auth.example/token", {"travel:plan": "plan trips"}),
+            "bearer": bearer_scheme(),
+        },
+        security_requirements=[requirement(oauth=["travel:plan"])],
+    )
+    app = BearerAuth(
+        create_a2a_app(agent=agent, clock=clock, ids=IdFactory("task")),
+        audience=AUDIENCE,
+        keys=auth.key_set(),
+        clock=clock,
+        required_scopes={"travel:plan"},
+        realm="travel-desk",
+    )
     with RunningServer(app) as server:
         yield {"clock": clock, "auth": auth, "app": app, "url": server.url}
 
 
 def token(world, scope="travel:plan"):
-    return world["auth"].token({"grant_type": "client_credentials", "client_id": "orchestrator",
-                                "client_secret": "orchestrator-secret", "resource": AUDIENCE,
-                                "scope": scope})["access_token"]
+    return world["auth"].token(
+        {
+            "grant_type": "client_credentials",
+            "client_id": "orchestrator",
+            "client_secret": "orchestrator-secret",
+            "resource": AUDIENCE,
+            "scope": scope,
+        }
+    )["access_token"]
 
 
 def rpc(world, headers):
@@ -63,8 +80,10 @@ def rpc(world, headers):
 def test_the_agent_card_is_public_signed_and_declares_how_to_authenticate(world):
     card = httpx.get(f"{world['url']}/.well-known/agent-card.json").json()
     assert set(card["securitySchemes"]) == {"oauth", "bearer"}
-    assert card["securitySchemes"]["oauth"]["oauth2SecurityScheme"]["flows"][
-        "clientCredentials"]["tokenUrl"] == "https://auth.example/token"
+    assert (
+        card["securitySchemes"]["oauth"]["oauth2SecurityScheme"]["flows"]["clientCredentials"]["tokenUrl"]
+        == "https://auth.example/token"
+    )
     assert card["securityRequirements"] == [{"schemes": {"oauth": {"list": ["travel:plan"]}}}]
     keys = KeySet()
     keys.add("travel-card-1", CARD_KEY.public_key())
@@ -135,44 +154,65 @@ def test_the_middleware_logs_each_decision(world):
 def test_mutual_check_refuses_a_forged_orchestrator_and_a_forged_card(world):
     card = httpx.get(f"{world['url']}/.well-known/agent-card.json").json()
     card_keys = {"travel-card-1": CARD_KEY.public_key()}
-    common = dict(audience=AUDIENCE, token_keys=world["auth"].key_set(), clock=world["clock"],
-                  required_scopes={"travel:plan"}, card_keys=card_keys)
-    good = mutual_check(callee_card=card,
-                        caller_headers={"Authorization": f"Bearer {token(world)}"}, **common)
+    common = dict(
+        audience=AUDIENCE,
+        token_keys=world["auth"].key_set(),
+        clock=world["clock"],
+        required_scopes={"travel:plan"},
+        card_keys=card_keys,
+    )
+    good = mutual_check(
+        callee_card=card, caller_headers={"Authorization": f"Bearer {token(world)}"}, **common
+    )
     assert good.ok, good.table()
 
     # A forged orchestrator mints its own token under the auth server's kid.
     from agentproto.security import issue_token
-    forged_token = issue_token("orchestrator", AUDIENCE, ["travel:plan"], 3600,
-                               teaching_key("mallory", "EdDSA"), clock=world["clock"],
-                               kid="auth-1")
-    bad_caller = mutual_check(callee_card=card,
-                              caller_headers={"Authorization": f"Bearer {forged_token}"},
-                              **common)
+
+    forged_token = issue_token(
+        "orchestrator",
+        AUDIENCE,
+        ["travel:plan"],
+        3600,
+        teaching_key("mallory", "EdDSA"),
+        clock=world["clock"],
+        kid="auth-1",
+    )
+    bad_caller = mutual_check(
+        callee_card=card, caller_headers={"Authorization": f"Bearer {forged_token}"}, **common
+    )
     assert bad_caller.caller_checks_callee.ok and not bad_caller.callee_checks_caller.ok
     assert "TokenForged" in bad_caller.table() and "call refused" in bad_caller.table()
 
     # A forged callee serves the card with its own endpoint.
-    evil = {**card, "supportedInterfaces": [{**card["supportedInterfaces"][0],
-                                             "url": "https://evil.example/a2a"}]}
-    bad_callee = mutual_check(callee_card=evil,
-                              caller_headers={"Authorization": f"Bearer {token(world)}"},
-                              **common)
+    evil = {
+        **card,
+        "supportedInterfaces": [{**card["supportedInterfaces"][0], "url": "https://evil.example/a2a"}],
+    }
+    bad_callee = mutual_check(
+        callee_card=evil, caller_headers={"Authorization": f"Bearer {token(world)}"}, **common
+    )
     assert not bad_callee.caller_checks_callee.ok and bad_callee.callee_checks_caller.ok
     assert "CardTampered" in bad_callee.table()
 
 
 def test_missing_scope_is_forbidden_in_mutual_check_too(world):
     card = httpx.get(f"{world['url']}/.well-known/agent-card.json").json()
-    result = mutual_check(callee_card=card, card_keys={"travel-card-1": CARD_KEY.public_key()},
-                          caller_headers={"Authorization": f"Bearer {token(world, 'travel:read')}"},
-                          audience=AUDIENCE, token_keys=world["auth"].key_set(),
-                          clock=world["clock"], required_scopes={"travel:plan"})
+    result = mutual_check(
+        callee_card=card,
+        card_keys={"travel-card-1": CARD_KEY.public_key()},
+        caller_headers={"Authorization": f"Bearer {token(world, 'travel:read')}"},
+        audience=AUDIENCE,
+        token_keys=world["auth"].key_set(),
+        clock=world["clock"],
+        required_scopes={"travel:plan"},
+    )
     assert isinstance(result.callee_checks_caller.error, MissingScope)
     assert "HTTP 403" in result.callee_checks_caller.detail
 
 
 # --- interop: the official SDK client on both sides of the trust question ---------------------------
+
 
 @pytest.fixture
 def anyio_backend():
@@ -182,8 +222,9 @@ def anyio_backend():
 def _sdk_request(text: str, message_id: str):
     from a2a.types import a2a_pb2 as pb
 
-    return pb.SendMessageRequest(message=pb.Message(message_id=message_id, role=pb.ROLE_USER,
-                                                    parts=[pb.Part(text=text)]))
+    return pb.SendMessageRequest(
+        message=pb.Message(message_id=message_id, role=pb.ROLE_USER, parts=[pb.Part(text=text)])
+    )
 
 
 @pytest.mark.interop
@@ -200,13 +241,20 @@ async def test_the_sdk_client_verifies_our_signed_card_and_sends_the_token_it_de
     await credentials.set_credentials("session-1", "oauth", token(world))
     verifier = create_signature_verifier(lambda kid, jku: CARD_KEY.public_key(), ["ES256"])
     client = await sdk_client.create_client(
-        world["url"], client_config=sdk_client.ClientConfig(streaming=False),
-        interceptors=[AuthInterceptor(credentials)], signature_verifier=verifier)
+        world["url"],
+        client_config=sdk_client.ClientConfig(streaming=False),
+        interceptors=[AuthInterceptor(credentials)],
+        signature_verifier=verifier,
+    )
     try:
         # The interceptor reads our card's securityRequirements → scheme "oauth" → Bearer.
-        events = [e async for e in client.send_message(
-            _sdk_request("Plan my trip to Sanya", "m-sdk-1"),
-            context=ClientCallContext(state={"sessionId": "session-1"}))]
+        events = [
+            e
+            async for e in client.send_message(
+                _sdk_request("Plan my trip to Sanya", "m-sdk-1"),
+                context=ClientCallContext(state={"sessionId": "session-1"}),
+            )
+        ]
         assert events[0].task.status.state == pb.TASK_STATE_INPUT_REQUIRED
         with pytest.raises(sdk_client.A2AClientError, match="401"):
             [e async for e in client.send_message(_sdk_request("no session", "m-sdk-2"))]

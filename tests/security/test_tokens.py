@@ -57,10 +57,12 @@ def trusted(auth_key):
     return keys
 
 
-def mint(auth_key, clock, *, audience="flight-agent", scopes=("flights:search",), ttl_s=3600,
-         kid="auth-1", **kw):
-    return issue_token("orchestrator", audience, scopes, ttl_s, auth_key, clock=clock, kid=kid,
-                       issuer=ISSUER, **kw)
+def mint(
+    auth_key, clock, *, audience="flight-agent", scopes=("flights:search",), ttl_s=3600, kid="auth-1", **kw
+):
+    return issue_token(
+        "orchestrator", audience, scopes, ttl_s, auth_key, clock=clock, kid=kid, issuer=ISSUER, **kw
+    )
 
 
 def check(token, trusted, clock, **kw):
@@ -75,16 +77,22 @@ def b64(obj) -> str:
 
 # --- issuing and the happy path ----------------------------------------------------------------
 
+
 def test_a_token_says_who_what_and_until_when(auth_key, trusted, clock):
     token = mint(auth_key, clock, scopes=["flights:search", "flights:book"], token_id="tok-1")
     header, payload = decode_unverified(token)
     assert header == {"alg": "ES256", "kid": "auth-1", "typ": "at+jwt"}
-    assert payload == {"iss": ISSUER, "sub": "orchestrator", "aud": "flight-agent",
-                       "iat": clock.now_ms() // 1000, "exp": clock.now_ms() // 1000 + 3600,
-                       "scope": "flights:book flights:search", "jti": "tok-1"}
+    assert payload == {
+        "iss": ISSUER,
+        "sub": "orchestrator",
+        "aud": "flight-agent",
+        "iat": clock.now_ms() // 1000,
+        "exp": clock.now_ms() // 1000 + 3600,
+        "scope": "flights:book flights:search",
+        "jti": "tok-1",
+    }
     claims = check(token, trusted, clock, required_scopes=["flights:book"])
-    assert (claims.subject, claims.audience, claims.issuer) == \
-        ("orchestrator", ("flight-agent",), ISSUER)
+    assert (claims.subject, claims.audience, claims.issuer) == ("orchestrator", ("flight-agent",), ISSUER)
     assert claims.scopes == {"flights:search", "flights:book"}
     assert claims.expires_in_s(clock.now_ms()) == 3600
     assert claims.summary().startswith("orchestrator → flight-agent [flights:book flights:search]")
@@ -92,9 +100,13 @@ def test_a_token_says_who_what_and_until_when(auth_key, trusted, clock):
 
 def test_pyjwt_reads_our_tokens(auth_key, clock):
     token = mint(auth_key, clock)
-    payload = jwt.decode(token, auth_key.public_key(), algorithms=["ES256"],
-                         audience="flight-agent", options={"verify_exp": False,
-                                                           "verify_iat": False})
+    payload = jwt.decode(
+        token,
+        auth_key.public_key(),
+        algorithms=["ES256"],
+        audience="flight-agent",
+        options={"verify_exp": False, "verify_iat": False},
+    )
     assert payload["sub"] == "orchestrator"
 
 
@@ -105,17 +117,18 @@ def test_a_token_needs_a_positive_lifetime(auth_key, clock):
 
 def test_eddsa_tokens_are_byte_for_byte_reproducible():
     key = teaching_key("auth", "EdDSA")
-    assert issue_token("a", "b", ["s"], 60, key, clock=FakeClock(), kid="k") == \
-        issue_token("a", "b", ["s"], 60, key, clock=FakeClock(), kid="k")
+    assert issue_token("a", "b", ["s"], 60, key, clock=FakeClock(), kid="k") == issue_token(
+        "a", "b", ["s"], 60, key, clock=FakeClock(), kid="k"
+    )
 
 
 def test_a_list_audience_accepts_each_named_agent(auth_key, trusted, clock):
     token = mint(auth_key, clock, audience=["flight-agent", "hotel-agent"])
-    assert check(token, trusted, clock, audience="hotel-agent").audience == \
-        ("flight-agent", "hotel-agent")
+    assert check(token, trusted, clock, audience="hotel-agent").audience == ("flight-agent", "hotel-agent")
 
 
 # --- time ----------------------------------------------------------------------------------------
+
 
 def test_a_token_expires_when_the_injected_clock_reaches_exp(auth_key, trusted, clock):
     token = mint(auth_key, clock, ttl_s=60)
@@ -147,6 +160,7 @@ def test_a_token_from_the_future_is_not_yet_valid(auth_key, trusted, clock):
 
 # --- who and what ----------------------------------------------------------------------------------
 
+
 def test_a_token_for_another_agent_is_refused(auth_key, trusted, clock):
     token = mint(auth_key, clock, audience="hotel-agent")
     with pytest.raises(WrongAudience, match="is for 'hotel-agent', not for 'flight-agent'"):
@@ -162,20 +176,33 @@ def test_a_missing_scope_is_a_403_not_a_401(auth_key, trusted, clock):
 
 
 def test_a_token_from_another_issuer_is_refused(auth_key, trusted, clock):
-    token = issue_token("orchestrator", "flight-agent", [], 60, auth_key, clock=clock,
-                        kid="auth-1", issuer="https://other-idp.example")
+    token = issue_token(
+        "orchestrator",
+        "flight-agent",
+        [],
+        60,
+        auth_key,
+        clock=clock,
+        kid="auth-1",
+        issuer="https://other-idp.example",
+    )
     with pytest.raises(WrongIssuer):
         check(token, trusted, clock)
 
 
 def test_required_claims_must_be_present(auth_key, trusted, clock):
-    token = jwt.encode({"sub": "x", "aud": "flight-agent", "iss": ISSUER}, auth_key,
-                       algorithm="ES256", headers={"kid": "auth-1", "typ": "at+jwt"})
+    token = jwt.encode(
+        {"sub": "x", "aud": "flight-agent", "iss": ISSUER},
+        auth_key,
+        algorithm="ES256",
+        headers={"kid": "auth-1", "typ": "at+jwt"},
+    )
     with pytest.raises(MalformedToken, match="iat, exp"):
         check(token, trusted, clock)
 
 
 # --- forgeries -------------------------------------------------------------------------------------
+
 
 def test_a_tampered_payload_breaks_the_signature(auth_key, trusted, clock):
     header, payload, sig = mint(auth_key, clock).split(".")
@@ -225,27 +252,33 @@ def test_the_hs_rs_confusion_attack_is_refused():
     clock = FakeClock()
     rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     public_pem = rsa_key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     keys = KeySet()
     keys.add("auth-rsa", rsa_key.public_key())  # pinned to RS256
     assert issue_token("o", "flight-agent", [], 60, rsa_key, clock=clock, kid="auth-rsa")
     now = clock.now_ms() // 1000
-    signing_input = (b64({"alg": "HS256", "kid": "auth-rsa", "typ": "at+jwt"}) + "." +
-                     b64({"sub": "mallory", "aud": "flight-agent", "iat": now, "exp": now + 60,
-                          "scope": "flights:book"}))
+    signing_input = (
+        b64({"alg": "HS256", "kid": "auth-rsa", "typ": "at+jwt"})
+        + "."
+        + b64({"sub": "mallory", "aud": "flight-agent", "iat": now, "exp": now + 60, "scope": "flights:book"})
+    )
     mac = hmac.new(public_pem, signing_input.encode(), hashlib.sha256).digest()
     forged = f"{signing_input}.{b64(mac)}"
     for algorithms in (["RS256"], ["RS256", "HS256"]):
         with pytest.raises(TokenForged) as info:
-            verify_token(forged, audience="flight-agent", keys=keys, clock=clock,
-                         algorithms=algorithms)
+            verify_token(forged, audience="flight-agent", keys=keys, clock=clock, algorithms=algorithms)
         assert info.value.rule in ("token.alg-not-allowed", "token.alg-mismatch")
     assert info.value.rule == "token.alg-mismatch"  # the pin caught it, not the allow-list
 
 
 def test_an_id_token_or_other_jwt_is_not_an_access_token(auth_key, trusted, clock):
-    token = jwt.encode({"sub": "x", "aud": "flight-agent", "iat": 0, "exp": 10**10},
-                       auth_key, algorithm="ES256", headers={"kid": "auth-1"})  # typ JWT
+    token = jwt.encode(
+        {"sub": "x", "aud": "flight-agent", "iat": 0, "exp": 10**10},
+        auth_key,
+        algorithm="ES256",
+        headers={"kid": "auth-1"},
+    )  # typ JWT
     with pytest.raises(MalformedToken, match="not an access token"):
         check(token, trusted, clock)
 
@@ -258,10 +291,12 @@ def test_garbage_is_malformed(garbage, trusted, clock):
 
 # --- the table ------------------------------------------------------------------------------------
 
+
 def test_the_check_table_stops_at_the_first_failure(auth_key, trusted, clock):
     token = mint(auth_key, clock, audience="hotel-agent")
-    rows = token_checks(token, audience="flight-agent", keys=trusted, clock=clock,
-                        required_scopes=["flights:search"])
+    rows = token_checks(
+        token, audience="flight-agent", keys=trusted, clock=clock, required_scopes=["flights:search"]
+    )
     assert [r.name for r in rows] == [c.name for c in CHECKS]
     assert [r.mark for r in rows] == ["✓"] * 9 + ["✗", "·"]
     assert isinstance(rows[9].error, WrongAudience)
@@ -279,28 +314,39 @@ def test_each_check_has_its_own_refusal(auth_key, trusted, clock):
         "scopes": mint(auth_key, clock, scopes=[]),
     }
     for name, token in cases.items():
-        rows = token_checks(token, audience="flight-agent", keys=trusted, clock=clock,
-                            required_scopes=["flights:search"], issuer=ISSUER)
+        rows = token_checks(
+            token,
+            audience="flight-agent",
+            keys=trusted,
+            clock=clock,
+            required_scopes=["flights:search"],
+            issuer=ISSUER,
+        )
         failed = [r.name for r in rows if r.passed is False]
         assert failed == [name], (name, [(r.name, r.detail) for r in rows])
 
 
 # --- the HTTP edge --------------------------------------------------------------------------------
 
+
 def test_authorize_reads_the_bearer_header_case_insensitively(auth_key, trusted, clock):
     token = mint(auth_key, clock)
     for headers in ({"Authorization": f"Bearer {token}"}, {"authorization": f"bearer {token}"}):
-        assert authorize(headers, audience="flight-agent", keys=trusted, clock=clock).subject \
-            == "orchestrator"
+        assert (
+            authorize(headers, audience="flight-agent", keys=trusted, clock=clock).subject == "orchestrator"
+        )
 
 
-@pytest.mark.parametrize("headers, error", [
-    ({}, MissingToken),
-    ({"Authorization": ""}, MissingToken),
-    ({"Authorization": "Basic b3JjaDpzZWNyZXQ="}, MissingToken),
-    ({"Authorization": "Bearer"}, MalformedToken),
-    ({"Authorization": "Bearer a b"}, MalformedToken),
-])
+@pytest.mark.parametrize(
+    "headers, error",
+    [
+        ({}, MissingToken),
+        ({"Authorization": ""}, MissingToken),
+        ({"Authorization": "Basic b3JjaDpzZWNyZXQ="}, MissingToken),
+        ({"Authorization": "Bearer"}, MalformedToken),
+        ({"Authorization": "Bearer a b"}, MalformedToken),
+    ],
+)
 def test_bad_authorization_headers(headers, error):
     with pytest.raises(error):
         bearer_token(headers)
@@ -318,8 +364,7 @@ def test_challenges_name_the_error_and_the_needed_scope(auth_key, trusted, clock
     with pytest.raises(MissingScope) as info:
         check(mint(auth_key, clock, scopes=[]), trusted, clock, required_scopes=["flights:book"])
     value = challenge(info.value)
-    assert value.startswith('Bearer realm="agentproto", error="insufficient_scope", '
-                            'error_description="')
+    assert value.startswith('Bearer realm="agentproto", error="insufficient_scope", error_description="')
     assert value.endswith(', scope="flights:book"')
     clock.advance(10**8)
     with pytest.raises(TokenExpired) as expired:
@@ -338,4 +383,4 @@ def test_error_bodies_use_the_google_rpc_status_shape(auth_key, trusted, clock):
 
 def test_challenge_text_is_plain_ascii_without_quotes():
     exc = MalformedToken('bad "token" — really')
-    assert challenge(exc).endswith('error_description="bad \'token\' ? really"')
+    assert challenge(exc).endswith("error_description=\"bad 'token' ? really\"")

@@ -11,6 +11,8 @@ same API. Three small changes make them fit:
   the student's home (a Kernel Gateway gets ``KERNEL_WORKING_DIR`` instead);
 * the websocket is opened with the token in its ``Authorization`` header (the stock client
   sends no credentials on the websocket, and the single-user server refuses it);
+* binary frames (messages with buffers: a widget's image, for one) are decoded, not read as
+  text (the stock router stops on the first one, and the kernel is lost);
 * every message names its channel and carries ISO dates, as the server's websocket protocol
   wants (the stock queue sends neither, and the server logs a warning for every message);
 * "is the kernel alive" asks the server (the stock manager would look for a local process).
@@ -21,9 +23,8 @@ configuration, :class:`GatewayClient`, is a per-process singleton).
 
 from __future__ import annotations
 
-from threading import Thread
-
 import json
+from threading import Thread
 from typing import Any
 
 import websocket
@@ -31,7 +32,13 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.jsonutil import json_default
 from jupyter_core.utils import ensure_async
 from jupyter_server.gateway.gateway_client import GatewayClient, gateway_request
-from jupyter_server.gateway.managers import ChannelQueue, GatewayKernelClient, GatewayKernelManager, HBChannelQueue
+from jupyter_server.gateway.managers import (
+    ChannelQueue,
+    GatewayKernelClient,
+    GatewayKernelManager,
+    HBChannelQueue,
+)
+from jupyter_server.services.kernels.connection.base import deserialize_binary_message
 from jupyter_server.utils import url_escape, url_path_join
 from tornado.escape import json_decode, json_encode
 from traitlets import Type, Unicode
@@ -63,24 +70,59 @@ class RemoteHBChannelQueue(HBChannelQueue, RemoteChannelQueue):
 class RemoteKernelClient(GatewayKernelClient):
     """:class:`GatewayKernelClient` whose websocket carries the token."""
 
-    async def start_channels(self, shell: bool = True, iopub: bool = True, stdin: bool = True,
-                             hb: bool = True, control: bool = True) -> None:
+    async def start_channels(
+        self,
+        shell: bool = True,
+        iopub: bool = True,
+        stdin: bool = True,
+        hb: bool = True,
+        control: bool = True,
+    ) -> None:
         gateway = GatewayClient.instance()
-        ws_url = url_path_join(gateway.ws_url or "", gateway.kernels_endpoint, url_escape(self.kernel_id),
-                               "channels")
+        ws_url = url_path_join(
+            gateway.ws_url or "", gateway.kernels_endpoint, url_escape(self.kernel_id), "channels"
+        )
         self.channel_socket = websocket.create_connection(
-            ws_url, timeout=gateway.KERNEL_LAUNCH_TIMEOUT, enable_multithread=True,
+            ws_url,
+            timeout=gateway.KERNEL_LAUNCH_TIMEOUT,
+            enable_multithread=True,
             header=[f"Authorization: token {gateway.auth_token}"],
         )
+        self.channel_socket.settimeout(10)  # recv wakes up regularly to see whether to stop
         assert self._channel_queues is not None
         for name in ("shell", "iopub", "stdin", "control", "hb"):
             queue_class = RemoteHBChannelQueue if name == "hb" else RemoteChannelQueue
             queue = self._channel_queues[name] = queue_class(name, self.channel_socket, self.log)
             setattr(self, f"_{name}_channel", queue)
-        await ensure_async(AsyncKernelClient.start_channels(self, shell=shell, iopub=iopub, stdin=stdin, hb=hb,
-                                                            control=control))
+        await ensure_async(
+            AsyncKernelClient.start_channels(
+                self, shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control
+            )
+        )
         self.response_router = Thread(target=self._route_responses, daemon=True)
         self.response_router.start()
+
+    def _route_responses(self) -> None:
+        """Read the websocket until it closes; put each message on its channel's queue."""
+        try:
+            while not self._channels_stopped:
+                assert self.channel_socket is not None
+                try:
+                    raw = self.channel_socket.recv()
+                except websocket.WebSocketTimeoutException:
+                    continue  # a long, silent cell: nbclient's own cell timeout decides, not the socket's
+                if not raw:
+                    break
+                message = deserialize_binary_message(raw) if isinstance(raw, bytes) else json_decode(raw)
+                assert self._channel_queues is not None
+                self._channel_queues[message["channel"]].put_nowait(message)
+        except websocket.WebSocketConnectionClosedException:
+            pass  # closed by stop_channels
+        except BaseException as exc:
+            if not self._channels_stopped:
+                self.log.warning(f"kernel websocket: {type(exc).__name__}: {exc}")
+        for queue in (self._channel_queues or {}).values():
+            queue.response_router_finished = True
 
 
 class RemoteKernelManager(GatewayKernelManager):
@@ -92,8 +134,12 @@ class RemoteKernelManager(GatewayKernelManager):
 
     async def start_kernel(self, **kwargs: Any) -> None:
         body = {"name": kwargs.get("kernel_name") or "python3", "path": self.notebook_path or None}
-        response = await gateway_request(self.kernels_url, method="POST", body=json_encode(body),
-                                         headers={"Content-Type": "application/json"})
+        response = await gateway_request(
+            self.kernels_url,
+            method="POST",
+            body=json_encode(body),
+            headers={"Content-Type": "application/json"},
+        )
         self.kernel = json_decode(response.body)
         self.kernel_id = self.kernel["id"]
         self.kernel_url = url_path_join(self.kernels_url, url_escape(str(self.kernel_id)))

@@ -1,0 +1,323 @@
+"""The gRPC binding of A2A (spec §10): a servicer over a2a-sdk's generated ``a2a_pb2_grpc``.
+
+The servicer is a translator, nothing more. Each call turns the protobuf request into its
+ProtoJSON form (``google.protobuf.json_format.MessageToDict``), parses that as this kit's model,
+calls the same :class:`~agentproto.a2a.jsonrpc.A2AHandler` the HTTP bindings call, and parses
+the model's ProtoJSON back into the protobuf response (``ParseDict``). ProtoJSON is the one
+format all three bindings share, so no field is mapped by hand.
+
+* Service parameters come from gRPC metadata (``a2a-version``, ``a2a-extensions``, spec §10.2)
+  and are checked exactly as on JSON-RPC and REST.
+* ``SendStreamingMessage`` and ``SubscribeToTask`` are server-streaming RPCs: one
+  ``StreamResponse`` message per event.
+* Errors end the call with the gRPC status of spec §5.4 (``NOT_FOUND``, ``FAILED_PRECONDITION``
+  …); the full ``google.rpc.Status`` with its ErrorInfo (and BadRequest) details rides in the
+  ``grpc-status-details-bin`` trailer, as gRPC's rich error model prescribes (§10.6).
+
+:func:`start_grpc_server` starts a ``grpc.aio`` server on loopback in the *running* event loop —
+the service's tasks and queues live there — and records its address in ``service.grpc_url``
+so the Agent Card lists it. gRPC targets are ``host:port`` (no scheme), as gRPC clients expect.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
+
+import grpc
+from a2a.types import a2a_pb2 as pb
+from a2a.types import a2a_pb2_grpc
+from google.protobuf import any_pb2, json_format
+from google.protobuf.message import Message as PbMessage
+from google.rpc import error_details_pb2, status_pb2
+from pydantic import ValidationError
+
+from agentproto.a2a.errors import (
+    ERROR_INFO_TYPE,
+    A2AError,
+    InternalError,
+    grpc_status_name,
+)
+from agentproto.a2a.jsonrpc import A2AHandler, JSONRPCDispatcher, validation_error
+from agentproto.a2a.types import (
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest,
+    ProtoModel,
+    SendMessageRequest,
+    SendMessageResponse,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+)
+
+__all__ = [
+    "A2AGrpcServicer",
+    "GrpcServer",
+    "start_grpc_server",
+    "to_proto",
+    "from_proto",
+    "GRPC_BINDING",
+    "STATUS_DETAILS_KEY",
+]
+
+log = logging.getLogger(__name__)
+
+#: ``AgentInterface.protocolBinding`` of this binding (spec §5.3).
+GRPC_BINDING = "GRPC"
+#: The trailer that carries the serialized ``google.rpc.Status`` (gRPC rich error model).
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+_M = TypeVar("_M", bound=ProtoModel)
+#: ``grpc.aio.ServicerContext`` (grpcio ships no type hints, so this is ``Any`` to mypy).
+Context: TypeAlias = Any
+_P = TypeVar("_P", bound=PbMessage)
+
+
+def from_proto(message: PbMessage, model: type[_M]) -> _M:
+    """A protobuf message as this kit's model, through ProtoJSON."""
+    data = json_format.MessageToDict(message, preserving_proto_field_name=False)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, prefix="request") from None
+
+
+def to_proto(obj: ProtoModel | dict[str, Any], message: type[_P]) -> _P:
+    """This kit's model (or its ProtoJSON dict) as a protobuf message, through ProtoJSON."""
+    data = obj.to_wire() if isinstance(obj, ProtoModel) else obj
+    out: _P = message()
+    json_format.ParseDict(data, out, ignore_unknown_fields=True)
+    return out
+
+
+def rich_status(exc: A2AError) -> status_pb2.Status:
+    """``exc`` as a ``google.rpc.Status`` with ErrorInfo and BadRequest details (spec §10.6)."""
+    code = grpc.StatusCode[grpc_status_name(exc)]
+    status = status_pb2.Status(code=code.value[0], message=exc.message)
+    for detail in exc.details():
+        packed = any_pb2.Any()
+        if detail.get("@type") == ERROR_INFO_TYPE:
+            packed.Pack(
+                error_details_pb2.ErrorInfo(
+                    reason=str(detail.get("reason", "")),
+                    domain=str(detail.get("domain", "")),
+                    metadata={str(k): str(v) for k, v in (detail.get("metadata") or {}).items()},
+                )
+            )
+        elif "fieldViolations" in detail:
+            packed.Pack(
+                error_details_pb2.BadRequest(
+                    field_violations=[
+                        error_details_pb2.BadRequest.FieldViolation(
+                            field=str(v.get("field", "")), description=str(v.get("description", ""))
+                        )
+                        for v in detail["fieldViolations"]
+                    ]
+                )
+            )
+        else:
+            continue
+        status.details.append(packed)
+    return status
+
+
+async def _abort(context: Context, exc: A2AError) -> None:
+    status = rich_status(exc)
+    context.set_trailing_metadata(((STATUS_DETAILS_KEY, status.SerializeToString()),))
+    await context.abort(grpc.StatusCode[grpc_status_name(exc)], exc.message)
+
+
+def _metadata(context: Context) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in context.invocation_metadata() or ():
+        if isinstance(value, str):
+            out[key.lower()] = value
+    return out
+
+
+class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
+    """The eleven ``A2AService`` RPCs over one handler (the kit's :class:`A2AService`)."""
+
+    def __init__(self, service: A2AHandler, *, base_url: str = "http://127.0.0.1") -> None:
+        self.service = service
+        self.base_url = base_url
+        self._checks = JSONRPCDispatcher(service)
+
+    def _check(self, context: Context) -> None:
+        md: Mapping[str, str] = _metadata(context)
+        self._checks._check_version(md, None)
+        self._checks._check_extensions(md)
+
+    async def _unary(self, context: Context, call: Any) -> Any:
+        try:
+            self._check(context)
+            return await call()
+        except A2AError as exc:
+            await _abort(context, exc)
+        except Exception as exc:
+            log.exception("internal error handling a gRPC call")
+            await _abort(context, InternalError(f"Internal error: {type(exc).__name__}"))
+        return None  # pragma: no cover - abort raises
+
+    async def _streaming(self, context: Context, start: Any) -> AsyncIterator[pb.StreamResponse]:
+        events: AsyncIterator[StreamResponse] | None = None
+        try:
+            self._check(context)
+            events = await start()
+            async for event in events:
+                yield to_proto(event, pb.StreamResponse)
+        except A2AError as exc:
+            await _abort(context, exc)
+        except Exception as exc:
+            log.exception("internal error in a gRPC stream")
+            await _abort(context, InternalError(f"Internal error: {type(exc).__name__}"))
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    # ------------------------------------------------------------------ the RPCs
+
+    async def SendMessage(self, request: pb.SendMessageRequest, context: Context) -> pb.SendMessageResponse:
+        async def call() -> pb.SendMessageResponse:
+            out = await self.service.send_message(from_proto(request, SendMessageRequest))
+            wrapped = (
+                SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
+            )
+            return to_proto(wrapped, pb.SendMessageResponse)
+
+        result: pb.SendMessageResponse = await self._unary(context, call)
+        return result
+
+    # grpc.aio recognises a server-streaming handler by its being an async generator function.
+    async def SendStreamingMessage(
+        self, request: pb.SendMessageRequest, context: Context
+    ) -> AsyncIterator[pb.StreamResponse]:
+        async for item in self._streaming(
+            context, lambda: self.service.send_streaming_message(from_proto(request, SendMessageRequest))
+        ):
+            yield item
+
+    async def SubscribeToTask(
+        self, request: pb.SubscribeToTaskRequest, context: Context
+    ) -> AsyncIterator[pb.StreamResponse]:
+        async for item in self._streaming(
+            context, lambda: self.service.subscribe(from_proto(request, SubscribeToTaskRequest))
+        ):
+            yield item
+
+    async def GetTask(self, request: pb.GetTaskRequest, context: Context) -> pb.Task:
+        async def call() -> pb.Task:
+            return to_proto(await self.service.get_task(from_proto(request, GetTaskRequest)), pb.Task)
+
+        result: pb.Task = await self._unary(context, call)
+        return result
+
+    async def ListTasks(self, request: pb.ListTasksRequest, context: Context) -> pb.ListTasksResponse:
+        async def call() -> pb.ListTasksResponse:
+            out = await self.service.list_tasks(from_proto(request, ListTasksRequest))
+            return to_proto(out, pb.ListTasksResponse)
+
+        result: pb.ListTasksResponse = await self._unary(context, call)
+        return result
+
+    async def CancelTask(self, request: pb.CancelTaskRequest, context: Context) -> pb.Task:
+        async def call() -> pb.Task:
+            out = await self.service.cancel_task(from_proto(request, CancelTaskRequest))
+            return to_proto(out, pb.Task)
+
+        result: pb.Task = await self._unary(context, call)
+        return result
+
+    async def CreateTaskPushNotificationConfig(
+        self, request: pb.TaskPushNotificationConfig, context: Context
+    ) -> pb.TaskPushNotificationConfig:
+        async def call() -> pb.TaskPushNotificationConfig:
+            out = await self.service.create_push_config(from_proto(request, TaskPushNotificationConfig))
+            return to_proto(out, pb.TaskPushNotificationConfig)
+
+        result: pb.TaskPushNotificationConfig = await self._unary(context, call)
+        return result
+
+    async def GetTaskPushNotificationConfig(
+        self, request: pb.GetTaskPushNotificationConfigRequest, context: Context
+    ) -> pb.TaskPushNotificationConfig:
+        async def call() -> pb.TaskPushNotificationConfig:
+            out = await self.service.get_push_config(
+                from_proto(request, GetTaskPushNotificationConfigRequest)
+            )
+            return to_proto(out, pb.TaskPushNotificationConfig)
+
+        result: pb.TaskPushNotificationConfig = await self._unary(context, call)
+        return result
+
+    async def ListTaskPushNotificationConfigs(
+        self, request: pb.ListTaskPushNotificationConfigsRequest, context: Context
+    ) -> pb.ListTaskPushNotificationConfigsResponse:
+        async def call() -> pb.ListTaskPushNotificationConfigsResponse:
+            out = await self.service.list_push_configs(
+                from_proto(request, ListTaskPushNotificationConfigsRequest)
+            )
+            return to_proto(out, pb.ListTaskPushNotificationConfigsResponse)
+
+        result: pb.ListTaskPushNotificationConfigsResponse = await self._unary(context, call)
+        return result
+
+    async def DeleteTaskPushNotificationConfig(
+        self, request: pb.DeleteTaskPushNotificationConfigRequest, context: Context
+    ) -> Any:
+        from google.protobuf import empty_pb2
+
+        async def call() -> Any:
+            await self.service.delete_push_config(
+                from_proto(request, DeleteTaskPushNotificationConfigRequest)
+            )
+            return empty_pb2.Empty()
+
+        return await self._unary(context, call)
+
+    async def GetExtendedAgentCard(
+        self, request: pb.GetExtendedAgentCardRequest, context: Context
+    ) -> pb.AgentCard:
+        async def call() -> pb.AgentCard:
+            return to_proto(await self.service.extended_card(self.base_url), pb.AgentCard)
+
+        result: pb.AgentCard = await self._unary(context, call)
+        return result
+
+
+@dataclass
+class GrpcServer:
+    """A running ``grpc.aio`` server: its ``host:port`` target and how to stop it."""
+
+    server: grpc.aio.Server
+    url: str
+
+    async def stop(self, grace_s: float = 0.5) -> None:
+        await self.server.stop(grace_s)
+
+
+async def start_grpc_server(
+    service: Any, *, host: str = "127.0.0.1", port: int = 0, base_url: str = "http://127.0.0.1"
+) -> GrpcServer:
+    """Serve ``service`` over gRPC on ``host:port`` (0: a free port) in the running loop.
+
+    Sets ``service.grpc_url`` (if the service has that attribute) so its card lists the
+    interface. ``base_url`` is what the extended card's HTTP interfaces are built from.
+    """
+    server = grpc.aio.server()
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        A2AGrpcServicer(service, base_url=base_url), server
+    )
+    bound = server.add_insecure_port(f"{host}:{port}")
+    await server.start()
+    url = f"{host}:{bound}"
+    if hasattr(service, "grpc_url"):
+        service.grpc_url = url
+    return GrpcServer(server, url)

@@ -1,0 +1,290 @@
+"""The HTTP front door both servers share: an ASGI middleware that refuses what a browser or a
+hostile client could do to a loopback server *before* any endpoint runs.
+
+=====================================  =====  ==============================================
+check (in order)                       HTTP   body ``{"error": {"code": …}}``
+=====================================  =====  ==============================================
+``Host`` not on the allow-list         421    ``host_not_allowed`` (DNS rebinding)
+``Origin`` present, not configured     403    ``origin_not_allowed`` (cross-site request)
+preflight from a configured origin     204    CORS headers for that origin only
+POST to a JSON endpoint, wrong type    415    ``unsupported_media_type`` (no "simple" POST)
+body larger than ``max_body_bytes``    413    ``body_too_large``
+an endpoint raised                     500    ``internal_error`` + ``Connection: close``
+=====================================  =====  ==============================================
+
+The allow-list holds the loopback names (``127.0.0.1``, ``localhost``, ``::1``), the address
+the server is bound to, and any configured names; an ``Origin`` is accepted only if it is
+listed in ``allowed_origins`` (exact ``scheme://host[:port]``). Every refusal and every
+failure is logged as one JSON line on the ``agentproto.http`` logger.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["HTTPGuard", "GuardConfig", "LOOPBACK_HOSTS", "log_event"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+log = logging.getLogger("agentproto.http")
+
+
+def log_event(event: str, level: int = logging.INFO, **fields: Any) -> None:
+    """One structured (JSON) log line ``{"event": …, **fields}`` on ``agentproto.http``.
+
+    Refusals are INFO (a library stays quiet unless the application configures logging —
+    ``agentproto serve`` does); a failure that became a 500 is ERROR."""
+    log.log(level, json.dumps({"event": event, **fields}, ensure_ascii=True, default=str))
+
+
+@dataclass(frozen=True)
+class GuardConfig:
+    """What :class:`HTTPGuard` lets through (see the module table)."""
+
+    allowed_hosts: frozenset[str] = LOOPBACK_HOSTS
+    allowed_origins: frozenset[str] = frozenset()
+    json_paths: tuple[str, ...] = ()
+    #: JSON paths that speak JSON-RPC: their refusal is a JSON-RPC error object
+    #: (-32005 ContentTypeNotSupported, A2A §5.4) so a JSON-RPC client can read it.
+    jsonrpc_paths: tuple[str, ...] = ()
+    max_body_bytes: int = 1_000_000
+    cors_headers: str = "authorization, content-type, a2a-version, a2a-extensions, accept"
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        hosts: Iterable[str] = (),
+        origins: Iterable[str] = (),
+        json_paths: Iterable[str] = (),
+        jsonrpc_paths: Iterable[str] = (),
+        max_body_bytes: int = 1_000_000,
+    ) -> GuardConfig:
+        rpc = {p.rstrip("/") or "/" for p in jsonrpc_paths}
+        paths = {p.rstrip("/") or "/" for p in json_paths} | rpc
+        return cls(
+            allowed_hosts=LOOPBACK_HOSTS | {h.lower() for h in hosts},
+            allowed_origins=frozenset(o.rstrip("/").lower() for o in origins),
+            json_paths=tuple(sorted(paths)),
+            jsonrpc_paths=tuple(sorted(rpc)),
+            max_body_bytes=max_body_bytes,
+        )
+
+
+def _host_name(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host.split("]")[0] + "]"
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+async def _send_json(
+    send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_jsonrpc_content_type_error(
+    send: Send, media: str, headers: list[tuple[bytes, bytes]]
+) -> None:
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32005,
+                "message": f"Content type {media or '(none)'!r} is not supported: send application/json",
+            },
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 415,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class HTTPGuard:
+    """ASGI middleware applying a :class:`GuardConfig` to every HTTP request."""
+
+    def __init__(self, app: ASGIApp, config: GuardConfig | None = None) -> None:
+        self.app = app
+        self.config = config or GuardConfig()
+
+    def _host_allowed(self, scope: Scope, host: str) -> bool:
+        name = _host_name(host)
+        if name in self.config.allowed_hosts:
+            return True
+        server = scope.get("server")
+        return server is not None and name.strip("[]") == str(server[0]).lower()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        method, path = scope.get("method", "GET"), scope.get("path", "")
+        where = {"method": method, "path": path}
+        host = headers.get("host", "")
+        if not self._host_allowed(scope, host):
+            log_event("http_refused", status=421, code="host_not_allowed", host=host, **where)
+            await _send_json(
+                send,
+                421,
+                "host_not_allowed",
+                f"Host {host!r} is not served here (allowed: the loopback names, "
+                "the bound address and configured names)",
+            )
+            return
+        origin = headers.get("origin")
+        cors: list[tuple[bytes, bytes]] = []
+        if origin is not None:
+            if origin.rstrip("/").lower() not in self.config.allowed_origins:
+                log_event("http_refused", status=403, code="origin_not_allowed", origin=origin, **where)
+                await _send_json(
+                    send,
+                    403,
+                    "origin_not_allowed",
+                    f"Cross-origin requests from {origin!r} are refused; configure the origin to allow it",
+                )
+                return
+            cors = [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]
+            if method == "OPTIONS":
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 204,
+                        "headers": [
+                            *cors,
+                            (b"access-control-allow-methods", b"GET, POST, OPTIONS"),
+                            (b"access-control-allow-headers", self.config.cors_headers.encode()),
+                            (b"access-control-max-age", b"600"),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b""})
+                return
+        bare = path.rstrip("/") or "/"  # an interface URL is the same with a trailing slash
+        if method == "POST" and bare in self.config.json_paths:
+            media = headers.get("content-type", "").split(";")[0].strip().lower()
+            if media != "application/json" and not media.endswith("+json"):
+                log_event(
+                    "http_refused", status=415, code="unsupported_media_type", contentType=media, **where
+                )
+                if bare in self.config.jsonrpc_paths:
+                    await _send_jsonrpc_content_type_error(send, media, cors)
+                else:
+                    await _send_json(
+                        send,
+                        415,
+                        "unsupported_media_type",
+                        "POST JSON (Content-Type: application/json)",
+                        cors,
+                    )
+                return
+        limit = self.config.max_body_bytes
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            log_event("http_refused", status=413, code="body_too_large", **where)
+            await _send_json(
+                send,
+                413,
+                "body_too_large",
+                f"Request body is larger than {limit} bytes",
+                [*cors, (b"connection", b"close")],
+            )
+            return
+        buffered = await self._buffered(receive, limit)
+        if buffered is None:
+            log_event("http_refused", status=413, code="body_too_large", **where)
+            await _send_json(
+                send,
+                413,
+                "body_too_large",
+                f"Request body is larger than {limit} bytes",
+                [*cors, (b"connection", b"close")],
+            )
+            return
+        started = False
+
+        async def send_with(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                if cors:
+                    message = {**message, "headers": [*message.get("headers", []), *cors]}
+            await send(message)
+
+        try:
+            await self.app(scope, buffered, send_with)
+        except Exception as exc:
+            log_event("http_failed", logging.ERROR, status=500, error=type(exc).__name__, **where)
+            if started:
+                raise
+            await _send_json(
+                send,
+                500,
+                "internal_error",
+                f"Internal error ({type(exc).__name__}); the request was not completed",
+                [*cors, (b"connection", b"close")],
+            )
+
+    @staticmethod
+    async def _buffered(receive: Receive, limit: int) -> Receive | None:
+        """Read the whole body (at most ``limit`` bytes) and replay it; None if too large."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                pending: Message | None = message
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > limit:
+                return None
+            if not message.get("more_body", False):
+                pending = None
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed, pending
+            if not replayed:
+                replayed = True
+                if pending is not None:
+                    out, pending = pending, None
+                    return out
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return replay

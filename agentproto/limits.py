@@ -1,0 +1,163 @@
+"""Input limits shared by the AG-UI and A2A servers, sans I/O.
+
+One validation boundary per endpoint: :func:`loads` parses a request body and checks it against
+:class:`Limits` before any model, store or agent sees it, so hostile input becomes a typed
+:class:`LimitError` (which each adapter maps to its documented 4xx or JSON-RPC error) instead of
+a ``RecursionError``, a serializer failure deep inside pydantic, or a ``UnicodeEncodeError`` in
+SQLite. The same :func:`check` runs on whatever a store is asked to persist, so a record that
+passed on the way in also loads on the way out.
+
+==========================  =========  ==================================================
+limit                       default    why
+==========================  =========  ==================================================
+``max_depth``               64         pydantic and ``json`` recurse; 64 is deep for data
+``max_string_chars``        200_000    one message of a conversation, not a file upload
+``max_int_digits``          19         int64 (``historyLength``, ``pageSize``, amounts)
+``max_items``               10_000     elements of one array / members of one object
+``max_parts``               64         parts in one A2A message (see :func:`check_parts`)
+lone surrogates             refused    not encodable as UTF-8: SQLite and every peer fail
+==========================  =========  ==================================================
+
+>>> loads(b'{"a": [1, 2, {"b": "c"}]}')
+{'a': [1, 2, {'b': 'c'}]}
+>>> try:
+...     loads(b'[' * 100 + b']' * 100)
+... except LimitError as exc:
+...     print(exc.kind)
+depth
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Limits", "LimitError", "DEFAULT_LIMITS", "loads", "check", "check_parts", "has_lone_surrogate"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request body may contain (see the module table)."""
+
+    max_depth: int = 64
+    max_string_chars: int = 200_000
+    max_int_digits: int = 19
+    max_items: int = 10_000
+    max_parts: int = 64
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class LimitError(ValueError):
+    """Input outside :class:`Limits`. ``kind`` is one of ``json``, ``depth``, ``string``,
+    ``surrogate``, ``integer``, ``items``, ``parts``; ``path`` a JSONPath-like location."""
+
+    def __init__(self, kind: str, message: str, path: str = "$") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.path = path
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """True if ``text`` holds a UTF-16 surrogate code point (never valid in UTF-8)."""
+    return _SURROGATE.search(text) is not None
+
+
+def loads(body: bytes | bytearray | str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Parse JSON and :func:`check` it. Not JSON → ``LimitError("json", …)``."""
+    digits = limits.max_int_digits
+
+    def parse_int(text: str) -> int:
+        if len(text.lstrip("-")) > digits:
+            raise LimitError(
+                "integer", f"integer with {len(text.lstrip('-'))} digits; at most {digits} are accepted"
+            )
+        return int(text)
+
+    try:
+        value = json.loads(body, parse_int=parse_int)
+    except LimitError:
+        raise
+    except RecursionError:
+        raise LimitError(
+            "depth", f"JSON nested too deep; at most {limits.max_depth} levels are accepted"
+        ) from None
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+        raise LimitError("json", f"not valid JSON: {exc}") from None
+    check(value, limits)
+    return value
+
+
+def check(value: Any, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Walk a parsed JSON value (iteratively: no recursion to exhaust) and raise
+    :class:`LimitError` for the first thing outside ``limits``."""
+    stack: list[tuple[Any, int, str]] = [(value, 0, "$")]
+    while stack:
+        item, depth, path = stack.pop()
+        if isinstance(item, str):
+            _check_str(item, path, limits)
+        elif isinstance(item, bool) or item is None or isinstance(item, float):
+            continue
+        elif isinstance(item, int):
+            if abs(item) >= 10**limits.max_int_digits:
+                raise LimitError(
+                    "integer", f"integer at {_short(path)} has more than {limits.max_int_digits} digits", path
+                )
+        elif isinstance(item, dict | list):
+            if depth >= limits.max_depth:
+                raise LimitError(
+                    "depth",
+                    f"JSON nested too deep at {_short(path)}; at most {limits.max_depth} levels are accepted",
+                    path,
+                )
+            if len(item) > limits.max_items:
+                raise LimitError(
+                    "items",
+                    f"{_short(path)} has {len(item)} members; at most {limits.max_items} are accepted",
+                    path,
+                )
+            if isinstance(item, dict):
+                for k, v in item.items():
+                    key = str(k)
+                    _check_str(key, f"{path}.<key>", limits)
+                    stack.append((v, depth + 1, f"{path}.{key[:40]}"))
+            else:
+                stack.extend((v, depth + 1, f"{path}[{i}]") for i, v in enumerate(item))
+
+
+def _short(path: str) -> str:
+    return path if len(path) <= 80 else path[:60] + "…" + path[-16:]
+
+
+def _check_str(text: str, path: str, limits: Limits) -> None:
+    if len(text) > limits.max_string_chars:
+        raise LimitError(
+            "string",
+            f"string at {_short(path)} has {len(text)} characters; at most "
+            f"{limits.max_string_chars} are accepted",
+            path,
+        )
+    if has_lone_surrogate(text):
+        raise LimitError(
+            "surrogate",
+            f"string at {_short(path)} contains a lone UTF-16 surrogate (not encodable as UTF-8)",
+            path,
+        )
+
+
+def check_parts(message: Any, limits: Limits = DEFAULT_LIMITS, path: str = "$") -> None:
+    """An A2A ``Message`` (wire dict) has at most ``max_parts`` parts."""
+    if isinstance(message, dict):
+        parts = message.get("parts")
+        if isinstance(parts, list) and len(parts) > limits.max_parts:
+            raise LimitError(
+                "parts",
+                f"message has {len(parts)} parts; at most {limits.max_parts} are accepted",
+                f"{path}.parts",
+            )

@@ -1,0 +1,81 @@
+"""The interview bank agrees with the course: what a question's key points name is taught where it points.
+
+Every question in ``agentproto/data/course/question_bank.json`` cites the notebook that teaches it
+(``notebook``). For each one, the protocol names its key points, question and multiple-choice item
+mention — event types and states (``TOOL_CALL_END``, ``INPUT_REQUIRED``), field names
+(``toolCallId``, ``referenceTaskIds``) and error codes (``-32009``) — must appear in that notebook's
+text (markdown and code). A bank answer that drifts away from its notebook, or a notebook that stops
+teaching what the bank asks, fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from agentproto.resources import read_json
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+#: Protocol names: A2A/JSON-RPC error codes, UPPER_SNAKE event/state/rule names, camelCase fields.
+NAME = re.compile(r"-32\d{3}|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
+
+BANK = read_json("course", "question_bank.json")
+QUESTIONS = BANK["questions"]
+
+
+@cache
+def notebook_text(number: int) -> str:
+    (path,) = NOTEBOOKS.glob(f"{number:02d}_*.ipynb")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells)
+
+
+def taught_names(question: dict) -> set[str]:
+    """The protocol names a question's key points, prompt and choice item mention."""
+    parts = [*question["key_points"], question["question"]]
+    choice = question.get("choice")
+    if choice:
+        parts += [choice["prompt"], *choice["options"], choice["explain"]]
+    return set(NAME.findall(" ".join(parts)))
+
+
+def test_the_bank_has_the_forty_three_questions_this_test_was_written_for():
+    assert len(QUESTIONS) == 43
+    assert len({q["id"] for q in QUESTIONS}) == 43
+
+
+def test_the_name_pattern_finds_what_it_should():
+    found = set(NAME.findall("TOOL_CALL_END vs RESULT, toolCallId, -32009, INPUT_REQUIRED, plain words"))
+    assert found == {"TOOL_CALL_END", "toolCallId", "-32009", "INPUT_REQUIRED"}
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
+def test_every_name_in_a_questions_key_points_is_taught_in_its_notebook(question):
+    text = notebook_text(question["notebook"])
+    missing = sorted(name for name in taught_names(question) if name not in text)
+    assert not missing, (
+        f"{question['id']} points at notebook {question['notebook']:02d}, which never mentions {missing}"
+    )
+
+
+def test_the_tool_card_answer_agrees_with_notebooks_02_and_07():
+    """TOOL_CALL_END closes the arguments; only TOOL_CALL_RESULT makes a card 'done'."""
+    (q,) = [q for q in QUESTIONS if q["id"] == "agui-tool-end-vs-result"]
+    answers = (q["pass_answer"] + " " + q["full_marks_answer"]).lower()
+    assert "end means the tool finished" not in answers
+    assert "to 'running' on end" not in answers
+    assert "arguments are complete" in answers or "closes the arguments" in answers
+    for number in (2, 7):
+        assert "awaiting approval" in notebook_text(number)
+
+
+def test_the_deadlock_quiz_does_not_say_prevention_is_enough():
+    (q,) = [q for q in QUESTIONS if q["id"] == "ma-deadlock"]
+    assert "prevention beats" not in q["choice"]["explain"].lower()
+    assert "not enough" in q["full_marks_answer"] or "not sufficient" in q["choice"]["explain"]
+    assert "Prevention is not enough" in notebook_text(18)
