@@ -18,7 +18,7 @@ PORT   ?= 8888
 PYTEST_ARGS ?=
 # The extras each target installs (environment.yml installs TEST_EXTRAS; a test keeps them in step).
 COURSE_EXTRAS := course
-TEST_EXTRAS   := course,classroom,test,interop
+TEST_EXTRAS   := course,classroom,grpc,test,interop
 # JupyterLab refuses to run as root unless told; classroom images often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
@@ -52,6 +52,7 @@ venv: $(COURSE_STAMP)
 lab: $(COURSE_STAMP)
 	@echo "Starting JupyterLab on http://$(HOST):$(PORT) with notebooks/00_start_here.ipynb open."
 	@echo "Open the link with ?token=... that JupyterLab prints below. Ctrl-C stops it."
+	@$(BIN)/python -m agentproto.course.launcher --install-settings >/dev/null
 	$(BIN)/jupyter lab --ip=$(HOST) --port=$(PORT) --no-browser $(ALLOW_ROOT) \
 	  --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
 

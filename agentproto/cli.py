@@ -55,6 +55,11 @@ COMMANDS: list[tuple[str, str, str]] = [
     ),
     ("a2a", "talk to an A2A agent (sub-commands: send, card)", "agentproto.a2a.cli"),
     ("doctor", "check that the environment has everything the course needs", "agentproto.course.doctor"),
+    (
+        "lab",
+        "copy the course into a folder of your own and open JupyterLab there",
+        "agentproto.course.launcher",
+    ),
 ]
 
 _NAMES = frozenset(name for name, _, _ in COMMANDS)

@@ -1,8 +1,9 @@
 """Run every benchmark side by side with the official SDKs; write the results and a summary.
 
-``make bench`` runs this. Each benchmark runs in its own subprocess, bounded by a timeout,
-on loopback only (the A2A servers bind 127.0.0.1; the AG-UI benchmarks open no socket), and
-measures agentproto against the official SDK *in the same run*:
+``make bench`` runs this. Each benchmark runs in its own subprocess, bounded by a timeout
+(and the whole run by ``--max-minutes``), on loopback only (the A2A servers bind 127.0.0.1;
+the AG-UI benchmarks open no socket), and measures agentproto against the official SDK *in
+the same run*:
 
 =====================  ======================================================  ===========
 benchmark              ours vs official                                        target
@@ -128,7 +129,7 @@ BENCHES: dict[str, Bench] = {
             "bench_agui_pipeline.py",
             ("--events", "200000", "--repeat", "5"),
             ("--events", "2000", "--repeat", "1"),
-            900,
+            600,
             120,
             _pipeline_ratios,
             "ratio ≥ 0.5",
@@ -138,7 +139,7 @@ BENCHES: dict[str, Bench] = {
             "bench_agui_patch_stream.py",
             ("--events", "200000", "--repeat", "5"),
             ("--events", "2000", "--repeat", "1"),
-            900,
+            600,
             120,
             _pipeline_ratios,
             "ratio ≥ 0.5",
@@ -148,7 +149,7 @@ BENCHES: dict[str, Bench] = {
             "bench_startup.py",
             ("--repeat", "21"),
             ("--repeat", "1"),
-            900,
+            600,
             120,
             _startup_ratios,
             "ratio_cpu ≤ 1.0",
@@ -158,7 +159,7 @@ BENCHES: dict[str, Bench] = {
             "bench_a2a_server.py",
             (),
             ("--requests", "40", "--rounds", "1"),
-            900,
+            600,
             180,
             _a2a_ratios,
             "throughput_ratio ≥ 1.5",
@@ -168,7 +169,7 @@ BENCHES: dict[str, Bench] = {
             "bench_agui_ts.py",
             ("--events", "5000", "--repeat", "3"),
             ("--events", "300", "--repeat", "1"),
-            900,
+            600,
             180,
             _ts_ratios,
             "(reported)",
@@ -312,6 +313,13 @@ def main(argv: list[str] | None = None) -> int:
         "a temporary directory with --quick)",
     )
     ap.add_argument(
+        "--max-minutes",
+        type=float,
+        default=30.0,
+        help="time budget of the whole run; benchmarks not started by then are skipped "
+        "(each one also has its own timeout; default: 30)",
+    )
+    ap.add_argument(
         "--base-python",
         default=None,
         help="also measure start-up with this interpreter (e.g. a base-install "
@@ -346,8 +354,15 @@ def main(argv: list[str] | None = None) -> int:
         "benchmarks": {},
     }
     failed = False
+    deadline = time.monotonic() + args.max_minutes * 60
     for name in names:
         print(f"== {name}", flush=True)
+        if time.monotonic() > deadline:
+            report["benchmarks"][name] = {"status": "skipped", "target": BENCHES[
+                "startup" if name == "startup_base" else name].target,
+                "ratios": {"skipped": f"time budget of {args.max_minutes:g} min spent"}}
+            print("   skipped: time budget spent", flush=True)
+            continue
         if name == "startup_base":
             rec = run_one(name, BENCHES["startup"], out_dir, args.quick, ("--python", args.base_python))
         else:

@@ -9,17 +9,11 @@ NB ?= notebooks/10_a2a_task_lifecycle.ipynb
 # `make present` listens on 8866 unless PORT= is given (the Makefile's PORT default, 8888, is `make lab`'s).
 PRESENT_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8866)
 
-# The classroom tools (hub, Voilà, site generator), pinned. Installed on top of the test
-# environment until pyproject.toml has them as an extra; with the same lock constraints.
-CLASSROOM_PKGS := jupyterhub==6.1.1 voila==0.5.13 mkdocs==1.6.1 mkdocs-material==9.8.1 \
-  mkdocs-jupyter==0.26.3 mkdocstrings==1.0.8 mkdocstrings-python==2.0.11
-CLASSROOM_STAMP := $(VENV)/.installed-classroom
+# The classroom tools (hub, Voilà, site generator) are the `classroom` extra, which
+# `make test` installs (TEST_EXTRAS in the Makefile).
+CLASSROOM_STAMP := $(TEST_STAMP)
 
 .PHONY: classroom site present
-
-$(CLASSROOM_STAMP): $(TEST_STAMP) mk/classroom.mk
-	$(PIP) $(CLASSROOM_PKGS)
-	@touch $@
 
 classroom: $(CLASSROOM_STAMP)
 	$(BIN)/python tools/classroom.py --students $(STUDENTS)

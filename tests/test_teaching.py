@@ -214,7 +214,7 @@ def test_doctor_passes_in_the_test_environment():
 def test_doctor_knows_which_extra_brings_each_package_as_pyproject_says():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = {("", canonicalize_name(Requirement(r).name)) for r in project["dependencies"]}
-    for extra in ("server", "course", "interop"):
+    for extra in ("server", "course", "grpc", "interop"):
         declared |= {
             (extra, canonicalize_name(Requirement(r).name))
             for r in project["optional-dependencies"][extra]

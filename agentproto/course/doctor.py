@@ -43,7 +43,7 @@ PACKAGES: list[tuple[str, str, str, str]] = [
     ("server", "uvicorn", "uvicorn", "running the demo servers"),
     ("server", "sse-starlette", "sse_starlette", "server-sent events"),
     ("server", "PyJWT", "jwt", "tokens and card signatures"),
-    ("server", "grpcio", "grpc", "the A2A gRPC binding"),
+    ("grpc", "grpcio", "grpc", "the A2A gRPC binding"),
     ("course", "jupyterlab", "jupyterlab", "the course front end"),
     ("course", "ipykernel", "ipykernel", "the notebooks' Python kernel"),
     ("course", "ipywidgets", "ipywidgets", "interactive widgets"),
