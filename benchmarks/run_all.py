@@ -358,9 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         print(f"== {name}", flush=True)
         if time.monotonic() > deadline:
-            report["benchmarks"][name] = {"status": "skipped", "target": BENCHES[
-                "startup" if name == "startup_base" else name].target,
-                "ratios": {"skipped": f"time budget of {args.max_minutes:g} min spent"}}
+            report["benchmarks"][name] = {
+                "status": "skipped",
+                "target": BENCHES["startup" if name == "startup_base" else name].target,
+                "ratios": {"skipped": f"time budget of {args.max_minutes:g} min spent"},
+            }
             print("   skipped: time budget spent", flush=True)
             continue
         if name == "startup_base":
