@@ -127,7 +127,7 @@ BENCHES: dict[str, Bench] = {
         Bench(
             "agui_pipeline",
             "bench_agui_pipeline.py",
-            ("--events", "200000", "--repeat", "5"),
+            ("--events", "200000", "--repeat", "9"),
             ("--events", "2000", "--repeat", "1"),
             600,
             120,
@@ -137,7 +137,7 @@ BENCHES: dict[str, Bench] = {
         Bench(
             "agui_patch_stream",
             "bench_agui_patch_stream.py",
-            ("--events", "200000", "--repeat", "5"),
+            ("--events", "200000", "--repeat", "9"),
             ("--events", "2000", "--repeat", "1"),
             600,
             120,

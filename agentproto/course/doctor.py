@@ -50,7 +50,7 @@ PACKAGES: list[tuple[str, str, str, str]] = [
     ("course", "matplotlib", "matplotlib", "plots"),
     ("course", "networkx", "networkx", "graphs (deadlocks, plans)"),
     ("course", "numpy", "numpy", "numbers behind the plots"),
-    ("course", "platformdirs", "platformdirs", "where `agentproto serve` keeps its database"),
+    ("server", "platformdirs", "platformdirs", "where `agentproto serve` keeps its database"),
     ("interop", "ag-ui-protocol", "ag_ui.core", "official AG-UI SDK (interop tests)"),
     ("interop", "a2a-sdk", "a2a", "official A2A SDK (interop tests)"),
 ]
