@@ -91,6 +91,20 @@ def test_trace_names_a2a_stream_responses_by_their_member():
     assert trace.kinds() == ["task", "statusUpdate"]
 
 
+def test_trace_rows_are_numbered_like_the_lint_report():
+    from agentproto.agui import lint_source
+
+    wire = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"},
+    ]
+    trace = show_trace(wire)
+    assert [n for n, _, _ in trace.rows] == [0, 1]
+    report = lint_source(wire)
+    assert report.error is not None and report.error["event"] == 1
+    assert trace.rows[report.error["event"]][1] == "TEXT_MESSAGE_CONTENT"
+
+
 def test_trace_of_nothing_says_so():
     assert str(show_trace([])) == "(no events)"
 

@@ -446,7 +446,9 @@ class ChunkExpander:
             out.append(
                 _synth(
                     ReasoningMessageStartEvent,
-                    self._carry(chunk, {"message_id": mid, "subagent_run_id": tag}, False),
+                    self._carry(
+                        chunk, {"message_id": mid, "role": "reasoning", "subagent_run_id": tag}, False
+                    ),
                 )
             )
         delta = chunk.delta

@@ -734,7 +734,9 @@ class ReasoningStartEvent(_Attributable):
 class ReasoningMessageStartEvent(_Attributable):
     type: Literal[EventType.REASONING_MESSAGE_START] = EventType.REASONING_MESSAGE_START
     message_id: str
-    role: Literal["reasoning"] = "reasoning"
+    #: Required and fixed: the 1.1 schema lists ``role`` under ``required`` with ``const``
+    #: ``"reasoning"`` and no default, so a start event without it is malformed.
+    role: Literal["reasoning"]
 
 
 class ReasoningMessageContentEvent(_Attributable):

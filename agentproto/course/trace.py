@@ -2,7 +2,8 @@
 
 A raw event stream is noisy to read and unstable to print: timestamps change on every run and
 generated ids (UUIDs) differ each time. :func:`show_trace` renders a list of events (pydantic
-models or wire dicts, AG-UI events or A2A stream responses) as a numbered table, drops the
+models or wire dicts, AG-UI events or A2A stream responses) as a table numbered from 0 in
+arrival order (the library's convention: ``event #4`` in a lint report is row 4 here), drops the
 timestamp, and renames generated ids to ``id-1``, ``id-2`` … in order of first appearance, so
 the same run prints the same table every time. Hand-written ids such as ``run-1`` are kept.
 """
@@ -172,9 +173,9 @@ def show_trace(
     ids: Literal["generated", "all", "none"] | IdNormalizer = "generated",
     drop: Iterable[str] = ("timestamp",),
     width: int = 100,
-    start: int = 1,
+    start: int = 0,
 ) -> Trace:
-    """Render ``events`` as a stable, numbered table (see the module docstring).
+    """Render ``events`` as a stable table numbered from ``start`` (0: the first event).
 
     Pass the same :class:`IdNormalizer` to several calls to keep names consistent across them.
     """

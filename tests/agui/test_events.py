@@ -380,3 +380,13 @@ def test_a_run_input_in_snake_case_is_refused_with_the_wire_spelling_named():
     assert info.value.rule == "schema.missing-field"
     assert "the wire spelling is 'threadId'" in str(info.value)
     assert [w.path for w in info.value.warnings] == ["/thread_id"]
+
+
+def test_reasoning_message_start_requires_its_fixed_role():
+    # schema.json (1.1): ReasoningMessageStartEvent lists "role" as required, const "reasoning".
+    with pytest.raises(MalformedEventError) as info:
+        parse({"type": "REASONING_MESSAGE_START", "messageId": "r1"})
+    assert "role" in str(info.value)
+    with pytest.raises(MalformedEventError):
+        parse({"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "assistant"})
+    assert parse({"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "reasoning"}).warnings == []
