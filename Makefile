@@ -38,6 +38,8 @@ $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "agentproto needs Python >= 3.11 (found %s); run: make PYTHON=python3.11" % sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
+	@# Python 3.11's venv seeds setuptools; nothing here needs it (3.12+ venvs no longer have it)
+	$(BIN)/python -m pip uninstall --quiet --yes setuptools
 
 $(COURSE_STAMP): pyproject.toml requirements/lock.txt | $(VENV)/bin/python
 	$(PIP) -e ".[$(COURSE_EXTRAS)]"

@@ -45,17 +45,31 @@ def from_sdk(message: Any, model: type[M]) -> M:
     return model.from_wire(MessageToDict(message))
 
 
-def sdk_echo_app(*, rpc_path: str = "/a2a", url: str = "http://127.0.0.1") -> Any:
-    """A Starlette app serving the a2a-sdk's request handler with an echo executor."""
+def sdk_echo_app(
+    *,
+    rpc_path: str = "/a2a",
+    url: str = "http://127.0.0.1",
+    rest_path: str | None = None,
+    grpc_port: int | None = None,
+) -> Any:
+    """A Starlette app serving the a2a-sdk's request handler with an echo executor.
+
+    JSON-RPC is at ``rpc_path``; ``rest_path`` adds the SDK's HTTP+JSON routes under that prefix
+    and ``grpc_port`` its gRPC servicer on ``127.0.0.1:grpc_port`` for the app's lifetime (the
+    card then lists the interfaces in that order). One handler and one task store serve all.
+    """
+    import contextlib
+
     from a2a.helpers.proto_helpers import new_task_from_user_message
     from a2a.server.agent_execution import AgentExecutor
     from a2a.server.request_handlers import DefaultRequestHandler
-    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
     from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
     from a2a.types import a2a_pb2 as pb
     from starlette.applications import Starlette
 
     from agentproto.a2a.agents import EchoAgent
+    from agentproto.a2a.cards import with_bindings
 
     class EchoExecutor(AgentExecutor):
         """One artifact echoing the text, then COMPLETED — like our EchoAgent."""
@@ -72,9 +86,36 @@ def sdk_echo_app(*, rpc_path: str = "/a2a", url: str = "http://127.0.0.1") -> An
             updater = TaskUpdater(event_queue, context.task_id, context.context_id)
             await updater.cancel()
 
-    card = to_sdk(EchoAgent().card(url.rstrip("/") + rpc_path))
+    base = url.rstrip("/")
+    ours = with_bindings(
+        EchoAgent().card(base + rpc_path),
+        rest_url=base + rest_path if rest_path else None,
+        grpc_url=f"127.0.0.1:{grpc_port}" if grpc_port else None,
+    )
+    card = to_sdk(ours)
     handler = DefaultRequestHandler(
         agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=card
     )
-    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_path)
-    return Starlette(routes=routes)
+    routes: list[Any] = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_path)]
+    if rest_path:
+        routes += create_rest_routes(handler, path_prefix=rest_path)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Any) -> Any:
+        if grpc_port is None:
+            yield
+            return
+        import grpc
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        server = grpc.aio.server()
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)  # type: ignore[no-untyped-call]
+        server.add_insecure_port(f"127.0.0.1:{grpc_port}")
+        await server.start()
+        try:
+            yield
+        finally:
+            await server.stop(0.2)
+
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -15,15 +15,19 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "bench_a2a_server.py"
 
 
-def test_the_benchmark_runs_both_servers_and_writes_its_report(tmp_path, capsys):
+def test_the_benchmark_runs_both_servers_on_every_binding_and_writes_its_report(tmp_path, capsys):
     spec = importlib.util.spec_from_file_location("bench_a2a_server", BENCH)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     out = tmp_path / "a2a_server.json"
     assert bench.main(["--quick", "--requests", "20", "--concurrency", "4", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert set(report["servers"]) == {"ours", "sdk"}
-    for server in report["servers"].values():
-        assert server["requests_per_s"] > 0 and server["p99_ms"] >= server["p50_ms"] > 0
-    assert report["throughput_ratio"] > 0 and report["target_ratio"] == 1.5
-    assert "throughput ratio ours / a2a-sdk" in capsys.readouterr().out
+    assert set(report["bindings"]) == {"jsonrpc", "rest", "grpc"}
+    for binding in report["bindings"].values():
+        assert set(binding["servers"]) == {"ours", "sdk"}
+        for server in binding["servers"].values():
+            assert server["requests_per_s"] > 0 and server["p99_ms"] >= server["p50_ms"] > 0
+        assert binding["throughput_ratio"] > 0
+    assert report["throughput_ratio"] == min(b["throughput_ratio"] for b in report["bindings"].values())
+    assert report["target_ratio"] == 1.5
+    assert "grpc      throughput ours / a2a-sdk" in capsys.readouterr().out

@@ -1,99 +1,33 @@
 """The wheel stands alone: built from this tree, installed with no extras into a clean venv
 outside the checkout, it is small, lints a stream, and says which extra a missing command needs.
 
-This is the install an engineer who only wants `agentproto lint` gets. The test builds the
-wheel with the hatchling of the test environment (no build isolation, so no download), and
-installs the base dependencies at the versions pinned in requirements/lock.txt; that install
-needs the package index (or a warm pip cache), so the test is skipped when neither answers.
+This is the install an engineer who only wants `agentproto lint` gets (see envs.py for how the
+venvs are built and measured).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+from envs import build_wheel, install, installed, run, site_packages, size_mb
 
-ROOT = Path(__file__).resolve().parents[2]
 #: The issue's bound for the base install's site-packages (pip itself included).
 MAX_BASE_SITE_PACKAGES_MB = 60
 
 pytestmark = pytest.mark.slow
 
 
-def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
-    return subprocess.run(args, capture_output=True, text=True, timeout=600, env=env, **kwargs)
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    result = _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--disable-pip-version-check",
-            "-q",
-            "-w",
-            str(out),
-            str(ROOT),
-        ]
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    (path,) = out.glob("agentproto-*.whl")
-    return path
+    return build_wheel(tmp_path_factory.mktemp("dist"))
 
 
 @pytest.fixture(scope="module")
 def base_env(wheel, tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("base-venv")
-    venv.create(home, with_pip=True)
-    python = home / "bin" / "python"
-    result = _run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "-c",
-            str(ROOT / "requirements" / "lock.txt"),
-            str(wheel),
-        ]
-    )
-    if result.returncode != 0 and any(
-        word in result.stderr
-        for word in (
-            "No matching distribution",
-            "Could not find",
-            "connection",
-            "Network is unreachable",
-            "Temporary failure",
-        )
-    ):
-        pytest.skip(f"the package index cannot be reached for the base install: {result.stderr[-300:]}")
-    assert result.returncode == 0, result.stdout + result.stderr
-    return home
-
-
-def _site_packages(home: Path) -> Path:
-    (path,) = (home / "lib").glob("python3.*/site-packages")
-    return path
-
-
-def _size_mb(folder: Path) -> float:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+    return install(tmp_path_factory.mktemp("base-venv"), str(wheel))
 
 
 def test_the_wheel_carries_the_files_the_package_reads_and_nothing_of_the_checkout(wheel):
@@ -110,12 +44,11 @@ def test_the_wheel_carries_the_files_the_package_reads_and_nothing_of_the_checko
 
 
 def test_the_base_install_has_no_course_or_server_libraries_and_is_small(base_env):
-    site = _site_packages(base_env)
-    installed = {p.name.split("-")[0].lower() for p in site.glob("*.dist-info")}
-    assert {"pydantic", "jsonpatch", "jsonschema", "agentproto"} <= installed
+    names = installed(base_env)
+    assert {"pydantic", "jsonpatch", "jsonschema", "agentproto"} <= names
     for heavy in ("jupyterlab", "ipywidgets", "matplotlib", "numpy", "starlette", "httpx", "playwright"):
-        assert heavy not in installed, f"{heavy} came with the base install"
-    size = _size_mb(site)
+        assert heavy not in names, f"{heavy} came with the base install"
+    size = size_mb(site_packages(base_env))
     print(f"base install: {size:.1f} MB of site-packages")
     assert size <= MAX_BASE_SITE_PACKAGES_MB, f"base install is {size:.1f} MB"
 
@@ -127,12 +60,12 @@ def test_agentproto_lint_works_from_the_base_install_outside_the_checkout(base_e
         '{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n',
         encoding="utf-8",
     )
-    result = _run([str(base_env / "bin" / "agentproto"), "lint", "--json", str(stream)], cwd=tmp_path)
+    result = run([str(base_env / "bin" / "agentproto"), "lint", "--json", str(stream)], cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["outcome"] == "completed"
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n', encoding="utf-8")
-    result = _run([str(base_env / "bin" / "agentproto"), "lint", str(broken)], cwd=tmp_path)
+    result = run([str(base_env / "bin" / "agentproto"), "lint", str(broken)], cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
 
 
@@ -144,11 +77,11 @@ def test_the_a2a_core_and_the_packaged_data_load_from_the_base_install(base_env,
         "m = TaskMachine('task-1', clock=FakeClock())\n"
         "print(m.state, len(scenario('deadlock_travel')['tasks']) > 0)\n"
     )
-    result = _run([str(base_env / "bin" / "python"), "-c", code], cwd=tmp_path)
+    result = run([str(base_env / "bin" / "python"), "-c", code], cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_a_command_that_needs_an_extra_says_which_one(base_env, tmp_path):
-    result = _run([str(base_env / "bin" / "agentproto"), "serve", "--help"], cwd=tmp_path)
+    result = run([str(base_env / "bin" / "agentproto"), "serve", "--help"], cwd=tmp_path)
     assert result.returncode == 2
     assert "agentproto[server]" in result.stderr
