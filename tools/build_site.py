@@ -10,9 +10,14 @@ The pages are generated into ``build/site-src`` (nothing is written into ``docs/
 * ``index.md`` — the curriculum map, from :data:`agentproto.course.curriculum.LESSONS`;
 * ``notebooks/NN_*.ipynb`` — every notebook with its stored outputs (nothing is re-executed):
   prose, code, outputs and plots. A widget whose state the notebook stores
-  (``metadata.widgets``) is embedded by mkdocs-jupyter; a widget without stored state (the
-  course's notebooks store none today) becomes a note saying to run the notebook in
-  JupyterLab. Links between notebooks (``06_x.ipynb``) point at the pages (``06_x.html``);
+  (``metadata.widgets``, kept by ``tools/regen_notebooks.py``) is embedded as it was left:
+  mkdocs-jupyter writes the state into the page, and ipywidgets' own embedder
+  (``@jupyter-widgets/html-manager``, fetched once from the npm registry into
+  ``build/.cache`` and served from the site, so the pages load nothing from elsewhere) draws
+  it. It shows, but does not compute: a button needs a kernel. A widget without stored state,
+  or every widget when the embedder cannot be fetched, becomes a note saying to run the
+  notebook in JupyterLab. Links between notebooks (``06_x.ipynb``) point at the pages
+  (``06_x.html``);
 * ``glossary.md`` — :func:`agentproto.course.curriculum.glossary`;
 * ``study-sheet.md`` — the question bank (``agentproto/data/course/question_bank.json``) as a
   printable study sheet, one topic per printed page;
@@ -33,6 +38,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -48,6 +54,15 @@ CONFIG = BUILD / "mkdocs.yml"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 NOTEBOOK_LINK = re.compile(r"(?<![\w/.-])(\d\d_[A-Za-z0-9_]+)\.ipynb(?=[#)\"'\s]|$)")
+#: ipywidgets' embedder (BSD-3-Clause), the release that goes with ipywidgets 8.1.
+HTML_MANAGER = "@jupyter-widgets/html-manager@1.0.15"
+EMBEDDER_CACHE = BUILD / ".cache" / "html-manager-1.0.15"
+#: Where mkdocs-jupyter's template loads the embedder from; the site serves its own copy.
+CDN_EMBEDDERS = (
+    "https://unpkg.com/@jupyter-widgets/html-manager@*/dist/embed-amd.js",
+    "https://unpkg.com/@jupyter-js-widgets@*/dist/embed.js",
+)
+EMBEDDER_DIR = "assets/widgets"
 #: The API reference: one page per sub-package, plus the top-level modules.
 API_PACKAGES = ["agui", "a2a", "security", "orchestration", "demo", "course"]
 
@@ -136,10 +151,56 @@ def anchor_headings(source: str) -> str:
     return "\n".join(out)
 
 
-def prepare_notebook(src: Path, dest: Path) -> dict[str, int]:
+def widget_embedder() -> Path | None:
+    """The html-manager's ``dist`` folder, fetched with ``npm pack`` on first use; ``None`` if
+    npm or the registry is not there (the widgets then become notes)."""
+    dist = EMBEDDER_CACHE / "package" / "dist"
+    if (dist / "embed.js").exists():
+        return dist
+    npm = shutil.which("npm")
+    if npm is None:
+        return None
+    EMBEDDER_CACHE.mkdir(parents=True, exist_ok=True)
+    try:
+        packed = subprocess.run(
+            [npm, "pack", HTML_MANAGER, "--silent", "--pack-destination", str(EMBEDDER_CACHE)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    tarballs = sorted(EMBEDDER_CACHE.glob("*.tgz"))
+    if packed.returncode != 0 or not tarballs:
+        return None
+    with tarfile.open(tarballs[-1]) as tar:
+        tar.extractall(EMBEDDER_CACHE, filter="data")
+    return dist if (dist / "embed.js").exists() else None
+
+
+def install_embedder(dist: Path) -> int:
+    """Copy the embedder into the built site and point every notebook page at it."""
+    target = SITE / EMBEDDER_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    for path in dist.iterdir():
+        if path.is_file() and not path.name.endswith(".map") and "amd" not in path.name:
+            shutil.copyfile(path, target / path.name)
+    pointed = 0
+    for page in (SITE / "notebooks").glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = text
+        for url in CDN_EMBEDDERS:
+            new = new.replace(url, f"../{EMBEDDER_DIR}/embed.js")
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            pointed += 1
+    return pointed
+
+
+def prepare_notebook(src: Path, dest: Path, embed: bool = True) -> dict[str, int]:
     """Copy one notebook for the site; returns how many widgets were embedded or noted."""
     nb = nbformat.read(src, as_version=4)
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {}) if embed else {}
     counts = {"embedded": 0, "noted": 0}
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -355,7 +416,7 @@ def api_pages() -> dict[str, str]:
     return pages
 
 
-def prepare() -> dict:
+def prepare(embed: bool = True) -> dict:
     cur = curriculum()
     if SRC.exists():
         shutil.rmtree(SRC)
@@ -370,14 +431,14 @@ def prepare() -> dict:
     nav_notebooks: dict[str, list] = {}
     for lesson in lessons:
         if lesson.filename in present:
-            counts = prepare_notebook(NOTEBOOKS / lesson.filename, SRC / "notebooks" / lesson.filename)
+            counts = prepare_notebook(NOTEBOOKS / lesson.filename, SRC / "notebooks" / lesson.filename, embed)
             for k in widgets:
                 widgets[k] += counts[k]
             nav_notebooks.setdefault(lesson.part, []).append(
                 {f"{lesson.number:02d} {lesson.title}": f"notebooks/{lesson.filename}"}
             )
     for name in extra:
-        prepare_notebook(NOTEBOOKS / name, SRC / "notebooks" / name)
+        prepare_notebook(NOTEBOOKS / name, SRC / "notebooks" / name, embed)
         nav_notebooks.setdefault("Other notebooks", []).append({name[:-6]: f"notebooks/{name}"})
 
     (SRC / "index.md").write_text(home_page(lessons, present), encoding="utf-8")
@@ -411,7 +472,8 @@ def prepare() -> dict:
 
 def build(timeout: float = 900) -> dict:
     t0 = time.monotonic()
-    info = prepare()
+    embedder = widget_embedder()
+    info = prepare(embed=embedder is not None)
     prepared = time.monotonic() - t0
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--clean", "-f", str(CONFIG)],
@@ -424,6 +486,14 @@ def build(timeout: float = 900) -> dict:
     (BUILD / "site-build.log").write_text(log, encoding="utf-8")
     if result.returncode != 0 or not (SITE / "index.html").exists():
         raise SystemExit(f"mkdocs build failed (exit {result.returncode}):\n{log[-4000:]}")
+    info["embedder"] = HTML_MANAGER if embedder is not None else None
+    if embedder is not None:
+        info["pages_with_embedded_widgets"] = install_embedder(embedder)
+    leaks = [
+        p.name for p in (SITE / "notebooks").glob("*.html") if "unpkg.com" in p.read_text(encoding="utf-8")
+    ]
+    if leaks:
+        raise SystemExit(f"pages still load the widget embedder from unpkg.com: {leaks}")
     pages = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html"))
     info.update(
         pages=len(pages),

@@ -7,10 +7,17 @@ Each notebook runs top to bottom in a fresh kernel with ``notebooks/`` as the wo
 (as under nbval), then volatile metadata is stripped so diffs show only real changes. A notebook
 whose run prints to stderr or raises where no cell is tagged ``raises-exception`` is reported
 and left unchanged; ``pytest --nbval`` then proves that the stored outputs are current.
+
+The widgets' state is kept (``metadata.widgets``, as nbclient records it) so that the course
+website can embed the widgets as they were left, and JupyterLab can show them before a kernel
+runs. Widget model ids are random on every run; they are renamed ``0000…0001``, ``0000…0002``
+… in order of appearance, so that a re-run that changes nothing changes no byte.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -21,15 +28,21 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 KEEP_CELL_METADATA = {"tags", "jupyter", "editable", "deletable"}
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MODEL_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
 
 
 def clean(nb: nbformat.NotebookNode) -> None:
+    widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
     nb.metadata = nbformat.from_dict(
         {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
         }
     )
+    if widgets and widgets.get("state"):
+        nb.metadata["widgets"] = nbformat.from_dict({WIDGET_STATE: widgets})
     count = 0
     for cell in nb.cells:
         cell.metadata = nbformat.from_dict(
@@ -45,6 +58,27 @@ def clean(nb: nbformat.NotebookNode) -> None:
                     out.execution_count = count
                 if out.get("output_type") in ("display_data", "execute_result"):
                     out.setdefault("metadata", {})  # required there by the nbformat schema
+    renumber_widget_models(nb)
+
+
+def renumber_widget_models(nb: nbformat.NotebookNode) -> None:
+    """Give the widget models stable ids, in order of first appearance (state, then outputs)."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    if not state:
+        return
+    names: dict[str, str] = {}
+    for model_id in state:
+        names.setdefault(model_id, f"{len(names) + 1:032x}")
+
+    def rename(text: str) -> str:
+        return MODEL_ID.sub(lambda m: names.get(m.group(0), m.group(0)), text)
+
+    nb.metadata["widgets"] = nbformat.from_dict(json.loads(rename(json.dumps(nb.metadata["widgets"]))))
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            if view and "model_id" in view:
+                view["model_id"] = names.get(view["model_id"], view["model_id"])
 
 
 def merge_streams(outputs: list) -> list:

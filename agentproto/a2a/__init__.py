@@ -21,6 +21,7 @@ the third are the adapters that own I/O.
 ``taskstore``               SQLite persistence of tasks, transitions and push configs
 ``push``                    webhook delivery of task updates (httpx), ``WebhookRecorder``
 ``server`` / ``client``     the Starlette adapter and the httpx clients; ``cli``: ``agentproto a2a``
+``client_core``             the clients' sans-I/O half: their errors, requests, responses, discovery
 ``cli_samples``             writes the sample files under ``data/a2a/``
 ``sdk_bridge``              conversions to and from the official ``a2a-sdk`` (optional)
 ==========================  ====================================================================
@@ -65,12 +66,12 @@ _EXPORTS: dict[str, str] = {
     "Wait": "agentproto.a2a.agents",
     "make_agent": "agentproto.a2a.agents",
     "A2AClient": "agentproto.a2a.client",
-    "A2AClientError": "agentproto.a2a.client",
-    "A2AConnectionError": "agentproto.a2a.client",
-    "A2AHTTPError": "agentproto.a2a.client",
-    "A2ATimeoutError": "agentproto.a2a.client",
-    "InvalidResponseError": "agentproto.a2a.client",
-    "NoProgressError": "agentproto.a2a.client",
+    "A2AClientError": "agentproto.a2a.client_core",
+    "A2AConnectionError": "agentproto.a2a.client_core",
+    "A2AHTTPError": "agentproto.a2a.client_core",
+    "A2ATimeoutError": "agentproto.a2a.client_core",
+    "InvalidResponseError": "agentproto.a2a.client_core",
+    "NoProgressError": "agentproto.a2a.client_core",
     "SyncA2AClient": "agentproto.a2a.client",
     "ERRORS_BY_CODE": "agentproto.a2a.errors",
     "A2AError": "agentproto.a2a.errors",
@@ -274,15 +275,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from agentproto.a2a.artifacts import ArtifactAssembler, ArtifactAssemblyError
     from agentproto.a2a.card_cache import CardCache, CardFetch
     from agentproto.a2a.cards import CardProblem, check_card
-    from agentproto.a2a.client import (
-        A2AClient,
+    from agentproto.a2a.client import A2AClient, SyncA2AClient
+    from agentproto.a2a.client_core import (
         A2AClientError,
         A2AConnectionError,
         A2AHTTPError,
         A2ATimeoutError,
         InvalidResponseError,
         NoProgressError,
-        SyncA2AClient,
     )
     from agentproto.a2a.errors import (
         ERRORS_BY_CODE,

@@ -28,44 +28,51 @@ raises :class:`A2AClientError` subclasses.
 
 This is an adapter: it owns the sockets (httpx), the wall clock (``time.monotonic`` for
 timeouts) and the default id source (:func:`agentproto.runtime.uuid_ids` for ``messageId``).
-Everything both clients share that does no I/O — request building, response parsing, card
-discovery and caching (:class:`~agentproto.a2a.card_cache.CardCache`), the progress rule of
-``wait`` — lives in :class:`_Protocol`, :class:`_CardRequest` and :class:`_Progress`, so the
-async and sync clients differ only in how they move bytes.
+Everything both clients share that does no I/O — the client errors, request building, response
+parsing, card discovery and caching (:class:`~agentproto.a2a.card_cache.CardCache`), the
+progress rule of ``wait`` — lives in :mod:`agentproto.a2a.client_core`, so the async and sync
+clients differ only in how they move bytes. The errors are re-exported here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
-import json
 import time
-from collections.abc import AsyncIterator, Generator, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Generator, Sequence
+from typing import Any, Generic, TypeVar
 
 import httpx
-from pydantic import BaseModel, ValidationError
 
 from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.errors import error_from_wire
-from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
+from agentproto.a2a.client_core import (
+    CARD_PATH,
+    SETTLED_STATES,
+    A2AClientError,
+    A2AConnectionError,
+    A2AHTTPError,
+    A2ATimeoutError,
+    InvalidResponseError,
+    NoProgressError,
+    _CardRequest,
+    _Progress,
+    _Protocol,
+    _send_result,
+)
+from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
-    JSONRPC_BINDING,
     PROTOCOL_VERSION,
     AgentCard,
     ListTaskPushNotificationConfigsResponse,
     ListTasksResponse,
     Message,
     Part,
-    SendMessageResponse,
     StreamResponse,
     Task,
     TaskPushNotificationConfig,
-    user_message,
 )
 from agentproto.clock import IdSource
 from agentproto.runtime import uuid_ids
-from agentproto.sse import EventStreamDecoder, SSEDecodeError
+from agentproto.sse import EventStreamDecoder
 
 __all__ = [
     "A2AClient",
@@ -80,269 +87,56 @@ __all__ = [
     "SETTLED_STATES",
 ]
 
-M = TypeVar("M", bound=BaseModel)
-
-CARD_PATH = "/.well-known/agent-card.json"
-#: States at which waiting ends: terminal, or waiting for the client.
-SETTLED_STATES = TERMINAL_STATES | INTERRUPTED_STATES
+H = TypeVar("H", httpx.AsyncClient, httpx.Client)
 
 
-class A2AClientError(Exception):
-    """Something went wrong below the A2A protocol (network, HTTP, timeouts, garbage)."""
+def _remaining(deadline: float | None, no_progress: float | None) -> float | None:
+    limits = [
+        x
+        for x in (no_progress, None if deadline is None else max(deadline - time.monotonic(), 0.001))
+        if x is not None
+    ]
+    return min(limits) if limits else None
 
 
-class A2AConnectionError(A2AClientError):
-    """The agent could not be reached."""
+def _raise_timeout(deadline: float | None, no_progress: float | None, what: str) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise A2ATimeoutError(f"{what}: stream not finished in time")
+    raise NoProgressError(f"{what}: no event for {no_progress} s")
 
 
-class A2AHTTPError(A2AClientError):
-    """The agent answered with an HTTP error that carries no JSON-RPC error."""
-
-    def __init__(self, status_code: int, message: str) -> None:
-        self.status_code = status_code
-        super().__init__(message)
-
-
-class InvalidResponseError(A2AClientError):
-    """The agent's answer is not a valid JSON-RPC / A2A response."""
-
-
-class A2ATimeoutError(A2AClientError):
-    """The overall time budget ran out."""
-
-
-class NoProgressError(A2ATimeoutError):
-    """Nothing changed for ``no_progress_timeout`` seconds (stream silent, task status frozen)."""
-
-
-# --------------------------------------------------------------------------- sans-I/O core
-
-
-class _Protocol:
-    """Request building and response parsing shared by the async and sync clients."""
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        card: AgentCard | None,
-        version: str,
-        extensions: Sequence[str],
-        tenant: str,
-        ids: IdSource,
-    ) -> None:
-        self.url = url
-        self.card = card
-        self.version = version
-        self.extensions = list(extensions)
-        self.tenant = tenant
-        self.ids = ids
-        self._rpc_ids = itertools.count(1)
-        #: How many HTTP requests this client has made (notebook 11 counts them).
-        self.requests_made = 0
-
-    def headers(self, *, stream: bool = False) -> dict[str, str]:
-        h = {"A2A-Version": self.version, "Content-Type": "application/json"}
-        if self.extensions:
-            h["A2A-Extensions"] = ", ".join(self.extensions)
-        if stream:
-            h["Accept"] = "text/event-stream"
-        return h
-
-    def payload(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if self.tenant and "tenant" not in params:
-            params = {"tenant": self.tenant, **params}
-        self.requests_made += 1
-        return {"jsonrpc": "2.0", "id": next(self._rpc_ids), "method": method, "params": params}
-
-    def message(
-        self, content: Message | str | Part | list[Part], task_id: str | None, context_id: str | None
-    ) -> Message:
-        msg = content if isinstance(content, Message) else user_message(content, message_id=self.ids())
-        update = {}
-        if task_id:
-            update["task_id"] = task_id
-        if context_id:
-            update["context_id"] = context_id
-        return msg.model_copy(update=update) if update else msg
-
-    def send_params(
-        self,
-        msg: Message,
-        *,
-        return_immediately: bool,
-        history_length: int | None,
-        push: TaskPushNotificationConfig | None,
-        accepted_output_modes: Sequence[str] | None,
-        metadata: dict[str, Any] | None,
-    ) -> dict[str, Any]:
-        params: dict[str, Any] = {"message": msg.to_wire()}
-        config: dict[str, Any] = {}
-        if return_immediately:
-            config["returnImmediately"] = True
-        if history_length is not None:
-            config["historyLength"] = history_length
-        if push is not None:
-            config["taskPushNotificationConfig"] = push.to_wire()
-        if accepted_output_modes:
-            config["acceptedOutputModes"] = list(accepted_output_modes)
-        if config:
-            params["configuration"] = config
-        if metadata:
-            params["metadata"] = metadata
-        return params
-
-    @staticmethod
-    def result(data: Any) -> Any:
-        """The ``result`` of a JSON-RPC response, or raise the error it carries."""
-        if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
-            raise InvalidResponseError(f"not a JSON-RPC 2.0 response: {str(data)[:200]}")
-        if "error" in data and data["error"] is not None:
-            err = data["error"]
-            if not isinstance(err, dict):
-                raise InvalidResponseError(f"JSON-RPC error is not an object: {err!r}")
-            raise error_from_wire(err)
-        if "result" not in data:
-            raise InvalidResponseError("JSON-RPC response has neither 'result' nor 'error'")
-        return data["result"]
-
-    @staticmethod
-    def parse(model: type[M], data: Any) -> M:
+async def _timed_chunks(
+    response: httpx.Response, deadline: float | None, no_progress: float | None, method: str
+) -> AsyncIterator[bytes]:
+    """The body of a streaming answer, chunk by chunk, within the overall and progress limits."""
+    chunks = response.aiter_bytes()
+    while True:
+        limit = _remaining(deadline, no_progress)
         try:
-            return model.model_validate(data)
-        except ValidationError as exc:
-            raise InvalidResponseError(f"invalid {model.__name__} from the agent: {exc}") from exc
-
-    @staticmethod
-    def get_task_params(task_id: str, history_length: int | None) -> dict[str, Any]:
-        params: dict[str, Any] = {"id": task_id}
-        if history_length is not None:
-            params["historyLength"] = history_length
-        return params
-
-    def events(self, decoder: EventStreamDecoder, chunk: bytes) -> list[StreamResponse]:
-        """The complete events in one chunk of an SSE body, parsed (errors raised typed)."""
-        return [self.parse(StreamResponse, self.result(_json(data))) for data in _feed(decoder, chunk)]
-
-    def decode_http(self, response: httpx.Response) -> Any:
-        """JSON body of a plain (non-streaming) answer; HTTP errors become client errors."""
-        try:
-            data = response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            data = None
-        if isinstance(data, dict) and "jsonrpc" in data:
-            return data
-        if response.status_code >= 400:
-            raise A2AHTTPError(
-                response.status_code, f"HTTP {response.status_code} from {self.url}: {response.text[:200]}"
-            )
-        raise InvalidResponseError(f"not JSON-RPC: {response.text[:200]}")
-
-    @staticmethod
-    def choose_interface(card: AgentCard, version: str) -> tuple[str, str]:
-        itf = card.interface(JSONRPC_BINDING, version)
-        if itf is None:
-            offered = (
-                ", ".join(f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces)
-                or "nothing"
-            )
-            raise A2AClientError(
-                f"agent {card.name!r} offers no JSON-RPC {version} interface (it offers {offered})"
-            )
-        return itf.url, itf.tenant
+            chunk = await asyncio.wait_for(anext(chunks), limit) if limit else await anext(chunks)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            _raise_timeout(deadline, no_progress, method)
+        yield chunk
 
 
-def _send_result(data: Any) -> Task | Message:
-    return _Protocol.parse(SendMessageResponse, data).payload
+def _unreachable(method: str, url: str, exc: httpx.HTTPError) -> A2AClientError:
+    """A failed request as a client error: no answer in time, or no connection."""
+    if isinstance(exc, httpx.TimeoutException):
+        return A2ATimeoutError(f"{method}: no answer from {url} in time")
+    return A2AConnectionError(f"{method}: cannot reach {url}: {exc}")
 
 
-class _CardRequest:
-    """Fetching one Agent Card, optionally through a :class:`CardCache` (no I/O here).
-
-    ``cached`` is the card if the cache had a fresh copy (then no request is made);
-    otherwise the adapter GETs :attr:`url` with :attr:`headers` and hands the answer to
-    :meth:`answer`.
-    """
-
-    def __init__(self, base_url: str, cache: CardCache | None) -> None:
-        self.base_url = base_url
-        self.url = base_url.rstrip("/") + CARD_PATH
-        self.cache = cache
-        self.cached = cache.lookup(self.url) if cache is not None else None
-        self.headers = cache.conditional_headers(self.url) if cache is not None else {}
-
-    def unreachable(self, exc: Exception) -> A2AConnectionError:
-        return A2AConnectionError(f"cannot reach {self.base_url}: {exc}")
-
-    def answer(self, status: int, headers: Mapping[str, str], body: bytes) -> AgentCard:
-        if status == 304 and self.cache is not None and self.headers:
-            return self.cache.not_modified(self.url, headers)
-        if status != 200:
-            raise A2AHTTPError(status, f"no Agent Card at {self.url} (HTTP {status})")
-        try:
-            card = AgentCard.model_validate_json(body)
-        except (ValueError, ValidationError) as exc:
-            raise InvalidResponseError(f"invalid Agent Card at {self.base_url}: {exc}") from exc
-        return self.cache.store(self.url, card, headers) if self.cache is not None else card
-
-
-class _Progress:
-    """The rule of ``wait``: settled → done; unchanged for ``no_progress_timeout`` → give up;
-    past ``timeout`` → give up. Times are seconds on whatever clock the caller reads."""
-
-    def __init__(
-        self, task_id: str, start: float, timeout: float | None, no_progress_timeout: float | None
-    ) -> None:
-        self.task_id = task_id
-        self.start = self.last_change = start
-        self.timeout = timeout
-        self.no_progress_timeout = no_progress_timeout
-        self.last_key: tuple[Any, ...] | None = None
-
-    def settled(self, task: Task, now: float) -> bool:
-        """True if ``task`` is settled; raise if waiting must stop; else keep polling."""
-        if task.status.state in SETTLED_STATES:
-            return True
-        key = _progress_key(task)
-        if key != self.last_key:
-            self.last_key, self.last_change = key, now
-        elif self.no_progress_timeout is not None and now - self.last_change >= self.no_progress_timeout:
-            raise NoProgressError(
-                f"task {self.task_id} made no progress for "
-                f"{self.no_progress_timeout} s (still {task.status.state.value})"
-            )
-        if self.timeout is not None and now - self.start >= self.timeout:
-            raise A2ATimeoutError(f"task {self.task_id} not settled after {self.timeout} s")
-        return False
-
-
-def _progress_key(task: Task) -> tuple[Any, ...]:
-    """What counts as progress while polling: state, status time, artifacts, history size."""
-    return (
-        task.status.state,
-        task.status.timestamp,
-        len(task.artifacts),
-        len(task.history),
-        sum(len(a.parts) for a in task.artifacts),
-    )
-
-
-# --------------------------------------------------------------------------- async client
-
-
-class A2AClient:
-    """Async A2A client. Use :meth:`discover` to start from an agent's base URL.
-
-    >>> async with await A2AClient.discover("http://127.0.0.1:8000") as client:  # doctest: +SKIP
-    ...     task = await client.send("Plan my trip to Sanya")
-    """
+class _Client(Generic[H]):
+    """What the async and sync clients hold alike: the protocol core and an httpx client."""
 
     def __init__(
         self,
         url: str,
         *,
         card: AgentCard | None = None,
-        http: httpx.AsyncClient | None = None,
+        http: H | None = None,
         timeout: float = 30.0,
         version: str = PROTOCOL_VERSION,
         extensions: Sequence[str] = (),
@@ -352,8 +146,37 @@ class A2AClient:
         self._p = _Protocol(
             url, card=card, version=version, extensions=extensions, tenant=tenant, ids=ids or uuid_ids
         )
-        self._http = http or httpx.AsyncClient(timeout=timeout)
+        self._http: H = http or self._new_http(timeout)
         self._own_http = http is None
+
+    def _new_http(self, timeout: float) -> H:
+        raise NotImplementedError
+
+    @property
+    def url(self) -> str:
+        return self._p.url
+
+    @property
+    def card(self) -> AgentCard | None:
+        return self._p.card
+
+    @property
+    def requests_made(self) -> int:
+        return self._p.requests_made
+
+
+# --------------------------------------------------------------------------- async client
+
+
+class A2AClient(_Client[httpx.AsyncClient]):
+    """Async A2A client. Use :meth:`discover` to start from an agent's base URL.
+
+    >>> async with await A2AClient.discover("http://127.0.0.1:8000") as client:  # doctest: +SKIP
+    ...     task = await client.send("Plan my trip to Sanya")
+    """
+
+    def _new_http(self, timeout: float) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=timeout)
 
     # -- discovery ---------------------------------------------------------------------------
 
@@ -387,24 +210,8 @@ class A2AClient:
     @classmethod
     async def discover(cls, base_url: str, *, cache: CardCache | None = None, **kwargs: Any) -> A2AClient:
         """Fetch the card, pick its JSON-RPC 1.0 interface, return a client bound to it."""
-        http = kwargs.get("http")
-        card = await cls.fetch_card(base_url, http=http, cache=cache)
-        version = kwargs.get("version", PROTOCOL_VERSION)
-        url, tenant = _Protocol.choose_interface(card, version)
-        kwargs.setdefault("tenant", tenant)
-        return cls(url, card=card, **kwargs)
-
-    @property
-    def url(self) -> str:
-        return self._p.url
-
-    @property
-    def card(self) -> AgentCard | None:
-        return self._p.card
-
-    @property
-    def requests_made(self) -> int:
-        return self._p.requests_made
+        card = await cls.fetch_card(base_url, http=kwargs.get("http"), cache=cache)
+        return cls(_Protocol.bind(card, kwargs), card=card, **kwargs)
 
     async def aclose(self) -> None:
         if self._own_http:
@@ -420,17 +227,10 @@ class A2AClient:
 
     async def call(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
         """One JSON-RPC call; returns ``result`` (raw JSON) or raises the typed error."""
-        kwargs: dict[str, Any] = {}
-        if timeout is not None:
-            kwargs["timeout"] = timeout
         try:
-            response = await self._http.post(
-                self._p.url, json=self._p.payload(method, params), headers=self._p.headers(), **kwargs
-            )
-        except httpx.TimeoutException as exc:
-            raise A2ATimeoutError(f"{method}: no answer from {self._p.url} in time") from exc
+            response = await self._http.post(**self._p.post(method, params, timeout))
         except httpx.HTTPError as exc:
-            raise A2AConnectionError(f"{method}: cannot reach {self._p.url}: {exc}") from exc
+            raise _unreachable(method, self._p.url, exc) from exc
         return self._p.result(self._p.decode_http(response))
 
     async def call_stream(
@@ -444,10 +244,7 @@ class A2AClient:
         """A streaming JSON-RPC call: yields each event's ``StreamResponse``."""
         deadline = None if timeout is None else time.monotonic() + timeout
         request = self._http.build_request(
-            "POST",
-            self._p.url,
-            json=self._p.payload(method, params),
-            headers=self._p.headers(stream=True),
+            **self._p.stream_post(method, params),
             timeout=httpx.Timeout(self._http.timeout.connect, read=None),
         )
         try:
@@ -457,18 +254,9 @@ class A2AClient:
         try:
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 await response.aread()  # an error before the stream started
-                self._p.result(self._p.decode_http(response))
-                raise InvalidResponseError(f"{method}: expected an event stream")
+                self._p.not_a_stream(response, method)
             decoder = EventStreamDecoder()
-            chunks = response.aiter_bytes()
-            while True:
-                limit = _remaining(deadline, no_progress_timeout)
-                try:
-                    chunk = await asyncio.wait_for(anext(chunks), limit) if limit else await anext(chunks)
-                except StopAsyncIteration:
-                    break
-                except TimeoutError:
-                    _raise_timeout(deadline, no_progress_timeout, method)
+            async for chunk in _timed_chunks(response, deadline, no_progress_timeout, method):
                 for event in self._p.events(decoder, chunk):
                     yield event
         except httpx.HTTPError as exc:
@@ -492,14 +280,15 @@ class A2AClient:
         timeout: float | None = None,
     ) -> Task | Message:
         """``SendMessage``: blocking by default; ``return_immediately`` for polling/push."""
-        msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(
-            msg,
-            return_immediately=return_immediately,
-            history_length=history_length,
-            push=push,
-            accepted_output_modes=accepted_output_modes,
-            metadata=metadata,
+        params = self._p.send_request(
+            message,
+            task_id,
+            context_id,
+            return_immediately,
+            history_length,
+            push,
+            accepted_output_modes,
+            metadata,
         )
         return _send_result(await self.call("SendMessage", params, timeout=timeout))
 
@@ -516,14 +305,8 @@ class A2AClient:
         no_progress_timeout: float | None = None,
     ) -> AsyncIterator[StreamResponse]:
         """``SendStreamingMessage``: yields the Task (or a Message), then each update."""
-        msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(
-            msg,
-            return_immediately=False,
-            history_length=history_length,
-            push=push,
-            accepted_output_modes=None,
-            metadata=metadata,
+        params = self._p.send_request(
+            message, task_id, context_id, False, history_length, push, None, metadata
         )
         async for event in self.call_stream(
             "SendStreamingMessage", params, timeout=timeout, no_progress_timeout=no_progress_timeout
@@ -554,7 +337,7 @@ class A2AClient:
         include_artifacts: bool | None = None,
         status_timestamp_after: str | None = None,
     ) -> ListTasksResponse:
-        params = _list_params(
+        params = self._p.list_params(
             context_id,
             status,
             page_size,
@@ -643,85 +426,14 @@ class A2AClient:
         raise ValueError(f"mode must be blocking, polling or streaming, not {mode!r}")
 
 
-def _list_params(
-    context_id: str,
-    status: TaskState | None,
-    page_size: int | None,
-    page_token: str,
-    history_length: int | None,
-    include_artifacts: bool | None,
-    status_timestamp_after: str | None,
-) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    if context_id:
-        params["contextId"] = context_id
-    if status is not None:
-        params["status"] = status.value
-    if page_size is not None:
-        params["pageSize"] = page_size
-    if page_token:
-        params["pageToken"] = page_token
-    if history_length is not None:
-        params["historyLength"] = history_length
-    if include_artifacts is not None:
-        params["includeArtifacts"] = include_artifacts
-    if status_timestamp_after is not None:
-        params["statusTimestampAfter"] = status_timestamp_after
-    return params
-
-
-def _feed(decoder: EventStreamDecoder, chunk: bytes) -> list[str]:
-    try:
-        return decoder.feed(chunk)
-    except SSEDecodeError as exc:
-        raise InvalidResponseError(f"broken event stream: {exc}") from exc
-
-
-def _json(data: str) -> Any:
-    try:
-        return json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise InvalidResponseError(f"stream event is not JSON: {data[:200]}") from exc
-
-
-def _remaining(deadline: float | None, no_progress: float | None) -> float | None:
-    limits = [
-        x
-        for x in (no_progress, None if deadline is None else max(deadline - time.monotonic(), 0.001))
-        if x is not None
-    ]
-    return min(limits) if limits else None
-
-
-def _raise_timeout(deadline: float | None, no_progress: float | None, what: str) -> None:
-    if deadline is not None and time.monotonic() >= deadline:
-        raise A2ATimeoutError(f"{what}: stream not finished in time")
-    raise NoProgressError(f"{what}: no event for {no_progress} s")
-
-
 # --------------------------------------------------------------------------- sync client
 
 
-class SyncA2AClient:
+class SyncA2AClient(_Client[httpx.Client]):
     """The same client for scripts and the CLI, on :class:`httpx.Client`."""
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        card: AgentCard | None = None,
-        http: httpx.Client | None = None,
-        timeout: float = 30.0,
-        version: str = PROTOCOL_VERSION,
-        extensions: Sequence[str] = (),
-        tenant: str = "",
-        ids: IdSource | None = None,
-    ) -> None:
-        self._p = _Protocol(
-            url, card=card, version=version, extensions=extensions, tenant=tenant, ids=ids or uuid_ids
-        )
-        self._http = http or httpx.Client(timeout=timeout)
-        self._own_http = http is None
+    def _new_http(self, timeout: float) -> httpx.Client:
+        return httpx.Client(timeout=timeout)
 
     @classmethod
     def fetch_card(
@@ -750,21 +462,7 @@ class SyncA2AClient:
     def discover(cls, base_url: str, *, cache: CardCache | None = None, **kwargs: Any) -> SyncA2AClient:
         """Fetch the card, pick its JSON-RPC 1.0 interface, return a client bound to it."""
         card = cls.fetch_card(base_url, http=kwargs.get("http"), cache=cache)
-        url, tenant = _Protocol.choose_interface(card, kwargs.get("version", PROTOCOL_VERSION))
-        kwargs.setdefault("tenant", tenant)
-        return cls(url, card=card, **kwargs)
-
-    @property
-    def url(self) -> str:
-        return self._p.url
-
-    @property
-    def card(self) -> AgentCard | None:
-        return self._p.card
-
-    @property
-    def requests_made(self) -> int:
-        return self._p.requests_made
+        return cls(_Protocol.bind(card, kwargs), card=card, **kwargs)
 
     def close(self) -> None:
         if self._own_http:
@@ -777,17 +475,10 @@ class SyncA2AClient:
         self.close()
 
     def call(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
-        kwargs: dict[str, Any] = {}
-        if timeout is not None:
-            kwargs["timeout"] = timeout
         try:
-            response = self._http.post(
-                self._p.url, json=self._p.payload(method, params), headers=self._p.headers(), **kwargs
-            )
-        except httpx.TimeoutException as exc:
-            raise A2ATimeoutError(f"{method}: no answer from {self._p.url} in time") from exc
+            response = self._http.post(**self._p.post(method, params, timeout))
         except httpx.HTTPError as exc:
-            raise A2AConnectionError(f"{method}: cannot reach {self._p.url}: {exc}") from exc
+            raise _unreachable(method, self._p.url, exc) from exc
         return self._p.result(self._p.decode_http(response))
 
     def call_stream(
@@ -802,16 +493,12 @@ class SyncA2AClient:
         read = _remaining(deadline, no_progress_timeout)
         try:
             with self._http.stream(
-                "POST",
-                self._p.url,
-                json=self._p.payload(method, params),
-                headers=self._p.headers(stream=True),
+                **self._p.stream_post(method, params),
                 timeout=httpx.Timeout(self._http.timeout.connect, read=read),
             ) as response:
                 if "text/event-stream" not in response.headers.get("content-type", ""):
                     response.read()
-                    self._p.result(self._p.decode_http(response))
-                    raise InvalidResponseError(f"{method}: expected an event stream")
+                    self._p.not_a_stream(response, method)
                 decoder = EventStreamDecoder()
                 last = time.monotonic()
                 for chunk in response.iter_bytes():
@@ -843,14 +530,15 @@ class SyncA2AClient:
         metadata: dict[str, Any] | None = None,
         timeout: float | None = None,
     ) -> Task | Message:
-        msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(
-            msg,
-            return_immediately=return_immediately,
-            history_length=history_length,
-            push=push,
-            accepted_output_modes=accepted_output_modes,
-            metadata=metadata,
+        params = self._p.send_request(
+            message,
+            task_id,
+            context_id,
+            return_immediately,
+            history_length,
+            push,
+            accepted_output_modes,
+            metadata,
         )
         return _send_result(self.call("SendMessage", params, timeout=timeout))
 
@@ -864,15 +552,7 @@ class SyncA2AClient:
         timeout: float | None = None,
         no_progress_timeout: float | None = None,
     ) -> Generator[StreamResponse, None, None]:
-        msg = self._p.message(message, task_id, context_id)
-        params = self._p.send_params(
-            msg,
-            return_immediately=False,
-            history_length=history_length,
-            push=None,
-            accepted_output_modes=None,
-            metadata=None,
-        )
+        params = self._p.send_request(message, task_id, context_id, history_length=history_length)
         yield from self.call_stream(
             "SendStreamingMessage", params, timeout=timeout, no_progress_timeout=no_progress_timeout
         )
@@ -899,7 +579,7 @@ class SyncA2AClient:
         include_artifacts: bool | None = None,
         status_timestamp_after: str | None = None,
     ) -> ListTasksResponse:
-        params = _list_params(
+        params = self._p.list_params(
             context_id,
             status,
             page_size,

@@ -28,8 +28,8 @@ from typing import Any
 import httpx
 
 from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.client import (
-    A2AClient,
+from agentproto.a2a.client import A2AClient, _raise_timeout, _remaining, _timed_chunks, _unreachable
+from agentproto.a2a.client_core import (
     A2AClientError,
     A2AConnectionError,
     A2AHTTPError,
@@ -37,8 +37,7 @@ from agentproto.a2a.client import (
     InvalidResponseError,
     _feed,
     _json,
-    _raise_timeout,
-    _remaining,
+    _offered,
 )
 from agentproto.a2a.errors import A2AError, error_from_details
 from agentproto.a2a.types import JSONRPC_BINDING, PROTOCOL_VERSION, AgentCard, StreamResponse
@@ -98,6 +97,16 @@ def rest_request(
     return verb, path, {}, rest
 
 
+def _json_body(response: httpx.Response, empty: Any = None) -> Any:
+    """The JSON of a REST answer, ``empty`` for an empty one, or ``None`` if it is not JSON."""
+    if not response.content:
+        return empty
+    try:
+        return response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
 def _rest_error(body: Any, status: int, url: str) -> A2AError | A2AHTTPError:
     err = body.get("error") if isinstance(body, dict) else None
     if not isinstance(err, dict):
@@ -128,14 +137,9 @@ class RestA2AClient(A2AClient):
             response = await self._http.request(
                 verb, self._url(path), content=content, headers=self._headers(), **kwargs
             )
-        except httpx.TimeoutException as exc:
-            raise A2ATimeoutError(f"{method}: no answer from {self._p.url} in time") from exc
         except httpx.HTTPError as exc:
-            raise A2AConnectionError(f"{method}: cannot reach {self._p.url}: {exc}") from exc
-        try:
-            data = response.json() if response.content else {}
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            data = None
+            raise _unreachable(method, self._p.url, exc) from exc
+        data = _json_body(response, {})
         if response.status_code >= 400:
             raise _rest_error(data, response.status_code, self._p.url)
         if data is None:
@@ -168,21 +172,9 @@ class RestA2AClient(A2AClient):
         try:
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 await response.aread()
-                try:
-                    data = response.json()
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    data = None
-                raise _rest_error(data, response.status_code, self._p.url)
+                raise _rest_error(_json_body(response), response.status_code, self._p.url)
             decoder = EventStreamDecoder()
-            chunks = response.aiter_bytes()
-            while True:
-                limit = _remaining(deadline, no_progress_timeout)
-                try:
-                    chunk = await asyncio.wait_for(anext(chunks), limit) if limit else await anext(chunks)
-                except StopAsyncIteration:
-                    break
-                except TimeoutError:
-                    _raise_timeout(deadline, no_progress_timeout, method)
+            async for chunk in _timed_chunks(response, deadline, no_progress_timeout, method):
                 for data in _feed(decoder, chunk):
                     event = _json(data)
                     if isinstance(event, dict) and "error" in event:
@@ -296,12 +288,8 @@ def _pick(card: AgentCard, accept: Sequence[str], version: str) -> tuple[str, st
     for itf in card.supported_interfaces:
         if itf.protocol_binding in accept and itf.protocol_version.split(".")[:2] == want:
             return itf.protocol_binding, itf.url, itf.tenant
-    offered = (
-        ", ".join(f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces)
-        or "nothing"
-    )
     raise A2AClientError(
-        f"agent {card.name!r} offers no {'/'.join(accept)} {version} interface (it offers {offered})"
+        f"agent {card.name!r} offers no {'/'.join(accept)} {version} interface (it offers {_offered(card)})"
     )
 
 

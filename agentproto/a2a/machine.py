@@ -14,10 +14,11 @@ direct reply, and from then on it sits in exactly one of the eight valid ``TaskS
 The spec has no transition table. It states rules (A2A v1.0 spec and ``a2a.proto``):
 
 1. Terminal states — COMPLETED, FAILED, CANCELED, REJECTED — are final. A follow-up starts a
-   new task in the same context (§3.2.2, ``docs/topics/life-of-a-task.md``).
+   new task in the same context (§4.1.3 TaskState and the proto comments; §3.4.3;
+   ``docs/topics/life-of-a-task.md``).
 2. A message to a terminal task fails with ``UnsupportedOperationError`` (§3.1.1, §3.1.2).
 3. Cancelling a terminal task fails with ``TaskNotCancelableError`` (§3.1.5); any other state,
-   interrupted ones included, can be cancelled.
+   interrupted ones included, may be asked to cancel — success is not guaranteed (§3.1.5).
 4. Subscribing to a terminal task fails with ``UnsupportedOperationError`` (§3.1.6).
 5. An interrupted task (INPUT_REQUIRED, AUTH_REQUIRED) resumes when the client sends a message
    with the same ``taskId`` and ``contextId`` (§3.4.3); a message carrying only ``taskId`` gets
@@ -132,7 +133,7 @@ def why_refused(source: TaskState | None, target: TaskState) -> str | None:
     if target is _S.UNSPECIFIED:
         return "TASK_STATE_UNSPECIFIED is not a valid state (proto: the default, never sent)"
     if source is not None and source in TERMINAL_STATES:
-        return f"{source.value} is terminal: a task never leaves a terminal state (spec §3.2.2)"
+        return f"{source.value} is terminal: a task never leaves a terminal state (spec §4.1.3, §3.1.1)"
     if target is _S.SUBMITTED:
         return "SUBMITTED is an entry state only; a started task does not go back to it"
     if source is None and target is _S.CANCELED:

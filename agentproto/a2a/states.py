@@ -43,7 +43,7 @@ class TaskState(str, Enum):
         return self.value
 
 
-#: A task in one of these states never changes again (spec §3.2.2 / proto comments).
+#: A task in one of these states never changes again (spec §4.1.3 TaskState / proto comments).
 TERMINAL_STATES = frozenset({TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED})
 #: The agent is waiting for the client (more input, or credentials).
 INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})

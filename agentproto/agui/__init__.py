@@ -13,13 +13,16 @@ The public surface, by module:
 ==========================  ===================================================================
 module                      what
 ==========================  ===================================================================
-:mod:`~.events`             the 31 event models and their shapes; ``dump_event``, ``event_to_json``
+:mod:`~.events`             the 31 event models, ``EVENT_CLASSES``; ``dump_event``, ``event_to_json``
+:mod:`~.shapes`             what events carry: messages, parts, tools, ``RunAgentInput``, patch ops
 :mod:`~.parse`              :class:`EventParser`, :func:`parse_event`, :func:`parse_run_agent_input`
 :mod:`~.compat`             :class:`CompatibilityBoundary` (retired ``THINKING_*``, tolerated nulls)
+:mod:`~.eras`               era shims for a peer pinned to an older protocol: :func:`shims_for`
 :mod:`~.sse`                SSE framing: :class:`SSEDecoder`, :func:`encode_sse`, JSON lines
 :mod:`~.chunks`             :class:`ChunkExpander`: ``*_CHUNK`` → start/content/end
 :mod:`~.verify`             :class:`Verifier`, :func:`verify_events`, the :data:`RULES`
 :mod:`~.state`              :class:`StateReducer`: snapshots, JSON Patch deltas, messages
+:mod:`~.patch`              JSON Patch applied atomically in place: :func:`apply_patch`, :func:`copy_json`
 :mod:`~.pipeline`           :class:`Pipeline`, :func:`lint_source` and its :class:`LintReport`
 :mod:`~.report`             :func:`verdict`, :func:`format_messages`: reading a report
 :mod:`~.interrupts`         interrupt/resume: building and checking ``resume`` entries
@@ -43,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentproto.agui.chunks import ChunkExpander, PendingStream, expand_chunks
 from agentproto.agui.compat import CompatibilityBoundary
+from agentproto.agui.eras import ERA_SHIMS, EraDowngrade, EraShim, shims_for
 from agentproto.agui.errors import (
     AGUIError,
     ChunkError,
@@ -64,6 +68,7 @@ from agentproto.agui.errors import (
 from agentproto.agui.events import *  # noqa: F403 - the event model is the public API
 from agentproto.agui.events import __all__ as _events_all
 from agentproto.agui.parse import EventParser, ParsedEvent, parse_event, parse_run_agent_input
+from agentproto.agui.patch import apply_patch, copy_json
 from agentproto.agui.pipeline import (
     STAGE_RULES,
     LintReport,
@@ -81,7 +86,7 @@ from agentproto.agui.sse import (
     encode_comment,
     encode_sse,
 )
-from agentproto.agui.state import DEFAULT_VERSION_KEY, StateReducer, apply_patch, copy_json
+from agentproto.agui.state import DEFAULT_VERSION_KEY, StateReducer
 from agentproto.agui.ui_intent import UI_COMPONENTS, UI_INTENT_EVENT, UIIntent, validate_ui_intent
 from agentproto.agui.verify import (
     RULES,
@@ -160,6 +165,11 @@ __all__ = [
     "StateReducer",
     "apply_patch",
     "copy_json",
+    # era shims for a peer pinned to an older protocol (spec basic/versioning)
+    "ERA_SHIMS",
+    "EraDowngrade",
+    "EraShim",
+    "shims_for",
     # the pipeline and its report
     "STAGE_RULES",
     "LintReport",

@@ -1,4 +1,4 @@
-"""The AG-UI event model: 31 event types and their shared shapes, with wire serialisation.
+"""The AG-UI event model: the 31 event types, their union and registry, and wire serialisation.
 
 Wire format: protocol 1.0 exactly as the official Python SDK ``ag-ui-protocol`` 1.0.0 ships
 it (``ag_ui.core``), plus the one field spec 1.1 adds (``encryptedValueType``). Class names,
@@ -19,8 +19,11 @@ Reading events *from the wire* is not done by validating these models directly: 
 processing model (spec ``basic/processing``) strips unrecognised material with warnings and
 translates retired shapes first. That is :mod:`agentproto.agui.parse` (the parser),
 :mod:`agentproto.agui.enforce` (the stripping walk) and :mod:`agentproto.agui.compat` (the
-compatibility boundary). Their public names (:class:`~agentproto.agui.parse.EventParser`,
-:func:`~agentproto.agui.parse.parse_event`, …) can still be imported from this module.
+compatibility boundary); their public names are re-exported by :mod:`agentproto.agui`.
+
+What events carry (messages, content parts, tools, ``RunAgentInput``, JSON Patch operations,
+outcomes, interrupts, usage) and the model base are in :mod:`agentproto.agui.shapes`; this
+module re-exports those names, so ``agentproto.agui.events.RunAgentInput`` still works.
 """
 
 from __future__ import annotations
@@ -29,15 +32,58 @@ import typing
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    model_serializer,
+from pydantic import BaseModel, Field, TypeAdapter
+
+from agentproto.agui.shapes import (  # noqa: F401 - re-exported: the event model's vocabulary
+    _JS_SAFE_INT,
+    ActivityMessage,
+    AddOperation,
+    AssistantMessage,
+    AudioPart,
+    ContentPart,
+    Context,
+    CopyOperation,
+    DataSource,
+    DeveloperMessage,
+    DocumentPart,
+    FileSource,
+    FunctionCall,
+    ImagePart,
+    Interrupt,
+    JsonPatch,
+    JsonPatchOperation,
+    JsonPointer,
+    Message,
+    Metadata,
+    MoveOperation,
+    PartSource,
+    ReasoningEncryptedValueSubtype,
+    ReasoningMessage,
+    RemoveOperation,
+    ReplaceOperation,
+    ResumeEntry,
+    Role,
+    RunAgentInput,
+    RunFinishedCancelledOutcome,
+    RunFinishedInterruptOutcome,
+    RunFinishedOutcome,
+    RunFinishedSuccessOutcome,
+    SubagentFinishedOutcome,
+    SubagentFinishedSuccessOutcome,
+    SubagentFinishedSuspendedOutcome,
+    SystemMessage,
+    TestOperation,
+    TextMessageRole,
+    TextPart,
+    TokenUsage,
+    Tool,
+    ToolCall,
+    ToolMessage,
+    UrlSource,
+    UserMessage,
+    VideoPart,
+    _Model,
 )
-from pydantic.alias_generators import to_camel
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -138,54 +184,6 @@ __all__ = [
 #: (spec ``basic/versioning``, "Version negotiation").
 PROTOCOL_VERSION = "1.1"
 
-_JS_SAFE_INT = 9007199254740991  # JSON numbers survive a round trip only up to 2**53 - 1
-
-
-# --------------------------------------------------------------------------------------------
-# Base models
-# --------------------------------------------------------------------------------------------
-
-_OMITTABLE_CACHE = "_agentproto_omittable"
-
-
-class _Model(BaseModel):
-    """Closed protocol object: camelCase on the wire, unknown members rejected, absent≠null."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        validate_by_name=True,
-        validate_by_alias=True,
-    )
-
-    @classmethod
-    def _omittable(cls) -> frozenset[str]:
-        cached = cls.__dict__.get(_OMITTABLE_CACHE)
-        if cached is None:
-            keys: set[str] = set()
-            for name, info in cls.model_fields.items():
-                if not info.is_required() and info.default is None:
-                    keys.add(name)
-                    if info.alias:
-                        keys.add(info.alias)
-            cached = frozenset(keys)
-            setattr(cls, _OMITTABLE_CACHE, cached)
-        return cached
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # "Absent means absent" (spec basic/index): an optional field without a value is left
-        # out. Required payloads and values inside open objects keep their nulls.
-        data = handler(self)
-        omittable = type(self)._omittable()
-        return {k: v for k, v in data.items() if v is not None or k not in omittable}
-
-
-class _OpenModel(_Model):
-    """A protocol object the schema deliberately leaves open (JSON Patch operations)."""
-
-    model_config = ConfigDict(extra="allow")
-
 
 class EventType(str, Enum):
     """The 31 values of ``type`` (spec ``basic/index``, "The events")."""
@@ -223,12 +221,7 @@ class EventType(str, Enum):
     SUBAGENT_ERROR = "SUBAGENT_ERROR"
 
 
-Metadata = dict[str, Any]
-TextMessageRole = Literal["developer", "system", "assistant", "user"]
-Role = Literal["developer", "system", "assistant", "user", "tool", "activity", "reasoning"]
-ReasoningEncryptedValueSubtype = Literal["tool-call", "message"]
 _Timestamp = Annotated[int | None, Field(default=None, ge=-_JS_SAFE_INT, le=_JS_SAFE_INT)]
-_Count = Annotated[int | None, Field(default=None, ge=0, le=_JS_SAFE_INT)]
 
 
 class BaseEvent(_Model):
@@ -244,340 +237,6 @@ class _Attributable(BaseEvent):
     """Events that may belong to a subagent's work carry an optional ``subagentRunId``."""
 
     subagent_run_id: str | None = None
-
-
-# --------------------------------------------------------------------------------------------
-# Content parts, messages, tools
-# --------------------------------------------------------------------------------------------
-
-
-class TextPart(_Model):
-    type: Literal["text"] = "text"
-    id: str | None = None
-    text: str
-    metadata: Any | None = None
-
-
-class DataSource(_Model):
-    """Bytes carried inline, base64-encoded."""
-
-    type: Literal["data"] = "data"
-    value: str
-    mime_type: str
-
-
-class UrlSource(_Model):
-    type: Literal["url"] = "url"
-    value: str
-    mime_type: str | None = None
-
-
-class FileSource(_Model):
-    """A provider-issued handle: opaque, never dereferenced by a consumer."""
-
-    type: Literal["file"] = "file"
-    value: str
-    provider: str | None = None
-    mime_type: str | None = None
-
-
-PartSource = Annotated[DataSource | UrlSource | FileSource, Field(discriminator="type")]
-
-
-class ImagePart(_Model):
-    type: Literal["image"] = "image"
-    id: str | None = None
-    source: PartSource
-    metadata: Any | None = None
-
-
-class AudioPart(_Model):
-    type: Literal["audio"] = "audio"
-    id: str | None = None
-    source: PartSource
-    metadata: Any | None = None
-
-
-class VideoPart(_Model):
-    type: Literal["video"] = "video"
-    id: str | None = None
-    source: PartSource
-    metadata: Any | None = None
-
-
-class DocumentPart(_Model):
-    type: Literal["document"] = "document"
-    id: str | None = None
-    source: PartSource
-    metadata: Any | None = None
-
-
-ContentPart = Annotated[
-    TextPart | ImagePart | AudioPart | VideoPart | DocumentPart, Field(discriminator="type")
-]
-
-
-class FunctionCall(_Model):
-    name: str
-    arguments: str
-
-
-class ToolCall(_Model):
-    """A call an assistant message made; ``arguments`` is JSON *text*, never parsed here."""
-
-    id: str
-    type: Literal["function"] = "function"
-    function: FunctionCall
-    encrypted_value: str | None = None
-    metadata: Metadata | None = None
-    encrypted_value_type: str | None = None  # spec 1.1; last so 1.0 dumps stay identical
-
-
-class DeveloperMessage(_Model):
-    subagent_run_id: str | None = None
-    id: str
-    role: Literal["developer"] = "developer"
-    name: str | None = None
-    encrypted_value: str | None = None
-    metadata: Metadata | None = None
-    content: str
-    encrypted_value_type: str | None = None
-
-
-class SystemMessage(_Model):
-    subagent_run_id: str | None = None
-    id: str
-    role: Literal["system"] = "system"
-    name: str | None = None
-    encrypted_value: str | None = None
-    metadata: Metadata | None = None
-    content: str
-    encrypted_value_type: str | None = None
-
-
-class AssistantMessage(_Model):
-    subagent_run_id: str | None = None
-    id: str
-    role: Literal["assistant"] = "assistant"
-    name: str | None = None
-    encrypted_value: str | None = None
-    metadata: Metadata | None = None
-    content: str | None = None
-    tool_calls: list[ToolCall] | None = None
-    encrypted_value_type: str | None = None
-
-
-class UserMessage(_Model):
-    subagent_run_id: str | None = None
-    id: str
-    role: Literal["user"] = "user"
-    name: str | None = None
-    encrypted_value: str | None = None
-    metadata: Metadata | None = None
-    content: str | list[ContentPart]
-    encrypted_value_type: str | None = None
-
-
-class ToolMessage(_Model):
-    subagent_run_id: str | None = None
-    id: str
-    role: Literal["tool"] = "tool"
-    content: str | list[ContentPart]
-    tool_call_id: str
-    error: str | None = None
-    encrypted_value: str | None = None
-    metadata: Metadata | None = None
-    encrypted_value_type: str | None = None
-
-
-class ActivityMessage(_Model):
-    """Structured progress kept in the message list; never sent back to the producer."""
-
-    subagent_run_id: str | None = None
-    id: str
-    role: Literal["activity"] = "activity"
-    activity_type: str
-    content: dict[str, Any]
-    metadata: Metadata | None = None
-
-
-class ReasoningMessage(_Model):
-    subagent_run_id: str | None = None
-    id: str
-    role: Literal["reasoning"] = "reasoning"
-    content: str
-    encrypted_value: str | None = None
-    metadata: Metadata | None = None
-    encrypted_value_type: str | None = None
-
-
-Message = Annotated[
-    (
-        DeveloperMessage
-        | SystemMessage
-        | AssistantMessage
-        | UserMessage
-        | ToolMessage
-        | ActivityMessage
-        | ReasoningMessage
-    ),
-    Field(discriminator="role"),
-]
-
-
-class Tool(_Model):
-    name: str
-    description: str
-    parameters: Any | None = None
-    metadata: Metadata | None = None
-
-
-class Context(_Model):
-    description: str
-    value: str
-
-
-class ResumeEntry(_Model):
-    """One answer to an interrupt, sent on the run that continues it (spec interrupt-resume)."""
-
-    interrupt_id: str
-    status: Literal["resolved", "cancelled"]
-    payload: Any | None = None
-    metadata: Metadata | None = None
-
-
-class RunAgentInput(_Model):
-    """The request that starts a run (spec ``basic/run-input``)."""
-
-    thread_id: str
-    run_id: str
-    protocol_version: str | None = None
-    parent_run_id: str | None = None
-    state: Any | None = None
-    messages: list[Message]
-    tools: list[Tool] | None = None
-    context: list[Context] | None = None
-    forwarded_props: Any | None = None
-    resume: list[ResumeEntry] | None = None
-
-
-# --------------------------------------------------------------------------------------------
-# JSON Patch (RFC 6902) — operations are open objects
-# --------------------------------------------------------------------------------------------
-
-_POINTER = r"^(/([^/~]|~[01])*)*$"
-JsonPointer = Annotated[str, Field(pattern=_POINTER)]
-
-
-class AddOperation(_OpenModel):
-    op: Literal["add"] = "add"
-    path: JsonPointer
-    value: Any
-
-
-class RemoveOperation(_OpenModel):
-    op: Literal["remove"] = "remove"
-    path: JsonPointer
-
-
-class ReplaceOperation(_OpenModel):
-    op: Literal["replace"] = "replace"
-    path: JsonPointer
-    value: Any
-
-
-class MoveOperation(_OpenModel):
-    model_config = ConfigDict(serialize_by_alias=True)
-    op: Literal["move"] = "move"
-    from_: JsonPointer = Field(alias="from")
-    path: JsonPointer
-
-
-class CopyOperation(_OpenModel):
-    model_config = ConfigDict(serialize_by_alias=True)
-    op: Literal["copy"] = "copy"
-    from_: JsonPointer = Field(alias="from")
-    path: JsonPointer
-
-
-class TestOperation(_OpenModel):
-    __test__ = False  # not a pytest test class
-    op: Literal["test"] = "test"
-    path: JsonPointer
-    value: Any
-
-
-JsonPatchOperation = Annotated[
-    AddOperation | RemoveOperation | ReplaceOperation | MoveOperation | CopyOperation | TestOperation,
-    Field(discriminator="op"),
-]
-JsonPatch = list[JsonPatchOperation]
-
-
-# --------------------------------------------------------------------------------------------
-# Outcomes, interrupts, usage
-# --------------------------------------------------------------------------------------------
-
-
-class Interrupt(_Model):
-    """Something a run needs from outside before it can continue (spec interrupt-resume)."""
-
-    subagent_run_id: str | None = None
-    id: str
-    reason: str
-    message: str | None = None
-    tool_call_id: str | None = None
-    response_schema: dict[str, Any] | None = None
-    expires_at: str | None = None
-    metadata: Metadata | None = None
-
-
-class RunFinishedSuccessOutcome(_Model):
-    type: Literal["success"] = "success"
-    pending_tool_call_ids: list[str] | None = None
-
-
-class RunFinishedInterruptOutcome(_Model):
-    type: Literal["interrupt"] = "interrupt"
-    interrupts: list[Interrupt] = Field(min_length=1)
-
-
-class RunFinishedCancelledOutcome(_Model):
-    type: Literal["cancelled"] = "cancelled"
-
-
-RunFinishedOutcome = Annotated[
-    RunFinishedSuccessOutcome | RunFinishedInterruptOutcome | RunFinishedCancelledOutcome,
-    Field(discriminator="type"),
-]
-
-
-class TokenUsage(_Model):
-    """Token counts for one provider/model; cached and reasoning counts are *parts* of totals."""
-
-    provider: str | None = None
-    model: str | None = None
-    input_tokens: _Count = None
-    output_tokens: _Count = None
-    total_tokens: _Count = None
-    reasoning_tokens: _Count = None
-    cached_input_tokens: _Count = None
-    cache_write_input_tokens: _Count = None
-
-
-class SubagentFinishedSuccessOutcome(_Model):
-    type: Literal["success"] = "success"
-
-
-class SubagentFinishedSuspendedOutcome(_Model):
-    type: Literal["suspended"] = "suspended"
-    interrupt_ids: list[str] | None = None
-
-
-SubagentFinishedOutcome = Annotated[
-    SubagentFinishedSuccessOutcome | SubagentFinishedSuspendedOutcome,
-    Field(discriminator="type"),
-]
 
 
 # --------------------------------------------------------------------------------------------

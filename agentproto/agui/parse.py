@@ -25,6 +25,7 @@ Indexes are the zero-based arrival numbers of the events (``index=0`` is the fir
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,11 +80,89 @@ def _pointer_from_loc(data: Any, loc: tuple[int | str, ...]) -> str:
     return "".join("/" + p for p in parts)
 
 
-def _describe(err: ErrorDetails) -> str:
+#: pydantic error type → the JSON type the schema expected, in zod's vocabulary (the reference
+#: TypeScript client validates with zod 3, whose type errors read "Expected object, received
+#: array").
+_EXPECTED_TYPE: dict[str, str] = {
+    "string_type": "string",
+    "int_type": "integer",
+    "int_from_float": "integer",
+    "float_type": "number",
+    "bool_type": "boolean",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "list_type": "array",
+    "tuple_type": "array",
+    "none_required": "null",
+}
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a decoded value, named as zod names it (``array``, ``null``, …)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _received(value: Any, expected: str) -> str:
+    # zod's own refinement: a non-integral number where an integer belongs is a "float".
+    if expected == "integer" and isinstance(value, float) and not value.is_integer():
+        return "float"
+    return _json_type(value)
+
+
+def _options(listed: Any) -> str:
+    """pydantic's ``"'a', 'b' or 'c'"`` as zod's ``'a' | 'b' | 'c'``."""
+    text = str(listed)
+    found = _QUOTED.findall(text)
+    return " | ".join(f"'{x}'" for x in found) if found else text
+
+
+def _describe(err: ErrorDetails, also_expected: list[str] | None = None) -> str:
+    """The schema's complaint in the reference client's (zod 3) words.
+
+    ``Required`` for a missing field; ``Expected <type>, received <type>`` for a value of the
+    wrong JSON type (``also_expected``: the other types a union at the same place accepts);
+    ``Invalid literal value, expected "x"`` / ``Invalid enum value. Expected 'a' | 'b',
+    received 'c'`` for a closed set of strings; ``Array must contain at least 1 element(s)``
+    for a list that is too short. Anything else keeps pydantic's sentence and shows the value.
+    """
     kind = err.get("type", "")
-    if kind == "missing":
-        return "required field is missing"
     value = err.get("input")
+    if kind == "missing":
+        return "Required"
+    expected = _EXPECTED_TYPE.get(kind)
+    if expected is not None:
+        wanted = " | ".join(dict.fromkeys([expected, *(also_expected or ())]))
+        return f"Expected {wanted}, received {_received(value, expected)}"
+    ctx = err.get("ctx") or {}
+    if kind in ("literal_error", "enum"):
+        found = _QUOTED.findall(str(ctx.get("expected", "")))
+        if len(found) == 1:
+            return f"Invalid literal value, expected {json.dumps(found[0])}"
+        options = _options(ctx.get("expected", ""))
+        if isinstance(value, str):
+            return f"Invalid enum value. Expected {options}, received '{value[:60]}'"
+        return f"Expected {options}, received {_json_type(value)}"
+    if kind == "union_tag_invalid":
+        return (
+            f"Invalid discriminator value. Expected {_options(ctx.get('expected_tags', ''))}, "
+            f"received {json.dumps(ctx.get('tag'))[:60]}"
+        )
+    if kind == "too_short" and isinstance(value, list):
+        return f"Array must contain at least {ctx.get('min_length')} element(s)"
     shown = json.dumps(value)[:60] if _jsonable(value) else repr(value)[:60]
     return f"{err.get('msg', 'invalid value')} (got {shown})"
 
@@ -101,7 +180,16 @@ def _malformed(exc: ValidationError, data: Any, index: int | None, type_name: st
     # Prefer the most specific error: the one with the longest location.
     err = max(errors, key=lambda e: len(e.get("loc", ())))
     path = _pointer_from_loc(data, tuple(err.get("loc", ())))
-    reason = _describe(err)
+    # A union of types (``content``: a string or a list of parts) fails once per branch at
+    # the same place: name every type it would have taken, not just the last branch tried.
+    also = [
+        _EXPECTED_TYPE[e["type"]]
+        for e in errors
+        if e is not err
+        and e["type"] in _EXPECTED_TYPE
+        and _pointer_from_loc(data, tuple(e.get("loc", ()))) == path
+    ]
+    reason = _describe(err, also)
     rule = "schema.missing-field" if err.get("type") == "missing" else "schema.invalid-value"
     patchy = (type_name == "STATE_DELTA" and (path == "/delta" or path.startswith("/delta/"))) or (
         type_name == "ACTIVITY_DELTA" and (path == "/patch" or path.startswith("/patch/"))
@@ -177,10 +265,11 @@ class EventParser:
     def parse_data(self, data: Any, *, index: int | None = None) -> ParsedEvent:
         """The slow path: decoded JSON data through compatibility, enforcement, validation."""
         if not isinstance(data, dict):
+            reason = f"Expected object, received {_json_type(data)}"
             raise MalformedEventError(
-                f"an event must be a JSON object, got {type(data).__name__}",
+                f"malformed event at /: {reason}",
                 path="",
-                reason="not an object",
+                reason=reason,
                 rule="schema.not-an-object",
                 index=index,
             )
@@ -189,17 +278,18 @@ class EventParser:
         kind = data.get("type")
         if "type" not in data:
             raise MalformedEventError(
-                "event has no 'type'",
+                "malformed event at /type: Required",
                 path="/type",
-                reason="required field is missing",
+                reason="Required",
                 rule="schema.missing-field",
                 index=index,
             )
         if not isinstance(kind, str):
+            reason = f"Expected string, received {_json_type(kind)}"
             raise MalformedEventError(
-                f"event 'type' must be a string, got {kind!r}",
+                f"malformed event at /type: {reason}",
                 path="/type",
-                reason="not a string",
+                reason=reason,
                 rule="schema.invalid-value",
                 index=index,
             )
@@ -270,10 +360,11 @@ def parse_run_agent_input(
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise DecodeError(f"run input is not valid JSON: {exc}", rule="decode.json") from None
     if not isinstance(obj, dict):
+        reason = f"Expected object, received {_json_type(obj)}"
         raise MalformedEventError(
-            "RunAgentInput must be a JSON object",
+            f"malformed RunAgentInput at /: {reason}",
             path="",
-            reason="not an object",
+            reason=reason,
             rule="schema.not-an-object",
         )
     warnings: list[PipelineWarning] = []

@@ -3,7 +3,8 @@
 Spec 1.1 ``events/lifecycle`` and ``basic/patterns/streaming`` say what may follow what; the
 reference TypeScript client enforces it in ``verifyEvents``. This module does the same, with
 the same error strings, plus the checks the spec requires and that client does not make
-(``runId``/``threadId`` agreement, unique interrupt ids, truncated streams).
+(``runId`` and ``threadId`` agreement within a run and across a stream's runs, unique
+interrupt ids, truncated streams).
 
 Theory of operation
 -------------------
@@ -120,6 +121,14 @@ RULES: dict[str, Rule] = {
         "Cannot send 'RUN_FINISHED' for threadId '{got}': the open run belongs to thread "
         "'{expected}'. RUN_STARTED and RUN_FINISHED must carry the input's threadId.",
         "Echo the input's threadId on both RUN_STARTED and RUN_FINISHED.",
+        "basic/run-input",
+        reference=False,
+    ),
+    "run.thread-changed": Rule(
+        "Cannot send 'RUN_STARTED' for threadId '{got}': this stream carries thread "
+        "'{expected}'. Every run on one stream carries the run input's threadId.",
+        "Serve one thread per stream: every RUN_STARTED (replayed runs included) carries the "
+        "input's threadId.",
         "basic/run-input",
         reference=False,
     ),
@@ -357,8 +366,12 @@ class Verifier:
     and it should not be fed further.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, thread_id: str | None = None) -> None:
         self.state = RunState.START
+        #: The thread every run on this stream belongs to (spec ``basic/run-input``,
+        #: "Identity"): the run input's ``threadId`` when the caller knows it, else the first
+        #: ``RUN_STARTED``'s. A caller may also set it after construction, before feeding.
+        self.thread_id = thread_id
         self.runs: list[VerifiedRun] = []
         self._count = 0
         self._reset()
@@ -495,6 +508,12 @@ class Verifier:
     def _run_started(self, event: Any, index: int) -> None:
         self._reset()
         self.runs.append(VerifiedRun(event.thread_id, event.run_id))
+        # Spec basic/run-input, "Identity": every run on the stream carries the input's
+        # threadId, so a later run (a replay included) may not switch threads.
+        if self.thread_id is None:
+            self.thread_id = event.thread_id
+        elif event.thread_id != self.thread_id:
+            self._fail("run.thread-changed", index, event, got=event.thread_id, expected=self.thread_id)
         if event.input is not None:
             self._seed(event.input.messages, authoritative=False)
 

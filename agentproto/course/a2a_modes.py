@@ -251,7 +251,9 @@ def measure_modes(
 
     One fresh task per mode, the same ``text`` each time. ``push`` needs a
     :class:`~agentproto.a2a.push.WebhookRecorder` served at ``webhook_url`` (and a server that
-    allows loopback webhooks); ``token`` goes in the push config. Requests are counted by the
+    allows loopback webhooks); ``token`` goes in the push config's ``token`` field, which the kit
+    sends as ``X-A2A-Notification-Token`` — the kit's and a2a-sdk's header; the spec's webhook
+    credentials are ``authentication`` → ``Authorization`` (§4.3.3). Requests are counted by the
     client itself (:attr:`SyncA2AClient.requests_made`). With ``warmup`` each mode runs once
     untimed first, so one-off costs (the first SSE response, the server's first webhook
     connection) do not land on whichever mode happens to go first.

@@ -287,8 +287,89 @@ def test_text_that_is_not_json_is_a_decode_error():
 
 
 def test_a_json_value_that_is_not_an_object_is_malformed():
-    with pytest.raises(MalformedEventError):
+    with pytest.raises(MalformedEventError) as info:
         parse_event("[1, 2]")
+    assert (info.value.rule, info.value.path) == ("schema.not-an-object", "")
+    assert info.value.message == "malformed event at /: Expected object, received array"
+
+
+def malformed(obj):
+    with pytest.raises(MalformedEventError) as info:
+        parse_event(obj)
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("event", "path", "reason"),
+    [
+        ({"type": "TEXT_MESSAGE_START", "messageId": 42}, "/messageId", "Expected string, received number"),
+        (
+            {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": ["interrupt"]},
+            "/outcome",
+            "Expected object, received array",
+        ),
+        (
+            {
+                "type": "RUN_FINISHED",
+                "threadId": "t",
+                "runId": "r",
+                "outcome": {"type": "interrupt", "interrupts": {}},
+            },
+            "/outcome/interrupts",
+            "Expected array, received object",
+        ),
+        (
+            {"type": "STEP_STARTED", "stepName": "s", "timestamp": "15"},
+            "/timestamp",
+            "Expected integer, received string",
+        ),
+        (
+            {"type": "STEP_STARTED", "stepName": "s", "timestamp": 1.5},
+            "/timestamp",
+            "Expected integer, received float",
+        ),
+        ({"type": "STEP_STARTED", "stepName": True}, "/stepName", "Expected string, received boolean"),
+        (
+            {
+                "type": "ACTIVITY_SNAPSHOT",
+                "messageId": "m",
+                "activityType": "P",
+                "content": {},
+                "replace": "no",
+            },
+            "/replace",
+            "Expected boolean, received string",
+        ),
+        (
+            {"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c", "content": 5},
+            "/content",
+            "Expected string | array, received number",
+        ),
+        ({"type": 5}, "/type", "Expected string, received number"),
+    ],
+)
+def test_a_type_error_names_the_expected_and_the_received_type_at_the_fields_pointer(event, path, reason):
+    error = malformed(event)
+    assert (error.rule, error.path, error.reason) == ("schema.invalid-value", path, reason)
+    assert error.message.endswith(f" at {path}: {reason}")
+
+
+def test_a_missing_field_is_required_like_the_reference_says():
+    error = malformed({"type": "TOOL_CALL_START", "toolCallId": "c"})
+    assert (error.rule, error.path, error.reason) == ("schema.missing-field", "/toolCallName", "Required")
+    assert error.message == "malformed TOOL_CALL_START at /toolCallName: Required"
+    assert malformed({"threadId": "t"}).message == "malformed event at /type: Required"
+
+
+def test_a_closed_set_of_strings_names_what_it_expected():
+    role = malformed({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "narrator"})
+    assert role.reason == (
+        "Invalid enum value. Expected 'developer' | 'system' | 'assistant' | 'user', received 'narrator'"
+    )
+    literal = malformed(
+        {"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c", "content": "x", "role": "user"}
+    )
+    assert (literal.path, literal.reason) == ("/role", 'Invalid literal value, expected "tool"')
 
 
 def test_retired_thinking_events_are_translated_to_reasoning_with_warnings():

@@ -73,6 +73,32 @@ def test_nothing_applied_before_the_failure_is_lost():
     assert report.runs[0]["outcome"] == "failed"
 
 
+def test_a_replayed_run_on_another_thread_rejects_the_stream_but_keeps_the_first_run():
+    report = lint_source(
+        sse(
+            START,
+            {"type": "STATE_SNAPSHOT", "snapshot": {"first": True}},
+            FINISH,
+            START | {"threadId": "u", "runId": "r2"},
+            {"type": "STATE_SNAPSHOT", "snapshot": {"never": True}},
+            FINISH | {"threadId": "u", "runId": "r2"},
+        )
+    )
+    assert report.error["rule"] == "run.thread-changed" and report.error["event"] == 3
+    assert report.state == {"first": True}
+    assert [r["outcome"] for r in report.runs] == ["success", "failed"]
+
+
+def test_a_malformed_event_reports_the_expected_and_received_type():
+    report = lint_source(sse(START, {"type": "TEXT_MESSAGE_START", "messageId": ["m"]}))
+    assert report.error == {
+        "event": 1,
+        "type": "TEXT_MESSAGE_START",
+        "rule": "schema.invalid-value",
+        "message": "malformed TEXT_MESSAGE_START at /messageId: Expected string, received array",
+    }
+
+
 def test_a_run_error_is_a_failed_run_on_a_conformant_stream():
     report = lint_source(sse(START, {"type": "RUN_ERROR", "message": "x"}))
     assert report.ok and report.runs[0]["outcome"] == "failed"

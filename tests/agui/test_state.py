@@ -18,7 +18,7 @@ from agentproto.agui import (
     apply_patch,
     parse_event,
 )
-from agentproto.agui import state as state_module
+from agentproto.agui import patch as patch_module
 
 
 def apply(reducer, *objs):
@@ -441,12 +441,12 @@ def test_the_fast_engine_matches_jsonpatch_on_thousands_of_random_patches():
         mine = copy.deepcopy(doc)
         before = json.dumps(mine)  # key order included
         probe = copy.deepcopy(doc)
-        if state_module._fast_apply(probe, copy.deepcopy(ops)) is not state_module._FALLBACK:
+        if patch_module._fast_apply(probe, copy.deepcopy(ops)) is not patch_module._FALLBACK:
             fast_hits += 1
         else:
             assert json.dumps(probe) == before  # a hand-over leaves the document untouched
         try:
-            result = state_module._apply_in_place(mine, ops)
+            result = patch_module._apply_in_place(mine, ops)
         except Exception as exc:
             failures += 1
             assert error is not None, (doc, ops, exc)
@@ -468,7 +468,7 @@ def test_the_fast_engine_takes_the_common_operations_and_copies_inserted_values(
         {"op": "add", "path": "/todos/0", "value": 0},
         {"op": "remove", "path": "/ui/busy"},
     ]
-    assert state_module._fast_apply(doc, ops) is doc
+    assert patch_module._fast_apply(doc, ops) is doc
     assert doc == {"todos": [0, {"id": 1}, {"k": [1]}], "progress": 5, "ui": {}}
     assert doc["todos"][2] is not value and doc["todos"][2]["k"] is not value["k"]
 
@@ -487,7 +487,7 @@ def test_the_fast_engine_takes_the_common_operations_and_copies_inserted_values(
 def test_anything_else_is_handed_to_jsonpatch_with_the_document_untouched(op):
     doc = {"a": 1, "b": 2, "l": [1, 2]}
     ops = [{"op": "remove", "path": "/a"}, {"op": "add", "path": "/z", "value": 1}, op]
-    assert state_module._fast_apply(doc, ops) is state_module._FALLBACK
+    assert patch_module._fast_apply(doc, ops) is patch_module._FALLBACK
     assert list(doc) == ["a", "b", "l"] and doc == {"a": 1, "b": 2, "l": [1, 2]}
 
 

@@ -95,6 +95,37 @@ def test_run_finished_must_agree_on_run_id_and_thread_id():
     assert violation(START, FINISH | {"threadId": "other"}).rule == "run.thread-mismatch"
 
 
+def test_every_run_on_one_stream_carries_the_same_thread_id():
+    err = violation(START, FINISH, START | {"threadId": "u", "runId": "r2"})
+    assert (err.rule, err.index, err.event_type) == ("run.thread-changed", 2, "RUN_STARTED")
+    assert err.message == (
+        "Cannot send 'RUN_STARTED' for threadId 'u': this stream carries thread 't'. "
+        "Every run on one stream carries the run input's threadId."
+    )
+
+
+def test_a_run_after_a_failed_run_may_not_switch_threads_either():
+    err = violation(START, {"type": "RUN_ERROR", "message": "x"}, START | {"threadId": "u", "runId": "r2"})
+    assert err.rule == "run.thread-changed"
+
+
+def test_a_stream_opening_with_run_error_takes_its_thread_from_the_first_run_started():
+    runs = check({"type": "RUN_ERROR", "message": "x"}, START, FINISH)
+    assert [r.thread_id for r in runs] == [None, "t"]
+
+
+def test_a_verifier_told_the_input_thread_id_rejects_a_first_run_on_another_thread():
+    v = Verifier(thread_id="input-thread")
+    with pytest.raises(VerificationError) as info:
+        v.feed(ev(START))
+    assert info.value.rule == "run.thread-changed" and "'input-thread'" in info.value.message
+    ok = Verifier(thread_id="t")
+    for e in (START, FINISH):
+        ok.feed(ev(e))
+    ok.close()
+    assert ok.runs[0].outcome == "success"
+
+
 def test_interrupt_ids_are_unique_within_one_outcome():
     outcome = {"type": "interrupt", "interrupts": [{"id": "i", "reason": "x"}, {"id": "i", "reason": "y"}]}
     err = violation(START, FINISH | {"outcome": outcome})

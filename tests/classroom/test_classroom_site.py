@@ -139,6 +139,12 @@ def crawl(server, chromium_path) -> dict:
             while todo and len(pages) < MAX_PAGES:
                 url = todo.popleft()
                 response = page.goto(url, wait_until="load", timeout=60_000)
+                # stored widget state is drawn by the embedder after "load": wait for the first one
+                page.wait_for_function(
+                    """() => !document.querySelector('script[type="application/vnd.jupyter.widget-view+json"]')
+                             || document.querySelector('.jupyter-widgets')""",
+                    timeout=30_000,
+                )
                 info = page.evaluate(
                     """() => ({
                         title: document.title,
@@ -149,6 +155,7 @@ def crawl(server, chromium_path) -> dict:
                         codeCells: document.querySelectorAll('.jp-CodeCell').length,
                         outputs: document.querySelectorAll('.jp-OutputArea-output').length,
                         widgetNotes: document.querySelectorAll('.widget-note').length,
+                        widgets: document.querySelectorAll('.jupyter-widgets').length,
                         text: document.body.innerText.slice(0, 200000),
                     })"""
                 )
@@ -221,6 +228,18 @@ def test_every_notebook_page_shows_prose_code_and_outputs(crawl, site):
         assert info["codeCells"] > 0 and info["outputs"] > 0, lesson.filename
         assert "Error displaying widget" not in info["text"] and "Traceback" not in info["text"]
         assert "agentproto lab" in info["text"]  # the "run this in JupyterLab" note
+
+
+def test_stored_widget_state_is_drawn_on_the_pages(crawl, site):
+    """Widgets with stored state are embedded (drawn by ipywidgets' embedder served from the
+    site itself); any others are a "run this in JupyterLab" note. Either way, no error box."""
+    drawn = {url: info["widgets"] for url, info in crawl["pages"].items() if info["widgets"]}
+    if site.get("embedder") is None:
+        pytest.skip("npm could not fetch the widget embedder: widgets are shown as notes")
+    assert site["widgets"]["embedded"] > 0
+    assert len(drawn) >= site["pages_with_embedded_widgets"] > 0, drawn
+    for info in crawl["pages"].values():
+        assert "Error displaying widget" not in info["text"]
 
 
 def test_home_glossary_study_sheet_and_api_reference(crawl):
