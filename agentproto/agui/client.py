@@ -20,6 +20,12 @@ expansion, verification, state application (:class:`agentproto.agui.pipeline.Pip
 protocol violation raises the pipeline's error (the stream is *rejected*); a ``RUN_ERROR`` is a
 *failed run*, reported in :attr:`RunResult.outcome`, never confused with success.
 
+*Identity and age.* The stream must stay on the input's ``threadId`` (spec 1.1 ``run-input``,
+"Identity"): the verifier is told it, so a run on another thread is rejected. An agent pinned
+to an older protocol (``max_protocol_version=``) gets the era shims of
+:mod:`agentproto.agui.eras` on the input sent and on the events received, before the pipeline;
+what they lose is reported in :attr:`RunResult.warnings`.
+
 *Duplicates.* Events repeated by a retrying proxy or a replaying middlebox are dropped before
 the pipeline when they are recognisably the same event: a byte-identical repeat of an event
 that opens or closes something that is still in that state (``RUN_STARTED`` of the active run,
@@ -49,7 +55,8 @@ from typing import Any, TypeVar
 import httpx
 
 from agentproto.agui import events as ev
-from agentproto.agui.errors import AGUIError
+from agentproto.agui.eras import EraDowngrade
+from agentproto.agui.errors import AGUIError, PipelineWarning
 from agentproto.agui.interrupts import (
     ThreadRecord,
     build_resume,
@@ -235,10 +242,17 @@ class AGUIClient:
         prefix: str = "/ag-ui",
         timeout_s: float | None = None,
         recover_timeout_s: float = 10.0,
+        max_protocol_version: str | None = None,
     ) -> None:
         """``timeout_s`` (default 30 s; streams have no read timeout) configures the httpx
         client made here; with ``http=`` given it would do nothing, so passing both raises
-        ``ValueError`` — set the timeout on that client instead."""
+        ``ValueError`` — set the timeout on that client instead.
+
+        ``max_protocol_version`` is what you know about the agent's age (``"0.0.39"``,
+        ``"0.0.57"``, ``"1.0"``): it selects the era shims of :mod:`agentproto.agui.eras`
+        for the input sent and the events received. ``None`` (the default) treats the agent
+        as current, as the spec requires when its age is not known (``basic/versioning``)."""
+        self.eras = EraDowngrade(max_protocol_version)  # ValueError for a value it cannot read
         if http is not None and timeout_s is not None:
             raise ValueError(
                 "timeout_s configures the client this object makes; with http= "
@@ -350,14 +364,20 @@ class AGUIClient:
             body["resume"] = resume
         if forwarded_props is not None:
             body["forwardedProps"] = forwarded_props
+        # The era shims reshape only what goes on the wire; the thread keeps its own copy.
+        wire, shimmed = self.eras.input(body)
         if body_override:
             body.update(body_override)
+            wire.update(body_override)
         result = RunResult(thread_id=thread_id, run_id=run_id)
-        consumer = _Consumer(view, result, on_event, baseline=body["messages"])
+        result.warnings.extend(w.to_dict() for w in shimmed)
+        consumer = _Consumer(
+            view, result, on_event, baseline=body["messages"], eras=self.eras, thread=wire.get("threadId")
+        )
         url = f"{self.base_url}{self.prefix}/agent"
         try:
             async with self.http.stream(
-                "POST", url, json=body, headers={"Accept": SSE_CONTENT_TYPE}
+                "POST", url, json=wire, headers={"Accept": SSE_CONTENT_TYPE}
             ) as response:
                 if response.status_code != 200:
                     await response.aread()
@@ -398,8 +418,33 @@ class AGUIClient:
         view = self.thread(thread_id)
         entries = build_resume(view.pending_interrupts, responses)
         ledger = ThreadRecord.from_pending(thread_id, view.interrupted_run_id or "", view.pending_interrupts)
-        validate_resume(ledger, {"threadId": thread_id, "resume": entries}, self.clock.now_ms())
+        # strict: on the consumer side an entry naming no open interrupt breaks a MUST.
+        validate_resume(ledger, {"threadId": thread_id, "resume": entries}, self.clock.now_ms(), strict=True)
         return await self.run(thread_id, resume=entries, **kwargs)
+
+    def proposed_args(self, thread_id: str, interrupt_id: str | None = None) -> dict[str, Any]:
+        """The arguments the agent proposed for the call a pending interrupt is about.
+
+        Read from the thread's messages — the ``TOOL_CALL_ARGS`` of the interrupt's
+        ``toolCallId`` (the audit trail's part 1, concepts/interrupts, "Tool-bound
+        interrupts"); ``interrupt_id`` defaults to the first pending interrupt. The starting
+        point for a full-replacement ``edited_args``. ``{}`` if the call or its arguments
+        cannot be found.
+        """
+        view = self.thread(thread_id)
+        interrupt = next(
+            (i for i in view.pending_interrupts if interrupt_id is None or i.get("id") == interrupt_id), None
+        )
+        call_id = interrupt.get("toolCallId") if interrupt else None
+        for message in view.messages:
+            for call in message.get("toolCalls") or []:
+                if call_id is not None and call.get("id") == call_id:
+                    try:
+                        args = json.loads(call["function"]["arguments"])
+                    except (KeyError, TypeError, ValueError):
+                        return {}
+                    return dict(args) if isinstance(args, dict) else {}
+        return {}
 
     def _targets(self, thread_id: str, interrupt_id: str | None) -> list[str]:
         pending = [i["id"] for i in self.thread(thread_id).pending_interrupts]
@@ -416,11 +461,18 @@ class AGUIClient:
     ) -> RunResult:
         """Approve the pending tool call(s), optionally with edited arguments.
 
-        ``edited_args`` holds only the arguments the reviewer changed; an empty mapping would
-        change nothing and raises ``ValueError`` (approve without it instead).
+        ``edited_args`` is the **complete** argument object the tool should run with, sent as
+        ``editedArgs``: a full replacement of the proposed arguments, "not a partial merge"
+        (AG-UI concepts/interrupts, "Approve with edits"). Start from the proposal and change
+        what the reviewer changed — ``{**client.proposed_args(thread_id), "amountCents": 5000}``
+        — rather than sending the changed fields alone. An empty mapping would replace every
+        argument with nothing and raises ``ValueError`` (approve without it to keep the proposal).
         """
         if edited_args is not None and not edited_args:
-            raise ValueError("edited_args is empty: nothing was edited, so approve without it")
+            raise ValueError(
+                "edited_args is empty: editedArgs replaces the proposed arguments in full, so this "
+                "would run the tool with none; approve without it to keep the proposal"
+            )
         payload: dict[str, Any] = {"approved": True}
         if edited_args:
             payload["editedArgs"] = dict(edited_args)
@@ -454,6 +506,8 @@ class _Consumer:
         result: RunResult,
         on_event: Callable[[dict[str, Any]], Any] | None,
         baseline: list[dict[str, Any]],
+        eras: EraDowngrade | None = None,
+        thread: Any = None,
     ) -> None:
         from agentproto.agui.pipeline import Pipeline
 
@@ -465,6 +519,10 @@ class _Consumer:
         # Seeded with what the input carried (the run's baseline: the thread plus the new
         # messages), so applying the run's events yields the thread after it.
         self.pipeline = Pipeline(state=view.state, messages=baseline, raise_errors=True)
+        if isinstance(thread, str):  # spec basic/run-input "Identity": every run carries it
+            self.pipeline.verifier.thread_id = thread
+        self.eras = eras if eras is not None and eras.active else None
+        self._received = 0  # wire events decoded, the era shims' event numbers
         self.complete = False
 
     async def feed(self, chunk: bytes) -> None:
@@ -474,6 +532,13 @@ class _Consumer:
                 wire: Any = json.loads(data)
             except ValueError:
                 wire = data  # let the pipeline raise its DecodeError for it
+            index, self._received = self._received, self._received + 1
+            if self.eras is not None and isinstance(wire, dict):
+                shimmed: list[PipelineWarning] = []
+                wire = self.eras.event(wire, index, shimmed)
+                self.result.warnings.extend(w.to_dict() for w in shimmed)
+                if wire is None:  # dropped for a peer of an older era, with a warning
+                    continue
             if isinstance(wire, dict) and self.dedup.is_duplicate(wire):
                 self.result.duplicates_dropped = self.dedup.dropped
                 continue
@@ -593,13 +658,17 @@ class SyncAGUIClient:
         comment: str | None = None,
         **kwargs: Any,
     ) -> RunResult:
-        """Approve the pending tool call(s), optionally with edited arguments
-        (:meth:`AGUIClient.approve`)."""
+        """Approve the pending tool call(s), optionally with edited arguments — the complete
+        argument object, a full replacement of the proposal (:meth:`AGUIClient.approve`)."""
         return self._call(
             lambda: self._client.approve(
                 thread_id, interrupt_id, edited_args=edited_args, comment=comment, **kwargs
             )
         )
+
+    def proposed_args(self, thread_id: str, interrupt_id: str | None = None) -> dict[str, Any]:
+        """The proposed arguments of a pending approval (:meth:`AGUIClient.proposed_args`)."""
+        return self._client.proposed_args(thread_id, interrupt_id)
 
     def deny(
         self, thread_id: str, interrupt_id: str | None = None, *, comment: str | None = None, **kwargs: Any

@@ -23,7 +23,7 @@ from agentproto.agui.errors import PipelineWarning
 from agentproto.agui.events import PROTOCOL_VERSION
 from agentproto.clock import IdFactory
 
-__all__ = ["CompatibilityBoundary", "RETIRED_EVENTS", "version_warning"]
+__all__ = ["CompatibilityBoundary", "RETIRED_EVENTS", "version_warning", "parse_protocol_version"]
 
 #: Retired event type → the type it translates to.
 RETIRED_EVENTS: dict[str, str] = {
@@ -263,6 +263,17 @@ class CompatibilityBoundary:
 
 
 _VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
+
+
+def parse_protocol_version(version: str) -> tuple[int, int] | None:
+    """``"1.10"`` → ``(1, 10)``; None for a declaration that is not ``MAJOR.MINOR``.
+
+    Spec basic/versioning, "Version negotiation": the value is "the segment a frozen version
+    lives under, ``MAJOR.MINOR``, compared numerically component by component"; anything else
+    (``"v1"``, ``"latest"``, ``"1"``, ``"1.0.0"``) is a declaration a party cannot interpret.
+    """
+    m = _VERSION_RE.match(version)
+    return None if m is None else (int(m.group(1)), int(m.group(2)))
 
 
 def version_warning(version: str, index: int | None) -> PipelineWarning | None:

@@ -19,36 +19,31 @@ Theory of operation
   :func:`validate_resume` checks a ``RunAgentInput`` against a :class:`ThreadRecord` (the
   thread's interrupt ledger) and returns a :class:`ResumePlan` — ``new`` (an ordinary run),
   ``resume`` (answers to the pending interrupts) or ``replay`` (a repeat of answers already
-  acted on, to be answered from the record, never acted on twice). Every violation is a
+  acted on, to be answered from the record, never acted on twice). What it refuses is a
   :class:`ResumeError` subclass with a stable ``code`` and an HTTP status, raised *before* the
-  run starts, which is when the spec wants an uncovering or expired resume rejected.
+  run starts; what it merely drops is a :class:`ResumeNotice` on the plan, and the run proceeds.
 
-The rules, and where each comes from (the seed lists eight; the spec is the authority):
+The rules ("spec" = spec 1.1 ``basic/patterns/interrupt-resume``, "Resuming"; "concepts" = the
+``concepts/interrupts`` page; the full table with sources is in ``docs/agui-server.md``):
 
-====================================  ====================================  ====================
-rule                                  source                                error
-====================================  ====================================  ====================
-resume on the same thread             spec "Resuming": same threadId        ThreadMismatchError
-ids from the latest interrupted run   spec: "MUST name an interrupt from    UnknownInterruptError
-                                      the run being continued"              StaleInterruptError
-one entry per interrupt               spec: "one ResumeEntry per            DuplicateEntryError
-                                      interrupt answered"
-every pending interrupt covered       spec: "MUST cover every interrupt…    UncoveredInterruptError
-                                      Omission is not abandonment"
-pending interrupts need ``resume``    seed rule 4; spec: a producer MUST    ResumeRequiredError
-                                      NOT continue past an open interrupt
-replay is idempotent                  seed rule 5 (duplicate clicks)        → ``replay`` plan;
-                                                                            a *different* answer:
-                                                                            ResumeConflictError
-payload matches ``responseSchema``    seed rule 6 (jsonschema)              PayloadSchemaError
-no resolving after ``expiresAt``,     spec: expired ⇒ cannot be answered,   InterruptExpiredError
-but cancelling is allowed             "can still be — and must be —
-                                      abandoned" (the reference client
-                                      wrongly refuses the cancel too)
-``cancelled`` carries no payload      spec "Interrupts", schema             CancelledWithPayloadError
-denial is a payload                   spec: ``{"approved": false}`` is an   (nothing to refuse)
-                                      answer, not a status
-====================================  ====================================  ====================
+* an entry must name an open interrupt of the most recent interrupted run — the consumer's MUST;
+  a producer meeting one that does not (unknown, another thread's, stale, already settled)
+  SHOULD proceed without it and warn: dropped with a :class:`ResumeNotice`;
+* every open interrupt covered, and ``resume`` present while any is open — the consumer MUST
+  reject an uncovered list, a producer that can tell MAY reject it before the run starts (we
+  do): :class:`UncoveredInterruptError`, :class:`ResumeRequiredError`;
+* an identical repeat is a ``replay``, answered from the record (concepts, "Contract rules" 5);
+* a ``resolved`` payload matches ``responseSchema`` — carried opaquely by the schema, the agent
+  *may* validate (concepts rule 6; we do): :class:`PayloadSchemaError`;
+* nothing is resolved at or after ``expiresAt``, but cancelling is allowed (spec; the reference
+  client wrongly refuses the cancel too): :class:`InterruptExpiredError`;
+* a ``cancelled`` entry's payload "should be omitted" (concepts, "Resuming a run"; the schema
+  allows it): ignored with a notice; two entries for one interrupt are ambiguous (spec prose,
+  not a schema rule): :class:`DuplicateEntryError`; a denial is a payload, not a status.
+
+With ``strict=True`` (a consumer checking its own list) the first rule raises instead —
+:class:`UnknownInterruptError`, :class:`ThreadMismatchError`, :class:`StaleInterruptError`,
+:class:`ResumeConflictError` — because there it is the consumer's MUST.
 
 The consumer-side messages copy the reference TypeScript client so a learner can search for
 them: ``buildResumeArray: missing responses for open interrupts: …`` and
@@ -72,6 +67,7 @@ __all__ = [
     "ThreadRecord",
     "ResumeAnswer",
     "ResumePlan",
+    "ResumeNotice",
     # producer
     "APPROVAL_RESPONSE_SCHEMA",
     "tool_approval_interrupt",
@@ -106,6 +102,8 @@ Status = Literal["resolved", "cancelled"]
 
 #: The answer a tool-approval interrupt asks for: approve or deny, optionally with edited
 #: arguments ("approve with edits"). A denial is ``{"approved": false}`` — a payload, not a status.
+#: ``editedArgs`` is the *full replacement* of the proposed arguments, "not a partial merge"
+#: (concepts/interrupts, "Approve with edits").
 APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -155,19 +153,22 @@ class BuildResumeError(ResumeError):
 
 
 class ThreadMismatchError(ResumeError):
-    """The resume names an interrupt that belongs to another thread."""
+    """The ledger checked belongs to another thread than the input, or (``strict=True``) the
+    resume names an interrupt of another thread."""
 
     rule = "resume.wrong-thread"
 
 
 class UnknownInterruptError(ResumeError):
-    """The resume names an interrupt this thread never raised."""
+    """The resume names an interrupt this thread never raised (``strict=True`` only: a producer
+    drops such an entry with a :class:`ResumeNotice`)."""
 
     rule = "resume.unknown-interrupt"
 
 
 class StaleInterruptError(ResumeError):
-    """The resume names an interrupt of an earlier run, not of the most recent interrupted one."""
+    """The resume names an interrupt of an earlier run, not of the most recent interrupted one
+    (``strict=True`` only)."""
 
     rule = "resume.stale-interrupt"
 
@@ -192,7 +193,7 @@ class ResumeRequiredError(ResumeError):
 
 
 class ResumeConflictError(ResumeError):
-    """An interrupt already answered is answered again, differently."""
+    """An interrupt already answered is answered again, differently (``strict=True`` only)."""
 
     rule = "resume.conflict"
 
@@ -211,7 +212,11 @@ class InterruptExpiredError(ResumeError):
 
 
 class CancelledWithPayloadError(ResumeError):
-    """A ``cancelled`` entry carries a payload; abandoning an interrupt answers nothing."""
+    """A ``cancelled`` entry carries a payload.
+
+    No longer raised: the concept page only says the payload "should be omitted", so
+    :func:`validate_resume` ignores it with a :class:`ResumeNotice`. Kept so code that catches
+    it still imports."""
 
     rule = "resume.cancelled-with-payload"
     http_status = 422
@@ -406,7 +411,8 @@ def resolved(payload: Json = None, *, metadata: dict[str, Any] | None = None) ->
 
 
 def cancelled(*, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A response that abandons an interrupt (``status: "cancelled"``, never a payload)."""
+    """A response that abandons an interrupt (``status: "cancelled"``, sent without a payload,
+    which the concept page says "should be omitted" — concepts/interrupts, "Resuming a run")."""
     out: dict[str, Any] = {"status": "cancelled"}
     if metadata:
         out["metadata"] = metadata
@@ -488,6 +494,30 @@ def resume_key(thread_id: str, entry: Any) -> str:
 
 
 @dataclass(frozen=True)
+class ResumeNotice:
+    """A warning about a run input that the producer proceeds with anyway.
+
+    ``code`` is stable (``resume.unrecognised-entry`` …); ``path`` a JSON Pointer into the run
+    input (``/resume/1``); ``interrupt_id`` the id the entry named. ``owner_thread`` is for the
+    producer's own log only — it is left out of :meth:`to_json`, because telling a client that an
+    id exists on *another* thread would let it probe for other people's interrupts.
+    """
+
+    code: str
+    message: str
+    path: str = ""
+    interrupt_id: str | None = None
+    owner_thread: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The client-facing shape: ``{code, message, path[, interruptId]}``."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message, "path": self.path}
+        if self.interrupt_id is not None:
+            out["interruptId"] = self.interrupt_id
+        return out
+
+
+@dataclass(frozen=True)
 class ResumeAnswer:
     """One pending interrupt and the entry that answers it."""
 
@@ -517,6 +547,9 @@ class ResumePlan:
     * ``resume`` — ``answers`` settle every pending interrupt of ``interrupted_run_id``.
     * ``replay`` — every entry repeats a decision already recorded (by run ``replay_of``): the
       caller answers from the record and must not act again.
+
+    ``notices`` lists what was dropped or ignored on the way (the run proceeds without it);
+    ``warnings`` is the same as plain sentences.
     """
 
     kind: Literal["new", "resume", "replay"]
@@ -524,7 +557,11 @@ class ResumePlan:
     answers: tuple[ResumeAnswer, ...] = ()
     interrupted_run_id: str | None = None
     replay_of: str | None = None
-    warnings: tuple[str, ...] = field(default=())
+    notices: tuple[ResumeNotice, ...] = field(default=())
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(n.message for n in self.notices)
 
     def answer_for(self, interrupt_id: str) -> ResumeAnswer | None:
         for answer in self.answers:
@@ -537,7 +574,11 @@ class ResumePlan:
         return [a.entry for a in self.answers]
 
 
-def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any], warnings: list[str]) -> None:
+def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any], notices: list[ResumeNotice]) -> None:
+    # The schema carries ``responseSchema`` opaquely ("the protocol does not constrain or
+    # validate it", schema.json ``Interrupt.responseSchema``); the concept page lets the agent
+    # validate the payload ("the agent may validate … and emit RunError on mismatch",
+    # concepts/interrupts, "Contract rules" 6). This kit takes that MAY.
     schema = interrupt.get("responseSchema")
     if schema is None:
         return
@@ -551,9 +592,13 @@ def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any], warnings: l
         validator_cls = jsonschema.validators.validator_for(schema)
         validator_cls.check_schema(schema)
     except jsonschema.exceptions.SchemaError as exc:  # the producer's bug, not the consumer's
-        warnings.append(
-            f"Interrupt {interrupt['id']} has an unusable responseSchema "
-            f"({exc.message}); payload not validated"
+        notices.append(
+            ResumeNotice(
+                "resume.response-schema-unusable",
+                f"Interrupt {interrupt['id']} has an unusable responseSchema "
+                f"({exc.message}); payload not validated",
+                interrupt_id=str(interrupt["id"]),
+            )
         )
         return
     error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(entry.get("payload")))
@@ -567,23 +612,58 @@ def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any], warnings: l
         )
 
 
+def _without_cancelled_payload(
+    entries: list[dict[str, Any]], notices: list[ResumeNotice]
+) -> list[dict[str, Any]]:
+    """``cancelled`` entries with their payload dropped, with a notice for each one dropped.
+
+    The schema allows a payload on any entry (``ResumeEntry`` constrains ``payload`` only to
+    not-null); the concept page says that for ``cancelled`` it "should be omitted"
+    (concepts/interrupts, "Resuming a run"). A SHOULD broken by the sender is not grounds for
+    refusing the input: the payload is ignored — an abandoned interrupt answers nothing — and
+    the run proceeds with a warning. Dropping it before anything else also keeps the
+    idempotency key of a repeated cancel equal to the recorded one.
+    """
+    out = []
+    for index, entry in enumerate(entries):
+        if entry.get("status") == "cancelled" and entry.get("payload") is not None:
+            entry = {k: v for k, v in entry.items() if k != "payload"}
+            notices.append(
+                ResumeNotice(
+                    "resume.cancelled-payload-ignored",
+                    f"Resume entry for interrupt {entry.get('interruptId')} is cancelled but "
+                    f"carries a payload; the payload was ignored (a cancelled interrupt is "
+                    f"abandoned, not answered)",
+                    path=f"/resume/{index}/payload",
+                    interrupt_id=str(entry.get("interruptId")),
+                )
+            )
+        out.append(entry)
+    return out
+
+
 def validate_resume(
     thread: ThreadRecord,
     run_input: Any,
     now_ms: int,
     *,
     owner_of: Callable[[str], str | None] | None = None,
-    strict: bool = True,
+    strict: bool = False,
 ) -> ResumePlan:
     """Check ``run_input`` against the thread's interrupts; return what kind of run it asks for.
 
     ``thread`` is the ledger of the thread the input names; ``now_ms`` judges ``expiresAt``;
-    ``owner_of`` (optional) finds the thread an unknown interrupt id belongs to, for a precise
-    wrong-thread error. With ``strict=False`` an entry naming an interrupt nobody raised is
-    dropped with a warning, as the spec suggests a *stateless* producer do; a gatekeeper that
-    knows the thread (``strict=True``, the default) refuses it instead.
+    ``owner_of`` (optional) finds the thread an unrecognised interrupt id belongs to.
 
-    Raises a :class:`ResumeError` subclass for every rule in the table of the module docstring.
+    **Producer side** (``strict=False``, the default; the server). An entry naming no interrupt
+    open on this thread is dropped and the plan carries a :class:`ResumeNotice`: "the run SHOULD
+    proceed without the entry, and the producer SHOULD surface a warning" (spec 1.1
+    ``basic/patterns/interrupt-resume``, "Resuming") — every producer, stateful or not. A dropped
+    entry never acts, so exactly-once holds. **Consumer side** (``strict=True``): the same entry
+    breaks a MUST ("Each entry's ``interruptId`` MUST name an interrupt from the run being
+    continued", same section) and raises. Both sides refuse an open interrupt left uncovered
+    (the consumer MUST; a producer "MAY reject the input before the run starts" — we do), an
+    expired one resolved, a payload off its ``responseSchema`` and two entries for one id.
     """
     data = _wire(run_input)
     thread_id = data.get("threadId")
@@ -595,10 +675,9 @@ def validate_resume(
             expected=thread.thread_id,
         )
 
-    entries = [_wire(e) for e in (data.get("resume") or [])]
     pending = thread.pending
     pending_ids = [r.id for r in pending]
-    warnings: list[str] = []
+    notices: list[ResumeNotice] = []
 
     if "resume" not in data or data.get("resume") is None:
         if pending:
@@ -609,6 +688,8 @@ def validate_resume(
             )
         return ResumePlan("new", thread_id)
 
+    entries = _without_cancelled_payload([_wire(e) for e in data.get("resume") or []], notices)
+
     counts: dict[str, int] = {}
     for entry in entries:
         counts[entry["interruptId"]] = counts.get(entry["interruptId"], 0) + 1
@@ -618,15 +699,28 @@ def validate_resume(
             f"Resume answers interrupt(s) more than once: {_ids(repeated)}", interruptIds=repeated
         )
 
-    # Classify every entry: an answer to a pending interrupt, or a repeat of a recorded one.
+    def ignore(index: int, interrupt_id: str, code: str, why: str, owner: str | None = None) -> None:
+        notices.append(
+            ResumeNotice(
+                code,
+                f"Ignored resume entry for interrupt {interrupt_id}: {why}",
+                path=f"/resume/{index}",
+                interrupt_id=interrupt_id,
+                owner_thread=owner,
+            )
+        )
+
+    # Classify every entry: an answer to a pending interrupt, a repeat of a recorded one, or
+    # an entry this thread cannot use (dropped with a notice, or refused when strict).
     answers: list[ResumeAnswer] = []
-    replays: list[InterruptRecord] = []
-    for entry in entries:
+    replays: list[tuple[int, InterruptRecord]] = []
+    for index, entry in enumerate(entries):
         interrupt_id = entry["interruptId"]
         record = thread.find(interrupt_id)
         if record is None:
             owner = owner_of(interrupt_id) if owner_of else None
-            if owner is not None and owner != thread_id:
+            elsewhere = owner is not None and owner != thread_id
+            if strict and elsewhere:
                 raise ThreadMismatchError(
                     f"Interrupt {interrupt_id} belongs to thread {owner}, not to thread "
                     f"{thread_id}; a resume must stay on the interrupted thread",
@@ -641,7 +735,14 @@ def validate_resume(
                     interruptId=interrupt_id,
                     pendingInterruptIds=pending_ids,
                 )
-            warnings.append(f"Ignored resume entry for unknown interrupt {interrupt_id}")
+            # Same words whether or not the id exists on another thread (see ResumeNotice).
+            ignore(
+                index,
+                interrupt_id,
+                "resume.unrecognised-entry",
+                f"thread {thread_id} never raised it",
+                owner if elsewhere else None,
+            )
             continue
         if record.status == "pending" and record.run_id == thread.last_interrupted_run_id:
             answers.append(ResumeAnswer(record.interrupt, entry, resume_key(thread_id, entry)))
@@ -649,36 +750,58 @@ def validate_resume(
         if record.decision is not None and resume_key(thread_id, record.decision) == resume_key(
             thread_id, entry
         ):
-            replays.append(record)
+            replays.append((index, record))
             continue
         if record.run_id != thread.last_interrupted_run_id:
-            raise StaleInterruptError(
-                f"Interrupt {interrupt_id} belongs to run {record.run_id}, not to the most "
-                f"recent interrupted run {thread.last_interrupted_run_id}",
-                interruptId=interrupt_id,
-                runId=record.run_id,
-                expectedRunId=thread.last_interrupted_run_id,
+            if strict:
+                raise StaleInterruptError(
+                    f"Interrupt {interrupt_id} belongs to run {record.run_id}, not to the most "
+                    f"recent interrupted run {thread.last_interrupted_run_id}",
+                    interruptId=interrupt_id,
+                    runId=record.run_id,
+                    expectedRunId=thread.last_interrupted_run_id,
+                )
+            ignore(
+                index,
+                interrupt_id,
+                "resume.stale-entry",
+                f"it belongs to run {record.run_id}, not to the most recent interrupted run "
+                f"{thread.last_interrupted_run_id or '(none)'}",
             )
-        raise ResumeConflictError(
-            f"Interrupt {interrupt_id} was already {record.status} by run {record.settled_by}; "
-            f"a different answer cannot replace it",
-            interruptId=interrupt_id,
-            settledBy=record.settled_by,
+            continue
+        if strict:
+            raise ResumeConflictError(
+                f"Interrupt {interrupt_id} was already {record.status} by run {record.settled_by}; "
+                f"a different answer cannot replace it",
+                interruptId=interrupt_id,
+                settledBy=record.settled_by,
+            )
+        ignore(
+            index,
+            interrupt_id,
+            "resume.already-settled",
+            f"it was already {record.status} by run {record.settled_by}; a different answer "
+            f"cannot replace it",
         )
 
     if replays and not answers:
-        # All entries repeat recorded decisions: idempotent replay of run `replay_of`.
+        # All usable entries repeat recorded decisions: idempotent replay of run `replay_of`.
+        last = replays[-1][1]
         return ResumePlan(
             "replay",
             thread_id,
-            replay_of=replays[-1].settled_by,
-            interrupted_run_id=replays[-1].run_id,
-            warnings=tuple(warnings),
+            replay_of=last.settled_by,
+            interrupted_run_id=last.run_id,
+            notices=tuple(notices),
         )
-    if replays:
-        stale = [r.id for r in replays]
-        raise StaleInterruptError(
-            f"Resume mixes new answers with interrupt(s) already settled: {_ids(stale)}", interruptIds=stale
+    for index, record in replays:  # repeats mixed with new answers: the repeat is not acted on
+        if strict:
+            raise StaleInterruptError(
+                f"Resume mixes new answers with interrupt(s) already settled: {record.id}",
+                interruptIds=[record.id],
+            )
+        ignore(
+            index, record.id, "resume.already-settled", f"it was already settled by run {record.settled_by}"
         )
 
     answered = {a.interrupt_id for a in answers}
@@ -689,16 +812,10 @@ def validate_resume(
             pendingInterruptIds=uncovered,
         )
     if not answers:  # `resume: []` (or only ignored entries) on a thread with nothing open
-        return ResumePlan("new", thread_id, warnings=tuple(warnings))
+        return ResumePlan("new", thread_id, notices=tuple(notices))
 
     for answer in answers:
         if answer.status == "cancelled":
-            if "payload" in answer.entry and answer.entry["payload"] is not None:
-                raise CancelledWithPayloadError(
-                    f"Resume entry for interrupt {answer.interrupt_id} is cancelled but carries "
-                    f"a payload; a cancelled interrupt is abandoned, not answered",
-                    interruptId=answer.interrupt_id,
-                )
             continue  # an expired interrupt can still be cancelled (spec 1.1)
         if answer.status != "resolved":
             raise ResumeError(
@@ -711,12 +828,12 @@ def validate_resume(
                 interruptId=answer.interrupt_id,
                 expiresAt=answer.interrupt["expiresAt"],
             )
-        _check_payload(answer.interrupt, answer.entry, warnings)
+        _check_payload(answer.interrupt, answer.entry, notices)
 
     return ResumePlan(
         "resume",
         thread_id,
         answers=tuple(answers),
         interrupted_run_id=thread.last_interrupted_run_id,
-        warnings=tuple(warnings),
+        notices=tuple(notices),
     )

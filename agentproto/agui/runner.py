@@ -29,6 +29,11 @@ stop (:meth:`RunDriver.cancel`) closes whatever is open — steps, messages, too
 finishes with ``outcome: {type: "cancelled"}``. Cancellation is cooperative at event
 granularity: it takes effect before the agent's next event.
 
+Warnings about the input (:data:`INPUT_WARNINGS_EVENT`): the server hands the driver what it
+dropped or ignored on the way in — resume entries naming no open interrupt, a ``cancelled``
+entry's payload, an uninterpretable or newer ``protocolVersion``, stripped unknown members —
+and the driver puts them in one ``CUSTOM`` event right after the agent's ``RUN_STARTED``.
+
 A resumed run that fails puts its interrupts back to pending, so the person can answer again;
 the tools' idempotency keys make a retried action safe. A cancelled resumed run keeps them
 settled: the person answered, then chose to stop.
@@ -47,7 +52,7 @@ from agentproto.agui.state import StateReducer
 from agentproto.agui.verify import Verifier
 from agentproto.clock import Clock
 
-__all__ = ["AGUIAgent", "RunContext", "RunDriver", "replay_events", "OUTCOME_STATUS"]
+__all__ = ["AGUIAgent", "RunContext", "RunDriver", "replay_events", "OUTCOME_STATUS", "INPUT_WARNINGS_EVENT"]
 
 
 class AGUIAgent(Protocol):
@@ -55,6 +60,16 @@ class AGUIAgent(Protocol):
 
     def __call__(self, ctx: RunContext) -> Iterable[ev.BaseEvent]: ...
 
+
+#: The ``CUSTOM`` event that tells the client what the producer dropped or ignored from its input
+#: and ran without. Spec 1.1 asks the producer to "surface a warning" for an unrecognised resume
+#: entry (``basic/patterns/interrupt-resume``, "Resuming") and to warn about an uninterpretable
+#: or newer ``protocolVersion`` (``basic/versioning``, "Version negotiation"), but defines no
+#: warning event; ``CUSTOM`` is the protocol's extension point, a consumer that does not know the
+#: name "MUST ignore the event", and invented names SHOULD carry a vendor prefix
+#: (``events/passthrough``, "CUSTOM") — hence ``agentproto.``, like ``agentproto.resume_replayed``.
+#: ``value``: ``{"warnings": [{"code", "message", "path"[, "interruptId"]}]}``.
+INPUT_WARNINGS_EVENT = "agentproto.input_warnings"
 
 #: Run record status for each way a run can end.
 OUTCOME_STATUS = {"success": "success", "interrupt": "interrupt", "cancelled": "cancelled"}
@@ -133,10 +148,21 @@ class RunDriver:
 
     ``store`` may be None (a notebook that only wants the events). ``kind`` is the run record's
     kind (``new`` or ``resume``); the store's run row must already exist when a store is given.
+    ``input_warnings`` (wire dicts ``{code, message, path}``) go out in one
+    :data:`INPUT_WARNINGS_EVENT` right after ``RUN_STARTED``.
     """
 
-    def __init__(self, agent: AGUIAgent, ctx: RunContext, store: Any = None, *, kind: str = "new") -> None:
+    def __init__(
+        self,
+        agent: AGUIAgent,
+        ctx: RunContext,
+        store: Any = None,
+        *,
+        kind: str = "new",
+        input_warnings: Iterable[dict[str, Any]] = (),
+    ) -> None:
         self.agent = agent
+        self.input_warnings = list(input_warnings)
         self.ctx = ctx
         self.store = store
         self.kind = kind
@@ -222,6 +248,9 @@ class RunDriver:
         elif isinstance(event, (ev.RunFinishedEvent, ev.RunErrorEvent)):
             self._record_end(event)
         yield event
+        if isinstance(event, ev.RunStartedEvent) and self.input_warnings:
+            warnings, self.input_warnings = self.input_warnings, []
+            yield from self._emit(input_warnings_event(warnings))
 
     def _track(self, event: ev.BaseEvent) -> None:
         kind = event.type.value
@@ -287,8 +316,22 @@ class RunDriver:
             )
 
 
+def input_warnings_event(
+    warnings: Iterable[dict[str, Any]], *, timestamp: int | None = None
+) -> ev.CustomEvent:
+    """The :data:`INPUT_WARNINGS_EVENT` carrying ``warnings`` (``{code, message, path}`` dicts)."""
+    stamp = {} if timestamp is None else {"timestamp": timestamp}
+    return ev.CustomEvent(name=INPUT_WARNINGS_EVENT, value={"warnings": list(warnings)}, **stamp)
+
+
 def replay_events(
-    thread_id: str, run_id: str, original: Any, snapshot: Any, *, timestamp: int | None = None
+    thread_id: str,
+    run_id: str,
+    original: Any,
+    snapshot: Any,
+    *,
+    timestamp: int | None = None,
+    input_warnings: Iterable[dict[str, Any]] = (),
 ) -> list[ev.BaseEvent]:
     """The run that answers a replayed resume from the record instead of acting again.
 
@@ -296,7 +339,8 @@ def replay_events(
     same answers; ``snapshot`` the thread as stored. The replay restates the thread with
     snapshots (never by re-sending the original's events — restated history uses snapshots,
     spec 1.1 ``events/lifecycle``) and ends with the original's outcome and result. A
-    ``CUSTOM`` event (name ``agentproto.resume_replayed``) says which run it repeats.
+    ``CUSTOM`` event (name ``agentproto.resume_replayed``) says which run it repeats; any
+    ``input_warnings`` follow it in an :data:`INPUT_WARNINGS_EVENT`.
     """
     stamp = {} if timestamp is None else {"timestamp": timestamp}
     finished: dict[str, Any] = {"thread_id": thread_id, "run_id": run_id, **stamp}
@@ -304,14 +348,20 @@ def replay_events(
         finished["outcome"] = original.outcome
     if original.result is not None:
         finished["result"] = original.result
-    return [
+    events: list[ev.BaseEvent] = [
         ev.RunStartedEvent(thread_id=thread_id, run_id=run_id, protocol_version=ev.PROTOCOL_VERSION, **stamp),
         ev.CustomEvent(
             name="agentproto.resume_replayed",
             value={"originalRunId": original.run_id, "status": original.status},
             **stamp,
         ),
+    ]
+    warnings = list(input_warnings)
+    if warnings:
+        events.append(input_warnings_event(warnings, timestamp=timestamp))
+    events += [
         ev.StateSnapshotEvent(snapshot=snapshot.state, **stamp),
         ev.MessagesSnapshotEvent(messages=snapshot.messages, **stamp),
         ev.RunFinishedEvent(**finished),
     ]
+    return events

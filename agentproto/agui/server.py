@@ -17,11 +17,22 @@ Theory of operation
 *Before the stream opens* every problem is an HTTP error with a JSON body
 ``{"error": {"code", "message", …}}`` and no stream — the run never started (spec
 ``http-sse``, "Errors"): wrong media type → 415, body over ``max_body_bytes`` → 413, not JSON
-→ 400, not a valid ``RunAgentInput`` → 422, an unsupported protocol major → 400, a resume the
-interrupt contract refuses → its :class:`~agentproto.agui.interrupts.ResumeError` status
-(409/422), a reused ``runId`` → 409. Validation and the claim on the pending interrupts happen
-in one store transaction, so of fifty identical resumes racing in, exactly one settles the
-interrupt and the other forty-nine are *replays*, answered from the record.
+→ 400, not a valid ``RunAgentInput`` → 422, a readable ``MAJOR.MINOR`` from another major line
+→ 400, a resume the interrupt contract refuses (an open interrupt left uncovered, an expired
+one resolved, a payload off its ``responseSchema``) → its
+:class:`~agentproto.agui.interrupts.ResumeError` status (409/422), a reused ``runId`` → 409.
+
+What the spec says to *proceed* past is not refused: resume entries naming no open interrupt
+(unknown, another thread's, stale, already settled) are dropped and a ``cancelled`` entry's
+payload is ignored (spec 1.1 ``basic/patterns/interrupt-resume``, "Resuming": "the run SHOULD
+proceed without the entry, and the producer SHOULD surface a warning"); an uninterpretable or
+newer ``protocolVersion`` is served (``basic/versioning``, "Version negotiation"). Each such
+input gets one structured ``agui_input_warnings`` log line and, in its stream, one
+``CUSTOM`` event ``agentproto.input_warnings`` right after ``RUN_STARTED``.
+
+Validation and the claim on the pending interrupts happen in one store transaction, so of
+fifty identical resumes racing in, exactly one settles the interrupt and the other forty-nine
+are *replays*, answered from the record.
 
 *After the stream opens* the run belongs to a background task, not to the HTTP response: the
 :class:`~agentproto.agui.runner.RunDriver` runs to the end and records everything even if the
@@ -36,6 +47,7 @@ client goes away — **a disconnect is not a cancel** (the seed's "SSE 断开 �
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,12 +58,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agentproto.agui import events as ev
+from agentproto.agui.compat import parse_protocol_version
 from agentproto.agui.errors import DecodeError, MalformedEventError
-from agentproto.agui.interrupts import ResumeError, validate_resume
+from agentproto.agui.interrupts import ResumeError, ResumePlan, validate_resume
 from agentproto.agui.parse import parse_run_agent_input
 from agentproto.agui.runner import AGUIAgent, RunContext, RunDriver, replay_events
 from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
 from agentproto.agui.threadstore import RunIdReusedError, ThreadStore
+from agentproto.agui.threadstore_owners import ThreadOwners, request_subject
 from agentproto.clock import Clock
 from agentproto.http_guard import log_event
 from agentproto.limits import LimitError
@@ -68,6 +82,16 @@ DEFAULT_MAX_BODY_BYTES = 1_000_000
 SUPPORTED_MAJOR = 1
 #: Headers on every event stream (the seed's production checklist).
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+#: Our own (MAJOR, MINOR), for comparing a consumer's declaration numerically.
+_OUR_VERSION = parse_protocol_version(ev.PROTOCOL_VERSION) or (SUPPORTED_MAJOR, 0)
+
+
+def _owners(plan: ResumePlan) -> dict[str, Any]:
+    """For the server log only: the threads that own foreign interrupt ids a resume named."""
+    owners = {n.interrupt_id: n.owner_thread for n in plan.notices if n.owner_thread}
+    return {"foreignInterruptOwners": owners} if owners else {}
 
 
 def _error(status: int, code: str, message: str, **details: Any) -> JSONResponse:
@@ -178,6 +202,8 @@ def agui_routes(
     ids = ids or uuid_ids
     registry = registry if registry is not None else RunRegistry()
     store.abandon_running_runs()  # a run cannot outlive the process that was executing it
+    # Threads belong to the authenticated subject that created them (threadstore_owners).
+    owners = ThreadOwners(store)
 
     async def stream(run: ActiveRun) -> AsyncIterator[bytes]:
         while True:
@@ -214,7 +240,7 @@ def agui_routes(
             run.done.set()
             registry.discard(run)
 
-    async def replay(run: ActiveRun, original_run_id: str) -> None:
+    async def replay(run: ActiveRun, original_run_id: str, input_warnings: list[dict[str, Any]]) -> None:
         try:
             deadline = asyncio.get_running_loop().time() + replay_wait_s
             original = store.run(run.thread_id, original_run_id)
@@ -241,7 +267,14 @@ def agui_routes(
                 run.queue.put_nowait(failed)
                 return
             snapshot = store.snapshot(run.thread_id)
-            events = replay_events(run.thread_id, run.run_id, original, snapshot, timestamp=clock.now_ms())
+            events = replay_events(
+                run.thread_id,
+                run.run_id,
+                original,
+                snapshot,
+                timestamp=clock.now_ms(),
+                input_warnings=input_warnings,
+            )
             for event in events:
                 store.append_event(run.thread_id, run.run_id, ev.dump_event(event))
                 run.queue.put_nowait(event)
@@ -284,15 +317,45 @@ def agui_routes(
             return _error(400, "invalid_json", exc.message)
         except MalformedEventError as exc:
             return _error(422, "invalid_input", exc.message, path=exc.path)
+        # What the run proceeds without, for the client (one CUSTOM event) and the log (one line).
+        input_warnings: list[dict[str, Any]] = [
+            {"code": "input.unrecognised-material", "message": w.message, "path": w.path} for w in warnings
+        ]
         version = run_input.protocol_version
-        if version and version.split(".")[0] != str(SUPPORTED_MAJOR):
-            return _error(
-                400,
-                "unsupported_protocol_version",
-                f"This agent implements AG-UI {SUPPORTED_MAJOR}.x; the input asks for {version}",
-            )
+        if version is not None:
+            declared = parse_protocol_version(version)
+            # Spec 1.1 basic/versioning, "Version negotiation": a declaration a party cannot
+            # interpret is handled like a newer one — proceed, and SHOULD warn; a newer minor
+            # of our line MUST be served (SHOULD warn); a producer MAY reject, before
+            # RUN_STARTED, "only a declaration from a major line it does not implement".
+            if declared is None:
+                input_warnings.append(
+                    {
+                        "code": "input.protocol-version-uninterpretable",
+                        "message": f"Cannot interpret protocolVersion {version!r} (expected MAJOR.MINOR); "
+                        f"serving the run as AG-UI {ev.PROTOCOL_VERSION}",
+                        "path": "/protocolVersion",
+                    }
+                )
+            elif declared[0] != SUPPORTED_MAJOR:
+                return _error(
+                    400,
+                    "unsupported_protocol_version",
+                    f"This agent implements AG-UI {SUPPORTED_MAJOR}.x; the input asks for {version}",
+                )
+            elif declared > _OUR_VERSION:
+                input_warnings.append(
+                    {
+                        "code": "input.protocol-version-newer",
+                        "message": f"The input speaks AG-UI {version}; this agent speaks "
+                        f"{ev.PROTOCOL_VERSION} and serves the run in it",
+                        "path": "/protocolVersion",
+                    }
+                )
 
         thread_id, run_id = run_input.thread_id, run_input.run_id
+        if not owners.claim(thread_id, request_subject(request.scope), exists=store.has_thread(thread_id)):
+            return _error(404, "thread_not_found", f"No thread {thread_id!r} on this server")
         wire_messages = [ev.dump_model(m) for m in run_input.messages]
         try:
             with store.transaction():
@@ -334,23 +397,41 @@ def agui_routes(
         except RunIdReusedError as exc:
             return _error(409, exc.code, str(exc), runId=run_id)
 
+        # Resume entries dropped and payloads ignored: spec 1.1 basic/patterns/interrupt-resume,
+        # "Resuming" — the run SHOULD proceed without an unrecognised entry and the producer
+        # SHOULD surface a warning (see validate_resume and runner.INPUT_WARNINGS_EVENT).
+        input_warnings += [n.to_json() for n in plan.notices]
+        if input_warnings:
+            # INFO, like every client-caused refusal: a library stays quiet unless the
+            # application configures logging (`agentproto serve` does).
+            log_event(
+                "agui_input_warnings",
+                logging.INFO,
+                threadId=thread_id,
+                runId=run_id,
+                codes=[w["code"] for w in input_warnings],
+                paths=[w["path"] for w in input_warnings],
+                **_owners(plan),
+            )
+
         run = ActiveRun(thread_id, run_id)
         registry.add(run)
         if kind == "replay":
             assert plan.replay_of is not None, "a replay plan names the run it replays"
-            run.task = asyncio.create_task(replay(run, plan.replay_of))
+            run.task = asyncio.create_task(replay(run, plan.replay_of, input_warnings))
         else:
             ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=state, messages=messages)
-            run.driver = RunDriver(agent, ctx, store, kind=kind)
+            run.driver = RunDriver(agent, ctx, store, kind=kind, input_warnings=input_warnings)
             run.task = asyncio.create_task(drive(run))
         response = respond(run)
-        if warnings:
-            response.headers["X-AGUI-Input-Warnings"] = str(len(warnings))
+        if input_warnings:
+            response.headers["X-AGUI-Input-Warnings"] = str(len(input_warnings))
         return response
 
     async def get_thread(request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
-        snapshot = store.snapshot(thread_id)
+        mine = owners.may_use(thread_id, request_subject(request.scope))
+        snapshot = store.snapshot(thread_id) if mine else None
         if snapshot is None:
             return _error(404, "thread_not_found", f"No thread {thread_id!r} on this server")
         body = snapshot.to_json()
@@ -360,7 +441,8 @@ def agui_routes(
     async def get_run_events(request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
         run_id = request.path_params["run_id"]
-        record = store.run(thread_id, run_id)
+        mine = owners.may_use(thread_id, request_subject(request.scope))
+        record = store.run(thread_id, run_id) if mine else None
         if record is None:
             return _error(404, "run_not_found", f"No run {run_id!r} on thread {thread_id!r}")
         return JSONResponse({"run": record.to_json(), "events": store.events(thread_id, run_id)})
@@ -368,7 +450,8 @@ def agui_routes(
     async def cancel_run(request: Request) -> JSONResponse:
         run_id = request.path_params["run_id"]
         thread_id = request.query_params.get("threadId")
-        active = registry.find(run_id, thread_id)
+        subject = request_subject(request.scope)
+        active = [r for r in registry.find(run_id, thread_id) if owners.may_use(r.thread_id, subject)]
         if len(active) > 1:
             return _error(
                 409, "ambiguous_run_id", f"Run id {run_id!r} is active on several threads; add ?threadId="

@@ -77,7 +77,10 @@ class ApprovalCard:
     — and one input field is shown per argument. The buttons send real resumes:
 
     * **Approve** → ``resolved {approved: true}``
-    * **Approve with edits** → ``resolved {approved: true, editedArgs: {changed fields}}``
+    * **Approve with edits** → ``resolved {approved: true, editedArgs: {…every argument}}``:
+      the fields start as the proposal and the whole edited object is sent, because
+      ``editedArgs`` is a full replacement, "not a partial merge" (AG-UI concepts/interrupts,
+      "Approve with edits")
     * **Deny** → ``resolved {approved: false}`` (a denial is a payload, not a status)
     * **Cancel** → ``cancelled`` without payload (abandon the question)
 
@@ -143,12 +146,17 @@ class ApprovalCard:
         )
 
     def edits(self) -> dict[str, Any]:
-        """The fields the reviewer changed (the ``editedArgs`` an edited approval sends)."""
+        """The fields the reviewer changed (for display; not what is sent — see :meth:`edited_args`)."""
         return {
             name: control.value
             for name, control in self.fields.items()
             if control.value != self.proposed.get(name)
         }
+
+    def edited_args(self) -> dict[str, Any]:
+        """The ``editedArgs`` an edited approval sends: the whole proposal with the fields'
+        current values — a full replacement, so arguments without a field go along unchanged."""
+        return {**self.proposed, **{name: control.value for name, control in self.fields.items()}}
 
     def _decide(self, decision: str) -> None:
         interrupt_id = self.interrupt["id"]
@@ -156,7 +164,9 @@ class ApprovalCard:
             if decision == "approve":
                 self.result = self.client.approve(self.thread_id, interrupt_id)
             elif decision == "edit":
-                self.result = self.client.approve(self.thread_id, interrupt_id, edited_args=self.edits())
+                self.result = self.client.approve(
+                    self.thread_id, interrupt_id, edited_args=self.edited_args()
+                )
             elif decision == "deny":
                 self.result = self.client.deny(self.thread_id, interrupt_id)
             else:

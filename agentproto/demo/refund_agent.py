@@ -25,7 +25,9 @@ First run (``plan.kind == "new"``)::
 
 Resumed run (``plan.kind == "resume"``), one branch per answer (audit part 2 is the payload)::
 
-    approved   → tools/call refund_order (idempotencyKey = refund:<thread>:<interrupt>)
+    approved   → tools/call refund_order with the proposed arguments — or with ``editedArgs``,
+                 which replaces them in full (only amountCents/reason may differ) —
+                 (idempotencyKey = refund:<thread>:<interrupt>)
                  TOOL_CALL_RESULT on the ORIGINAL toolCallId (no new START/ARGS/END) — part 3
                  TEXT "Refunded …", RUN_FINISHED success
     denied     → TOOL_CALL_RESULT {"executed": false, "reason": "denied"}, TEXT, success
@@ -55,8 +57,10 @@ __all__ = ["RefundAgent", "ORDER_ID_PATTERN", "format_cents", "refund_idempotenc
 #: How the agent spots an order id in free text: one capital letter and four digits.
 ORDER_ID_PATTERN = re.compile(r"\b([A-Z][0-9]{4})\b")
 
-#: Arguments a reviewer may change when approving with edits ("approve with edits").
+#: Arguments that may differ from the proposal when a reviewer approves with edits. The edit
+#: itself is the whole argument object (``editedArgs`` is a full replacement).
 EDITABLE_ARGS = frozenset({"amountCents", "reason"})
+_ABSENT = object()
 
 
 def format_cents(cents: int, currency: str = "USD") -> str:
@@ -82,6 +86,11 @@ def _user_text(messages: list[dict[str, Any]]) -> str:
             return content
         return " ".join(p.get("text", "") for p in content or [] if p.get("type") == "text")
     return ""
+
+
+def _awaits_reply(messages: list[dict[str, Any]]) -> bool:
+    """True when the thread's latest message is the user's: a request the agent has not answered."""
+    return bool(messages) and messages[-1].get("role") == "user"
 
 
 def _proposed_args(messages: list[dict[str, Any]], tool_call_id: str) -> dict[str, Any] | None:
@@ -122,8 +131,27 @@ class RefundAgent:
         )
         if ctx.plan.kind == "resume":
             yield from self._resume(ctx)
+        elif ctx.input.resume and not _awaits_reply(ctx.messages):
+            yield from self._nothing_to_resume(ctx)
         else:
             yield from self._start(ctx)
+
+    def _nothing_to_resume(self, ctx: Any) -> Iterator[ev.BaseEvent]:
+        """An input that only carried answers, none of them to an open interrupt.
+
+        The server dropped every entry (spec 1.1 ``basic/patterns/interrupt-resume``: the run
+        SHOULD proceed without an unrecognised entry) and told the client so in its warning
+        event. Proceeding here means saying there is nothing to act on — not re-reading the
+        thread's old request and proposing the refund all over again.
+        """
+        ignored = [n.interrupt_id for n in ctx.plan.notices if n.interrupt_id]
+        yield from self._say(
+            ctx,
+            "There is no open question for that answer, so I have nothing to act on; nothing was changed.",
+        )
+        yield ev.RunFinishedEvent(
+            thread_id=ctx.thread_id, run_id=ctx.run_id, result={"decisions": [], "ignored": ignored}
+        )
 
     # -- small event helpers ---------------------------------------------------------------
 
@@ -313,9 +341,16 @@ class RefundAgent:
                 outcomes.append({"interruptId": answer.interrupt_id, "decision": reason})
                 continue
 
-            edits = {k: v for k, v in (payload.get("editedArgs") or {}).items()}
-            not_editable = sorted(set(edits) - EDITABLE_ARGS)
-            args = {**proposed, **{k: v for k, v in edits.items() if k in EDITABLE_ARGS}}
+            # ``editedArgs`` is the FULL replacement of the proposed arguments, "not a partial
+            # merge" (concepts/interrupts, "Approve with edits"): the agent runs what the
+            # reviewer sent, not the proposal patched with it. Its own policy then limits what
+            # may *differ* from the proposal — a missing ``orderId`` differs as much as a new one.
+            edited = payload.get("editedArgs")
+            args = dict(edited) if isinstance(edited, Mapping) else dict(proposed)
+            changed = {
+                k for k in set(args) | set(proposed) if args.get(k, _ABSENT) != proposed.get(k, _ABSENT)
+            }
+            not_editable = sorted(changed - EDITABLE_ARGS)
             args["idempotencyKey"] = refund_idempotency_key(ctx.thread_id, answer.interrupt_id)
             yield ev.StepStartedEvent(step_name="execute_refund")
             if not_editable:
@@ -331,7 +366,12 @@ class RefundAgent:
                 result: dict[str, Any] = {
                     "isError": True,
                     "content": [
-                        {"type": "text", "text": f"only {', '.join(sorted(EDITABLE_ARGS))} may be edited"}
+                        {
+                            "type": "text",
+                            "text": f"editedArgs replaces the proposed arguments in full; only "
+                            f"{', '.join(sorted(EDITABLE_ARGS))} may differ from the proposal "
+                            f"(changed: {', '.join(not_editable)})",
+                        }
                     ],
                 }
             else:

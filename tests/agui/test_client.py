@@ -84,14 +84,24 @@ def test_cancel_abandons_the_interrupt(server, clock):
     assert result.ok and server.app.state.tools.refunds() == []
 
 
-def test_approve_with_edited_arguments(server, clock):
+def test_approve_with_edited_arguments_sends_the_whole_argument_object(server, clock):
     async def scenario():
         async with client_for(server, clock) as client:
             await client.send("t-1", REFUND)
-            return await client.approve("t-1", edited_args={"amountCents": 2500})
+            proposed = client.proposed_args("t-1")
+            return proposed, await client.approve("t-1", edited_args={**proposed, "amountCents": 2500})
 
-    result = run(scenario())
+    proposed, result = run(scenario())
+    assert set(proposed) == {"orderId", "amountCents", "reason"}
     assert result.result["decisions"][0]["refund"]["amountCents"] == 2500
+    (decision,) = [r for r in server.app.state.store.thread_record("t-1").interrupts]
+    assert decision.decision["payload"]["editedArgs"] == {**proposed, "amountCents": 2500}
+
+
+def test_proposed_args_is_empty_without_a_pending_tool_call():
+    client = AGUIClient("http://127.0.0.1:1")
+    client.thread("t").pending_interrupts = [{"id": "i1", "reason": "confirmation"}]
+    assert client.proposed_args("t") == {}
 
 
 def test_on_event_sees_each_event_as_it_arrives(server, clock):

@@ -138,15 +138,40 @@ def test_a_cancelled_interrupt_closes_cleanly_and_refunds_nothing(url, server):
     assert len(refunds(server, "A1026")) == before
 
 
-def test_edited_arguments_are_honoured(url, server):
+def proposed_args(events: list[dict], tool_call_id: str) -> dict:
+    return json.loads(
+        "".join(
+            e["delta"] for e in events if e["type"] == "TOOL_CALL_ARGS" and e["toolCallId"] == tool_call_id
+        )
+    )
+
+
+def test_edited_arguments_replace_the_proposal_in_full(url, server):
+    thread = new_thread()
+    first = start_refund(url, thread, "A1028")
+    interrupt = interrupt_of(first)
+    edited = {**proposed_args(first, interrupt["toolCallId"]), "amountCents": 5000, "reason": "partial"}
+    events = verified(decode(resume(url, thread, approve(interrupt["id"], editedArgs=edited)).content))
+    (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert json.loads(result["content"])["amountCents"] == 5000
+    assert [(r["amountCents"], r["reason"]) for r in refunds(server, "A1028")] == [(5000, "partial")]
+
+
+def test_edited_arguments_are_not_merged_onto_the_proposal(url, server):
+    # concepts/interrupts, "Approve with edits": editedArgs is a full replacement, not a patch.
+    # A patch-shaped edit lacks orderId, which may not change — so nothing is refunded.
     thread = new_thread()
     interrupt = interrupt_of(start_refund(url, thread, "A1028"))
     events = verified(
         decode(resume(url, thread, approve(interrupt["id"], editedArgs={"amountCents": 5000})).content)
     )
     (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
-    assert json.loads(result["content"])["amountCents"] == 5000
-    assert [r["amountCents"] for r in refunds(server, "A1028")] == [5000]
+    assert json.loads(result["content"]) == {
+        "executed": False,
+        "reason": "invalid_edit",
+        "fields": ["orderId"],
+    }
+    assert refunds(server, "A1028") == []
 
 
 def test_an_order_that_has_not_shipped_gets_an_explanation_not_an_interrupt(url):
@@ -209,6 +234,12 @@ def test_the_run_event_log_is_kept_for_audit(url):
             400,
             "unsupported_protocol_version",
         ),
+        (
+            b'{"threadId": "t", "runId": "r", "messages": [], "protocolVersion": "0.9"}',
+            {"Content-Type": "application/json"},
+            400,
+            "unsupported_protocol_version",
+        ),
     ],
 )
 def test_bad_input_is_an_http_error_with_a_clear_json_body(url, content, headers, status, code):
@@ -217,6 +248,44 @@ def test_bad_input_is_an_http_error_with_a_clear_json_body(url, content, headers
     assert response.headers["content-type"] == "application/json"
     assert response.json()["error"]["code"] == code
     assert response.json()["error"]["message"]
+
+
+def warnings_of(events: list[dict]) -> list[dict]:
+    """The warnings the server sent in its ``agentproto.input_warnings`` CUSTOM event."""
+    found = [e for e in events if e["type"] == "CUSTOM" and e["name"] == "agentproto.input_warnings"]
+    assert len(found) <= 1
+    return found[0]["value"]["warnings"] if found else []
+
+
+@pytest.mark.parametrize("version", ["v1", "latest", "1", "1.0.0", ""])
+def test_an_uninterpretable_protocol_version_is_served_with_a_warning(url, version):
+    # spec 1.1 basic/versioning: a declaration a party cannot interpret — proceed, SHOULD warn.
+    response = post_run(url, {**run_body(new_thread(), "r-1"), "protocolVersion": version})
+    assert response.status_code == 200, response.text
+    events = verified(decode(response.content))
+    assert events[0]["type"] == "RUN_STARTED" and events[0]["protocolVersion"] == "1.1"
+    assert events[1]["type"] == "CUSTOM"  # the warning comes right after RUN_STARTED
+    (warning,) = warnings_of(events)
+    assert (warning["code"], warning["path"]) == (
+        "input.protocol-version-uninterpretable",
+        "/protocolVersion",
+    )
+    assert response.headers["X-AGUI-Input-Warnings"] == "1"
+
+
+def test_a_newer_minor_of_our_line_is_served_with_a_warning(url):
+    response = post_run(url, {**run_body(new_thread(), "r-1"), "protocolVersion": "1.10"})
+    assert response.status_code == 200
+    assert [w["code"] for w in warnings_of(verified(decode(response.content)))] == [
+        "input.protocol-version-newer"
+    ]
+
+
+def test_our_own_or_an_older_minor_needs_no_warning(url):
+    for version in ("1.1", "1.0"):
+        response = post_run(url, {**run_body(new_thread(), "r-1"), "protocolVersion": version})
+        assert response.status_code == 200 and warnings_of(verified(decode(response.content))) == []
+        assert "X-AGUI-Input-Warnings" not in response.headers
 
 
 def test_an_oversize_body_is_refused_with_413(url):
@@ -246,13 +315,59 @@ def test_new_input_on_a_thread_with_a_pending_interrupt_is_refused_before_the_st
     assert response.json()["error"]["code"] == "resume.required"
 
 
-def test_a_resume_naming_another_threads_interrupt_is_refused(url):
+def test_another_threads_interrupt_cannot_stand_in_for_this_threads_own(url, server):
+    # The foreign entry is dropped, which leaves thread two's own interrupt uncovered: refused
+    # before the run starts (the producer MAY reject an uncovered interrupt it can see).
     one, two = new_thread(), new_thread()
     interrupt = interrupt_of(start_refund(url, one))
     start_refund(url, two)
     response = resume(url, two, approve(interrupt["id"]))
     assert response.status_code == 409
-    assert response.json()["error"]["code"] == "resume.wrong-thread"
+    assert response.json()["error"]["code"] == "resume.incomplete"
+    assert [r for r in refunds(server) if one in r["idempotencyKey"]] == []
+
+
+def test_another_threads_interrupt_is_dropped_with_a_warning_that_does_not_name_its_thread(url, server):
+    one, other = new_thread(), new_thread()
+    interrupt = interrupt_of(start_refund(url, one))
+    response = resume(url, other, approve(interrupt["id"]))
+    assert response.status_code == 200
+    events = verified(decode(response.content))
+    (warning,) = warnings_of(events)
+    assert (warning["code"], warning["interruptId"]) == ("resume.unrecognised-entry", interrupt["id"])
+    assert one not in json.dumps(warning)
+    assert events[-1]["type"] == "RUN_FINISHED" and "outcome" not in events[-1]
+    assert refunds(server) == []  # nothing acted on either thread
+    assert httpx.get(f"{url}/ag-ui/threads/{one}").json()["pendingInterrupts"][0]["id"] == interrupt["id"]
+
+
+def test_an_unknown_interrupt_id_is_dropped_and_the_run_proceeds_with_a_warning(url, server, caplog):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    entries = [*approve(interrupt["id"]), {"interruptId": "int-404", "status": "resolved", "payload": {}}]
+    with caplog.at_level("INFO", logger="agentproto.http"):
+        response = resume(url, thread, entries)
+    assert response.status_code == 200
+    events = verified(decode(response.content))
+    assert [(w["code"], w["path"]) for w in warnings_of(events)] == [
+        ("resume.unrecognised-entry", "/resume/1")
+    ]
+    assert len(refunds(server, "A1026")) == 1  # the covering entry still acted, once
+    (line,) = [json.loads(r.getMessage()) for r in caplog.records if "agui_input_warnings" in r.getMessage()]
+    assert line["codes"] == ["resume.unrecognised-entry"] and line["runId"] == f"{thread}-run-2"
+
+
+def test_a_cancelled_entry_with_a_payload_is_accepted_and_the_payload_ignored(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    entries = [{"interruptId": interrupt["id"], "status": "cancelled", "payload": {"approved": True}}]
+    response = resume(url, thread, entries)
+    assert response.status_code == 200
+    events = verified(decode(response.content))
+    assert [w["code"] for w in warnings_of(events)] == ["resume.cancelled-payload-ignored"]
+    (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert json.loads(result["content"]) == {"executed": False, "reason": "cancelled"}
+    assert refunds(server, "A1026") == []
 
 
 def test_a_payload_outside_the_response_schema_is_422(url):
@@ -307,13 +422,30 @@ def test_a_replayed_resume_returns_the_recorded_result_without_acting_again(url,
     assert len([r for r in refunds(server) if thread in r["idempotencyKey"]]) == 1
 
 
-def test_a_different_answer_to_a_settled_interrupt_is_a_conflict(url):
+def test_a_different_answer_to_a_settled_interrupt_is_dropped_and_never_acted_on(url, server):
     thread = new_thread()
     interrupt = interrupt_of(start_refund(url, thread, "A1026"))
     resume(url, thread, [{"interruptId": interrupt["id"], "status": "cancelled"}])
     response = resume(url, thread, approve(interrupt["id"]), run="run-3")
-    assert response.status_code == 409
-    assert response.json()["error"]["code"] == "resume.conflict"
+    assert response.status_code == 200
+    events = verified(decode(response.content))
+    assert [w["code"] for w in warnings_of(events)] == ["resume.already-settled"]
+    assert "TOOL_CALL_START" not in [e["type"] for e in events]  # no new proposal either
+    assert events[-1]["result"] == {"decisions": [], "ignored": [interrupt["id"]]}
+    assert refunds(server, "A1026") == []
+
+
+def test_a_stale_approval_replayed_after_the_refund_never_refunds_twice(url, server):
+    thread = new_thread()
+    interrupt = interrupt_of(start_refund(url, thread, "A1026"))
+    verified(decode(resume(url, thread, approve(interrupt["id"])).content))
+    # The same approval again (a replay) and then with a comment (a different answer): one refund.
+    replayed = verified(decode(resume(url, thread, approve(interrupt["id"]), run="run-3").content))
+    assert replayed[1]["name"] == "agentproto.resume_replayed"
+    other = resume(url, thread, approve(interrupt["id"], comment="again"), run="run-4")
+    assert other.status_code == 200
+    assert [w["code"] for w in warnings_of(verified(decode(other.content)))] == ["resume.already-settled"]
+    assert len(refunds(server, "A1026")) == 1
 
 
 def test_fifty_concurrent_duplicate_resumes_refund_exactly_once(url, server):

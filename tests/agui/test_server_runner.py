@@ -306,3 +306,47 @@ def test_invalid_arguments_are_a_tool_error_the_model_can_read():
 def test_cents_are_formatted_without_float_rounding():
     assert format_cents(12800) == "128.00 USD"
     assert format_cents(5) == "0.05 USD"
+
+
+# --- warnings about the input ------------------------------------------------------------------
+
+
+def test_input_warnings_go_out_in_one_custom_event_right_after_run_started():
+    def agent(ctx):
+        yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+        yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+
+    warning = {"code": "resume.unrecognised-entry", "message": "Ignored …", "path": "/resume/0"}
+    events = RunDriver(agent, context(), input_warnings=[warning]).run_to_end()
+    assert types(events) == ["RUN_STARTED", "CUSTOM", "RUN_FINISHED"]
+    assert (events[1].name, events[1].value) == ("agentproto.input_warnings", {"warnings": [warning]})
+    verify_events(events)
+
+
+def test_a_run_without_input_warnings_has_no_warning_event():
+    events = RunDriver(RefundAgent(FakeToolProvider(Store(":memory:"))), context()).run_to_end()
+    assert "CUSTOM" not in types(events)
+
+
+def test_a_resume_that_answers_nothing_open_does_not_propose_the_refund_again():
+    tools = FakeToolProvider(Store(":memory:"))
+    first = RunDriver(RefundAgent(tools), context()).run_to_end()
+    messages = [
+        ev.dump_model(m) for m in [e for e in first if e.type.value == "MESSAGES_SNAPSHOT"][0].messages
+    ]
+    record = ThreadRecord("t", (), None)  # nothing open any more
+    stale = {
+        "threadId": "t",
+        "runId": "r-2",
+        "messages": messages,
+        "resume": [{"interruptId": "gone", "status": "cancelled"}],
+    }
+    plan = validate_resume(record, stale, 0)
+    run_input, _ = parse_run_agent_input(stale)
+    ctx = RunContext.start(
+        run_input, plan, clock=FakeClock(), ids=IdFactory("x"), state={}, messages=messages
+    )
+    events = RunDriver(RefundAgent(tools), ctx).run_to_end()
+    assert "TOOL_CALL_START" not in types(events)
+    assert events[-1].result == {"decisions": [], "ignored": ["gone"]}
+    assert tools.refunds() == []

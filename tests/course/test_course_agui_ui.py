@@ -113,9 +113,10 @@ def test_audit_trail_has_proposed_args_decision_and_result(server, client, inter
     assert row.tool == "refund_order"
     assert row.tool_call_id == interrupted.interrupts[0]["toolCallId"]
     assert row.proposed["amountCents"] == 12800
+    # The card sends the whole edited argument object: editedArgs is a full replacement.
     assert row.decision == {
         "status": "resolved",
-        "payload": {"approved": True, "editedArgs": {"amountCents": 6400}},
+        "payload": {"approved": True, "editedArgs": {**row.proposed, "amountCents": 6400}},
     }
     assert row.result["amountCents"] == 6400 and row.decided_by == card.result.run_id
 

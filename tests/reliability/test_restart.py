@@ -31,7 +31,10 @@ def approve_refund(url: str, thread: str, interrupt: dict, amount: int = 100) ->
             thread,
             f"{thread}-run-2",
             messages=[],
-            resume=approve(interrupt["id"], editedArgs={"amountCents": amount}),
+            # editedArgs is a full replacement of the proposed arguments (concepts/interrupts)
+            resume=approve(
+                interrupt["id"], editedArgs={**interrupt["metadata"]["proposedArgs"], "amountCents": amount}
+            ),
         ),
     )
     assert r.status_code == 200, r.text
