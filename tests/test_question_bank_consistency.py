@@ -79,3 +79,36 @@ def test_the_deadlock_quiz_does_not_say_prevention_is_enough():
     assert "prevention beats" not in q["choice"]["explain"].lower()
     assert "not enough" in q["full_marks_answer"] or "not sufficient" in q["choice"]["explain"]
     assert "Prevention is not enough" in notebook_text(18)
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
+def test_every_name_in_a_questions_answers_is_taught_in_its_notebook(question):
+    """The pass and full-marks answers may only lean on names the cited notebook teaches."""
+    text = notebook_text(question["notebook"])
+    names = set(NAME.findall(question["pass_answer"] + " " + question["full_marks_answer"]))
+    missing = sorted(name for name in names if name not in text)
+    assert not missing, (
+        f"{question['id']}'s answers name {missing}, which notebook {question['notebook']:02d} never teaches"
+    )
+
+
+def test_a_truncated_run_is_never_called_a_failure_or_a_success_by_the_bank():
+    """Spec 1.1 basic/transports, Truncation: no outcome; MUST NOT be reported as a success."""
+    for q in QUESTIONS:
+        options = (q.get("choice") or {}).get("options", [])
+        text = " ".join([q["pass_answer"], q["full_marks_answer"], *options])
+        assert "truncated: treat it as failed" not in text, q["id"]
+        assert "failed, truncated" not in text.lower(), q["id"]
+
+
+def test_the_bank_uses_the_specs_interrupt_reasons():
+    """AG-UI interrupts page, Reason taxonomy: a tool-bound interrupt is tool_call, not confirmation."""
+    (q,) = [q for q in QUESTIONS if q["id"] == "ma-when-humans-step-in"]
+    assert "tool_call" in q["full_marks_answer"] and "agentproto:" in q["full_marks_answer"]
+    assert "tool_call" in notebook_text(19) and "agentproto:permission" in notebook_text(19)
+
+
+def test_the_event_families_answer_names_the_specs_eight():
+    (q,) = [q for q in QUESTIONS if q["id"] == "agui-event-families"]
+    assert "eight families" in q["full_marks_answer"]
+    assert "8 families" in notebook_text(3) or "eight families" in notebook_text(3)

@@ -1,8 +1,9 @@
 """Notebook 03 (the event catalogue): the 31 types by family, and chunk expansion side by side.
 
-:data:`CATEGORIES` groups the 31 event types; :func:`expand_side_by_side` shows ``*_CHUNK``
-events next to what the package's :class:`~agentproto.agui.chunks.ChunkExpander` made of them;
-:class:`ChunkLab` does it for the presets in :data:`CHUNK_PRESETS` or the learner's own JSON
+:data:`CATEGORIES` groups the 31 event types into the spec's eight families;
+:func:`expand_side_by_side` shows ``*_CHUNK`` events next to what the package's
+:class:`~agentproto.agui.chunks.ChunkExpander` made of them; :class:`ChunkLab` does it for the
+presets in :data:`CHUNK_PRESETS` or the learner's own JSON
 lines, with the whole pipeline's verdict underneath. Rows are numbered from 0 in arrival
 order, as everywhere in :mod:`agentproto.agui`.
 """
@@ -36,9 +37,11 @@ def _pre(text: str) -> str:
     return "<pre style='margin:2px 0;white-space:pre-wrap;font-size:11px'>" + html.escape(text) + "</pre>"
 
 
-#: The 31 event types by family (spec 1.1 ``events/*`` pages).
+#: The thirty-one event types in the spec's eight families, in the spec's order and under its
+#: names (spec 1.1 ``events/index``: "Everything a producer has to say arrives as events, in
+#: eight families"). ``MESSAGES_SNAPSHOT`` belongs to the State family with the state events.
 CATEGORIES: dict[str, tuple[EventType, ...]] = {
-    "lifecycle": (E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR, E.STEP_STARTED, E.STEP_FINISHED),
+    "runs and steps": (E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR, E.STEP_STARTED, E.STEP_FINISHED),
     "text messages": (E.TEXT_MESSAGE_START, E.TEXT_MESSAGE_CONTENT, E.TEXT_MESSAGE_END, E.TEXT_MESSAGE_CHUNK),
     "tool calls": (
         E.TOOL_CALL_START,
@@ -47,9 +50,6 @@ CATEGORIES: dict[str, tuple[EventType, ...]] = {
         E.TOOL_CALL_CHUNK,
         E.TOOL_CALL_RESULT,
     ),
-    "state": (E.STATE_SNAPSHOT, E.STATE_DELTA),
-    "messages snapshot": (E.MESSAGES_SNAPSHOT,),
-    "activity": (E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA),
     "reasoning": (
         E.REASONING_START,
         E.REASONING_MESSAGE_START,
@@ -59,6 +59,8 @@ CATEGORIES: dict[str, tuple[EventType, ...]] = {
         E.REASONING_END,
         E.REASONING_ENCRYPTED_VALUE,
     ),
+    "state": (E.STATE_SNAPSHOT, E.STATE_DELTA, E.MESSAGES_SNAPSHOT),
+    "activity": (E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA),
     "subagents": (E.SUBAGENT_STARTED, E.SUBAGENT_FINISHED, E.SUBAGENT_ERROR),
     "passthrough": (E.RAW, E.CUSTOM),
 }

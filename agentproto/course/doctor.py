@@ -44,6 +44,8 @@ PACKAGES: list[tuple[str, str, str, str]] = [
     ("server", "sse-starlette", "sse_starlette", "server-sent events"),
     ("server", "PyJWT", "jwt", "tokens and card signatures"),
     ("grpc", "grpcio", "grpc", "the A2A gRPC binding"),
+    ("grpc", "a2a-sdk", "a2a.types", "the official A2A protobuf stubs (gRPC binding)"),
+    ("grpc", "googleapis-common-protos", "google.rpc", "google.rpc.Status (gRPC errors)"),
     ("course", "jupyterlab", "jupyterlab", "the course front end"),
     ("course", "ipykernel", "ipykernel", "the notebooks' Python kernel"),
     ("course", "ipywidgets", "ipywidgets", "interactive widgets"),

@@ -46,10 +46,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 from agentproto.a2a.states import TERMINAL_STATES, TaskState
 from agentproto.orchestration.engine import AgendaEntry, Simulation
@@ -734,19 +734,36 @@ class SweepResult:
         pts = [p for p in self.points if p.strategy is s]
         return [p.density for p in pts], [getattr(p, attr) for p in pts]
 
+    #: The table's columns: header, and how a point fills the cell. Every number says what it
+    #: is a share of, or its unit; numbers are right-aligned under their header.
+    COLUMNS: ClassVar[tuple[tuple[str, Callable[[SweepPoint], str]], ...]] = (
+        ("density", lambda p: f"{p.density:.2f}"),
+        ("strategy", lambda p: p.strategy.value),
+        ("plans with a cycle", lambda p: f"{p.cyclic_plans:.0%}"),
+        ("runs deadlocked", lambda p: f"{p.deadlock_frequency:.0%}"),
+        ("mean recovery (s)", lambda p: "—" if p.mean_recovery is None else f"{p.mean_recovery:.0f}"),
+        ("incidents never recovered", lambda p: f"{p.unrecovered:.0%}"),
+        ("tasks completed", lambda p: f"{p.completion:.0%}"),
+        ("human questions / run", lambda p: f"{p.human_questions:.2f}"),
+    )
+
     def table(self) -> str:
-        """A plain-text table (one row per density and strategy)."""
-        lines = [
-            f"{'density':>7}  {'strategy':<21}{'deadlock':>9}{'recovery s':>11}{'never':>7}"
-            f"{'completed':>10}{'human Qs':>9}"
-        ]
-        for p in self.points:
-            rec = "—" if p.mean_recovery is None else f"{p.mean_recovery:.0f}"
-            lines.append(
-                f"{p.density:>7.2f}  {p.strategy.value:<21}{p.deadlock_frequency:>9.0%}{rec:>11}"
-                f"{p.unrecovered:>7.0%}{p.completion:>10.0%}{p.human_questions:>9.2f}"
-            )
-        return "\n".join(lines)
+        """A plain-text table: a header row, a rule, then one row per density and strategy.
+
+        Columns are separated by two spaces and sized to the wider of header and cells; the
+        strategy is left-aligned, the numbers right-aligned, so no two columns run together.
+        """
+        headers = [h for h, _ in self.COLUMNS]
+        body = [[cell(p) for _, cell in self.COLUMNS] for p in self.points]
+        widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(headers)]
+        left = {headers.index("strategy")}
+
+        def line(cells: Sequence[str]) -> str:
+            out = (c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+            return "  ".join(out).rstrip()
+
+        rows = [line(headers), "  ".join("-" * w for w in widths)]
+        return "\n".join(rows + [line(r) for r in body])
 
 
 def sweep(

@@ -26,8 +26,11 @@ what the cost curve hides: one human is a queue, and past full utilisation the w
 
 The actual "ask a human" on the wire is an **AG-UI interrupt**: the run ends with
 ``RUN_FINISHED`` whose ``outcome`` is ``{"type": "interrupt", "interrupts": [...]}``
-(spec 1.1 ``basic/patterns/interrupt-resume``). :func:`ask_human_event` builds that event as a
-plain wire dict from the decisions; notebook 06 shows the full round trip (the resumed run and
+(spec 1.1 ``basic/patterns/interrupt-resume``). Each interrupt's ``reason`` follows the AG-UI
+interrupts page ("Reason taxonomy"): ``tool_call`` when the action is a proposed tool call,
+otherwise the rule's core (``input_required``, ``confirmation``) or namespaced
+(``agentproto:permission``, ``agentproto:review``) reason. :func:`ask_human_event` builds that
+event as a plain wire dict from the decisions; notebook 06 shows the full round trip (the resumed run and
 :mod:`agentproto.agui.interrupts`).
 
 Everything here returns data; the cost and queue charts and notebook 19's lab are in
@@ -65,6 +68,11 @@ __all__ = [
     "decision_table",
     "load_actions",
     "actions_from_deadlock",
+    "REASON_NAMESPACE",
+    "KIT_PERMISSION",
+    "KIT_REVIEW",
+    "TOOL_CALL_REASON",
+    "interrupt_reason_for",
     "interrupt_for",
     "ask_human_event",
     "CostModel",
@@ -167,6 +175,15 @@ class HitlRule:
     interrupt_reason: str
 
 
+#: The kit's namespace for custom interrupt reasons (AG-UI interrupts page, "Custom reasons":
+#: "<framework>:<name>"; the ``core:`` prefix is reserved for the spec).
+REASON_NAMESPACE = "agentproto"
+KIT_PERMISSION = f"{REASON_NAMESPACE}:permission"
+KIT_REVIEW = f"{REASON_NAMESPACE}:review"
+#: The spec's core reason for an interrupt bound to a tool call (``toolCallId`` must be set).
+TOOL_CALL_REASON = "tool_call"
+
+
 def _permission(action: Action, policy: HitlPolicy) -> str | None:
     if action.needs is not None and action.needs not in policy.granted:
         return f"needs the '{action.needs}' permission, which this agent was not granted"
@@ -201,13 +218,21 @@ def _low_confidence(action: Action, policy: HitlPolicy) -> str | None:
 #: The four triggers of seed 004 §12, in the order a policy checks them. Permission first (asking
 #: to *confirm* something the agent may not do is moot), then deadlock (it cannot go on at all),
 #: then irreversible stakes (asked however confident), then low confidence.
+#:
+#: ``interrupt_reason`` is the reason for a *free-standing* question. The AG-UI interrupts page
+#: (docs/concepts/interrupts, "Reason taxonomy") defines three core values — ``tool_call`` (bound
+#: to a tool call, ``toolCallId`` set), ``input_required`` and ``confirmation`` (a yes/no "not
+#: bound to a tool") — and asks agents to namespace any other reason as ``<framework>:<name>``,
+#: with ``core:`` reserved. The kit's own two are therefore ``agentproto:permission`` and
+#: ``agentproto:review``. An action bound to a tool call is asked with ``tool_call`` whatever
+#: rule fired (see :func:`interrupt_reason_for`).
 RULES: tuple[HitlRule, ...] = (
     HitlRule(
         "permission_boundary",
         "permission or capability boundary",
         _permission,
         TaskState.AUTH_REQUIRED,
-        "permission",
+        KIT_PERMISSION,
     ),
     HitlRule(
         "deadlock", "deadlock the agents cannot break", _deadlock, TaskState.INPUT_REQUIRED, "input_required"
@@ -224,7 +249,7 @@ RULES: tuple[HitlRule, ...] = (
         "confidence below the threshold",
         _low_confidence,
         TaskState.INPUT_REQUIRED,
-        "review",
+        KIT_REVIEW,
     ),
 )
 
@@ -310,10 +335,20 @@ def actions_from_deadlock(run: DeadlockRun) -> list[Action]:
 
 # -- the AG-UI interrupt -------------------------------------------------------------------------------
 def _schema(rule: str, action: Action) -> dict[str, Any]:
-    if rule == "irreversible_high_risk":
+    if action.tool_call_id is not None:
+        # bound to a proposed call: approve, deny, or approve with edits (interrupts page,
+        # "Approve with edits": ``editedArgs`` is the capability signal)
         from agentproto.agui.interrupts import APPROVAL_RESPONSE_SCHEMA
 
         return dict(APPROVAL_RESPONSE_SCHEMA)
+    if rule == "irreversible_high_risk":
+        # a free-standing yes/no: no arguments to edit ("confirmation": boolean default)
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["approved"],
+            "properties": {"approved": {"type": "boolean"}, "comment": {"type": "string"}},
+        }
     if rule == "deadlock":
         what = f"a default {action.need or 'value'} to go on with"
         return {
@@ -337,6 +372,18 @@ def _schema(rule: str, action: Action) -> dict[str, Any]:
     }
 
 
+def interrupt_reason_for(action: Action, rule: HitlRule) -> str:
+    """The AG-UI ``reason`` for asking about ``action`` under ``rule``.
+
+    An action bound to a tool call (``tool_call_id`` set) is the core value ``tool_call`` — "bound
+    to a specific tool call awaiting decision", ``toolCallId`` set — whichever rule fired; the
+    rule and the A2A state stay in ``metadata``. Otherwise the rule's own free-standing reason:
+    ``input_required``, ``confirmation``, or the namespaced ``agentproto:permission`` /
+    ``agentproto:review`` (AG-UI interrupts page, "Reason taxonomy").
+    """
+    return TOOL_CALL_REASON if action.tool_call_id is not None else rule.interrupt_reason
+
+
 def interrupt_for(
     action: Action,
     decision: HitlDecision,
@@ -347,17 +394,19 @@ def interrupt_for(
 ) -> dict[str, Any]:
     """One AG-UI ``Interrupt`` (wire dict) asking a person about ``action``.
 
-    ``reason`` is an open string in AG-UI; we use the rule's ``interrupt_reason`` (``confirmation``
-    and ``input_required`` are the spec's own examples; ``permission`` and ``review`` are ours,
-    and a client must not fail on a reason it does not know). ``responseSchema`` tells the UI what
-    form to draw; ``metadata`` records the rule so the answer can be audited.
+    ``reason`` is a required open string (spec 1.1 ``basic/patterns/interrupt-resume``); its value
+    comes from :func:`interrupt_reason_for`: ``tool_call`` when the action names a tool call,
+    else the rule's core (``input_required``, ``confirmation``) or namespaced
+    (``agentproto:permission``, ``agentproto:review``) reason. For unknown reasons a client "must
+    not error" (interrupts page, "Client routing"). ``responseSchema`` tells the UI what form to
+    draw; ``metadata`` records the rule so the answer can be audited.
     """
     if not decision.asks or decision.rule is None:
         raise PolicyError(f"{action.name!r} needs no human: the policy said {decision.verdict.value}")
     rule = (policy or HitlPolicy()).rule(decision.rule)
     item: dict[str, Any] = {
         "id": interrupt_id,
-        "reason": rule.interrupt_reason,
+        "reason": interrupt_reason_for(action, rule),
         "message": f"{action.name}: {decision.reason}",
         "responseSchema": _schema(rule.name, action),
         "metadata": {"rule": rule.name, "a2aState": decision.state.value},

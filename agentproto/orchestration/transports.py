@@ -224,7 +224,7 @@ def compare(
 def agui_events(
     script: list[Happening], thread_id: str = "thread-1", run_id: str = "run-1"
 ) -> list[dict[str, Any]]:
-    """The script as AG-UI 1.0 wire events (dicts): what the ``ag-ui`` transport sends.
+    """The script as AG-UI wire events (dicts): what the ``ag-ui`` transport sends.
 
     The run ends with an interrupt outcome carrying the approval request, after the state
     snapshot the resumed run will need (spec 1.1, interrupt-resume pattern).
@@ -272,6 +272,10 @@ def agui_events(
         elif h.kind == "state":
             events.append({"type": "STATE_SNAPSHOT", "snapshot": h.data["snapshot"]})
         elif h.kind == "approval":
+            # The refund is not a tool call in this stream (only ``get_order`` is, and it has
+            # its result), so the question is free-standing: the core reason ``confirmation``
+            # ("not bound to a tool") and no ``toolCallId`` (AG-UI interrupts page, "Reason
+            # taxonomy"). A gated *tool call* would use ``tool_call`` with its ``toolCallId``.
             interrupt = {
                 "id": "int-1",
                 "reason": "confirmation",

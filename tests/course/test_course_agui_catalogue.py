@@ -19,6 +19,18 @@ def test_the_categories_hold_every_event_type_exactly_once():
     assert sorted(t.value for t in listed) == sorted(t.value for t in EventType)
     assert len(listed) == len(set(listed)) == 31
     assert category_of("CUSTOM") == "passthrough"
+    # spec 1.1 events/index: eight families; MESSAGES_SNAPSHOT is in State
+    assert list(CATEGORIES) == [
+        "runs and steps",
+        "text messages",
+        "tool calls",
+        "reasoning",
+        "state",
+        "activity",
+        "subagents",
+        "passthrough",
+    ]
+    assert category_of("MESSAGES_SNAPSHOT") == category_of("STATE_DELTA") == "state"
     with pytest.raises(KeyError):
         category_of("THINKING_START")
 

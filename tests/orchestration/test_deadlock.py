@@ -9,6 +9,7 @@ from agentproto.orchestration.deadlock import (
     ConfigError,
     DeadlockFrame,
     Strategy,
+    SweepResult,
     TimeoutPolicy,
     random_plan,
     simulate,
@@ -206,7 +207,26 @@ def test_a_sweep_is_deterministic_and_tabulates_every_density():
     a, b = sweep([0.1, 0.3], runs=10), sweep([0.1, 0.3], runs=10)
     assert a.points == b.points
     table = a.table()
-    assert "density" in table and len(table.splitlines()) == 1 + 2 * 4  # a row per density and strategy
+    assert len(table.splitlines()) == 2 + 2 * 4  # header, rule, a row per density and strategy
+
+
+def test_the_sweep_table_labels_every_column_and_keeps_them_apart():
+    table = sweep([0.1, 0.3], runs=10).table().splitlines()
+    header, rule, rows = table[0], table[1], table[2:]
+    labels = [h for h, _ in SweepResult.COLUMNS]
+    assert [h.strip() for h in header.split("  ") if h.strip()] == labels
+    # the rule marks each column's extent; every cell sits inside its column, two spaces apart
+    spans, at = [], 0
+    for dashes in rule.split("  "):
+        spans.append((at, at + len(dashes)))
+        at += len(dashes) + 2
+    assert len(spans) == len(labels)
+    for row in rows:
+        for start, _end in spans[1:]:
+            assert row[start - 2 : start] == "  "  # no two columns run together
+        cells = [row[a:b].strip() for a, b in spans]
+        assert all(cells) and cells[1] in {s.value for s in Strategy}
+        assert cells[2].endswith("%") and cells[3].endswith("%")
 
 
 def test_longer_ttls_kill_fewer_healthy_waits_but_recover_later():

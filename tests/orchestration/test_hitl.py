@@ -135,10 +135,57 @@ def test_asking_a_human_is_a_run_finished_with_an_interrupt_outcome():
     assert len(items) == sum(1 for _, d in asks() if d.asks)  # only the actions that ask
     assert len({i["id"] for i in items}) == len(items)  # ids unique within the run
     by_rule = {i["metadata"]["rule"]: i for i in items}
-    assert by_rule["irreversible_high_risk"]["reason"] == "confirmation"
     assert by_rule["deadlock"]["responseSchema"]["required"] == ["default"]
     transfer = next(i for i in items if i["message"].startswith("transfer"))
     assert transfer["toolCallId"] == "call-transfer-1"
+
+
+def _reasons_by_message() -> dict[str, str]:
+    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"))
+    return {i["message"].split(":")[0]: i["reason"] for i in ev["outcome"]["interrupts"]}
+
+
+def test_an_interrupt_bound_to_a_tool_call_has_the_core_reason_tool_call():
+    # AG-UI interrupts page, "Reason taxonomy": tool_call — "toolCallId must be set"
+    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"))
+    bound = [i for i in ev["outcome"]["interrupts"] if "toolCallId" in i]
+    assert bound and all(i["reason"] == "tool_call" for i in bound)
+    assert all(i["toolCallId"] for i in ev["outcome"]["interrupts"] if i["reason"] == "tool_call")
+    # the rule that fired is still recorded for the audit
+    assert bound[0]["metadata"]["rule"] == "irreversible_high_risk"
+    assert "editedArgs" in bound[0]["responseSchema"]["properties"]  # approve-with-edits signal
+
+
+def test_a_free_standing_irreversible_action_asks_for_confirmation_without_a_tool_call():
+    reasons = _reasons_by_message()
+    assert reasons["delete customer data"] == "confirmation"
+    ev = ask_human_event(asks(), thread_id="t", run_id="r", ids=IdFactory("int"))
+    confirmations = [i for i in ev["outcome"]["interrupts"] if i["reason"] == "confirmation"]
+    assert confirmations and all("toolCallId" not in i for i in confirmations)
+    assert all("editedArgs" not in i["responseSchema"]["properties"] for i in confirmations)
+
+
+def test_custom_reasons_are_namespaced_and_never_core():
+    # "Agents should namespace custom reasons as <framework>:<name>"; "core:" is reserved
+    reasons = _reasons_by_message()
+    assert reasons["read a restricted document"] == "agentproto:permission"
+    assert reasons["interpret a legal clause"] == "agentproto:review"
+    assert reasons["search another way (detour)"] == "agentproto:permission"
+    core = {"tool_call", "input_required", "confirmation"}
+    for rule in RULES:
+        assert rule.interrupt_reason in core or rule.interrupt_reason.startswith("agentproto:")
+        assert not rule.interrupt_reason.startswith("core:")
+        assert rule.interrupt_reason != "tool_call"  # only a bound action gets tool_call
+
+
+def test_any_rule_with_a_tool_call_id_asks_with_tool_call():
+    policy = HitlPolicy()
+    for action in (
+        Action("read file", needs="docs:secret", tool_call_id="call-a"),
+        Action("guess", confidence=0.1, tool_call_id="call-b"),
+    ):
+        item = interrupt_for(action, policy.decide(action), "int-1")
+        assert item["reason"] == "tool_call" and item["toolCallId"] == action.tool_call_id
 
 
 def test_the_interrupt_parses_as_an_agui_event():

@@ -78,3 +78,14 @@ def test_agui_events_form_one_run_that_ends_interrupted():
     starts = [e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_START"]
     ends = [e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_END"]
     assert starts == ends == ["msg-1", "msg-2"]
+
+
+def test_the_refund_approval_is_a_free_standing_confirmation_not_bound_to_a_tool_call():
+    # AG-UI interrupts page, "Reason taxonomy": confirmation is "not bound to a tool";
+    # an interrupt bound to a call would be tool_call with its toolCallId.
+    events = agui_events(refund_run_script())
+    (interrupt,) = events[-1]["outcome"]["interrupts"]
+    tool_calls = {e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_START"}
+    answered = {e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_RESULT"}
+    assert tool_calls == answered  # no call is left awaiting a decision
+    assert interrupt["reason"] == "confirmation" and "toolCallId" not in interrupt
