@@ -3,6 +3,12 @@
 The request itself is made by the concierge demo (:mod:`agentproto.demo.concierge`), which
 writes every boundary crossing to a :class:`~agentproto.demo.concierge.StackLog`. This module
 only draws that log: a lifeline per party, an arrow per hop, coloured by protocol layer.
+
+:func:`rediscover_peer` is the notebook's restart step. Every server in the course binds port 0
+(the OS picks a free port: many copies of the course share one JupyterHub), so a restarted Travel
+Desk comes back on a *new* port. The helper points the concierge at the new base URL, drops the
+client bound to the old address and discovers the agent again from its Agent Card (A2A spec
+§8.2, well-known URI), returning the URL the card's preferred interface declares (§8.3.1–8.3.2).
 """
 
 from __future__ import annotations
@@ -12,9 +18,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from agentproto.course.plots import PALETTE
-from agentproto.demo.concierge import LAYERS, PARTIES, StackLog
+from agentproto.demo.concierge import LAYERS, PARTIES, ConciergeAgent, StackLog
 
-__all__ = ["LAYER_COLORS", "PARTY_TITLES", "plot_stack"]
+__all__ = ["LAYER_COLORS", "PARTY_TITLES", "plot_stack", "rediscover_peer"]
 
 #: The colour each protocol layer is drawn in.
 LAYER_COLORS = dict(zip(LAYERS, (PALETTE["secondary"], PALETTE["accent"], PALETTE["primary"])))
@@ -61,3 +67,17 @@ def plot_stack(log: StackLog, *, title: str = "") -> Figure:
         ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def rediscover_peer(concierge: ConciergeAgent, base_url: str) -> str:
+    """Point ``concierge`` at the Travel Desk's new ``base_url`` and re-read its Agent Card.
+
+    The old client (bound to the old address) is closed; the new one is discovered at once, so
+    the card fetch shows in the concierge's hop log. Returns the URL of the card's first (its
+    preferred) interface — the address the concierge will now send to.
+    """
+    concierge.travel_url = base_url
+    concierge.close()
+    card = concierge.client().card
+    assert card is not None  # discover() always binds the card it read
+    return card.supported_interfaces[0].url

@@ -2,7 +2,11 @@
 
 The loop is :mod:`agentproto.orchestration.feedback` (runs and sweeps return data); this module
 draws it. :func:`plot_traces`, :func:`plot_loop_length` and :func:`plot_gain` are the notebook's
-static matplotlib figures.
+static matplotlib figures; :class:`RouterLab` puts the router that learns from its own outputs
+next to one prevention of the learner's choice (sliders: how good agent B really is, how often
+users accept a wrong answer, the exploration / held-out share). :func:`plot_self_reinforcement`
+draws that router (:func:`~agentproto.orchestration.feedback.route_and_learn`) under each design,
+side by side: where the traffic went, and what the router came to believe against the truth.
 
 :class:`FeedbackLab` has sliders for the loop length (minutes between corrections), the gain, the
 observation latency and the drift, and check boxes for *feedback on* and *compensate*. The chart
@@ -20,16 +24,35 @@ From code::
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
-from agentproto.orchestration.feedback import Drift, Loop, LoopTrace, SweepRow, run_loop
+from agentproto.orchestration.feedback import (
+    ROUTER_DESIGNS,
+    Drift,
+    Loop,
+    LoopTrace,
+    RouterTrace,
+    RouterWorld,
+    SweepRow,
+    route_and_learn,
+    run_loop,
+)
 
-__all__ = ["FeedbackLab", "trace_chart", "plot_traces", "plot_loop_length", "plot_gain"]
+__all__ = [
+    "FeedbackLab",
+    "RouterLab",
+    "router_chart",
+    "trace_chart",
+    "plot_traces",
+    "plot_loop_length",
+    "plot_gain",
+    "plot_self_reinforcement",
+]
 
 
 # -- static figures (matplotlib) ------------------------------------------------------------------
@@ -132,6 +155,52 @@ def plot_gain(
 
 # -- the lab (SVG) ----------------------------------------------------------------------------------
 DEFAULTS = {"period": 10, "gain": 0.5, "latency": 5.0, "ramp": 0.02, "feedback": True, "compensate": False}
+
+
+def plot_self_reinforcement(traces: Mapping[str, RouterTrace], *, window: int = 100) -> Any:
+    """Two panels: the share of traffic to the better agent over time, per design; and each
+    design's final estimate of both agents next to their true quality."""
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.5, 1]})
+    if not traces:
+        return fig
+    world = next(iter(traces.values())).world
+    a, b = world.agents
+    for k, (design, tr) in enumerate(traces.items()):
+        left.plot(
+            range(1, len(tr.routed) + 1),
+            tr.rolling_share(b, window),
+            label=design,
+            linewidth=2.4 - 0.5 * k,
+            linestyle=("-", "--", "-", ":")[k % 4],
+        )
+    left.set_ylim(-0.03, 1.03)
+    left.set_xlabel("query")
+    left.set_ylabel(f"share of the last {window} queries to {b}")
+    left.set_title(f"Where the traffic goes ({b} is the better agent)")
+    left.legend(loc="center right", fontsize=8)
+    names = list(traces)
+    width = 0.38
+    for k, agent in enumerate((a, b)):
+        xs = [i + (k - 0.5) * width for i in range(len(names))]
+        right.bar(
+            xs,
+            [traces[d].estimate(agent) for d in names],
+            width,
+            label=f"router's {agent}",
+            color=PALETTE["primary"] if k else PALETTE["muted"],
+        )
+        right.axhline(
+            world.quality[k], color=PALETTE["primary"] if k else PALETTE["muted"], linestyle="--", linewidth=1
+        )
+    right.set_xticks(range(len(names)), names, rotation=15, fontsize=8)
+    right.set_ylim(0, 1)
+    right.set_ylabel("estimated quality (dashed: true)")
+    right.set_title("What the router believes")
+    right.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    return fig
 
 
 def trace_chart(
@@ -264,3 +333,83 @@ class _Hold:
 
     def __exit__(self, *exc: object) -> None:
         self.lab._held = False
+
+
+def router_chart(
+    traces: Sequence[RouterTrace], *, window: int = 100, width: int = 680, height: int = 260
+) -> str:
+    """SVG: the share of the last ``window`` queries routed to the second agent, per trace."""
+    colors = (PALETTE["muted"], PALETTE["primary"], PALETTE["accent"], PALETTE["secondary"])
+    series = []
+    for k, tr in enumerate(traces):
+        b = tr.world.agents[1]
+        ys = tr.rolling_share(b, window)
+        series.append(Series(tr.design, list(range(1, len(ys) + 1)), ys, colors[k % 4], width=2.2 - 0.4 * k))
+    return line_chart(
+        series,
+        ylim=(-0.02, 1.02),
+        width=width,
+        height=height,
+        legend="center right",
+        title=f"Share of the last {window} queries sent to the second agent",
+        xlabel="query",
+        ylabel="share",
+    )
+
+
+class RouterLab(SvgLab):
+    """A router retrained on accepted answers, beside one design that keeps it honest."""
+
+    title = "Router lab — a loop that learns from its own outputs"
+
+    def __init__(self, *, n: int = 2000, seed: int = 11, auto: bool = True) -> None:
+        self.n, self.seed = n, seed
+        style = {"description_width": "initial"}
+        self.quality_b = widgets.FloatSlider(
+            value=0.80,
+            min=0.5,
+            max=0.95,
+            step=0.01,
+            description="B really right",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
+        self.rubber_stamp = widgets.FloatSlider(
+            value=0.3,
+            min=0.0,
+            max=0.9,
+            step=0.05,
+            description="wrong answers accepted",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
+        self.design = widgets.Dropdown(
+            options=[d for d in ROUTER_DESIGNS if d != "own outputs"],
+            value="explore",
+            description="beside it",
+            style=style,
+        )
+        self.share = widgets.FloatSlider(
+            value=0.1,
+            min=0.0,
+            max=0.5,
+            step=0.01,
+            description="explore / held-out share",
+            continuous_update=False,
+            readout_format=".2f",
+            style=style,
+        )
+        self.traces: list[RouterTrace] = []
+        super().__init__([self.quality_b, self.rubber_stamp, self.design, self.share], auto=auto)
+
+    def render(self) -> tuple[str, str]:
+        world = RouterWorld(quality=(0.62, self.quality_b.value), rubber_stamp=self.rubber_stamp.value)
+        common = {"n": self.n, "seed": self.seed, "explore": self.share.value, "holdout": self.share.value}
+        self.traces = [
+            route_and_learn("own outputs", world, **common),
+            route_and_learn(self.design.value, world, **common),
+        ]
+        text = "\n".join(tr.summary(last=min(1000, self.n)) for tr in self.traces)
+        return router_chart(self.traces), text

@@ -10,6 +10,7 @@ that a redraw costs the simulation (~30 ms for three policies) plus about a mill
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as widgets
@@ -19,8 +20,10 @@ from agentproto.course.plots import PALETTE
 from agentproto.course.svg import SvgLab
 from agentproto.orchestration.scheduler import (
     POLICIES,
+    PRIORITY_AGING,
     TRAVEL_DESK,
     ArrivalRatePoint,
+    Policy,
     ScheduleResult,
     compare_policies,
     poisson_workload,
@@ -234,8 +237,11 @@ class SchedulingLab(SvgLab):
     """Compare FIFO, priority and priority + aging on one seeded travel-desk workload.
 
     Controls: ``rate`` (requests/s), one priority slider per request class in ``priority``
-    (keyed by class name), ``gantt_policy`` (which policy the Gantt chart shows). The summary
-    lists waiting times per priority level for every policy.
+    (keyed by class name), ``ceiling`` (the aging policy's ceiling: aging never lifts a task above
+    it) and ``gantt_policy`` (which policy the Gantt chart shows). The summary lists waiting times
+    per priority level for every policy. The ceiling is absolute, so it only means what it says
+    for the priorities it was chosen for: move a class above it and aging no longer reorders that
+    class (the notebook shows such a case).
     """
 
     title = "Scheduling lab — same requests, three policies"
@@ -272,21 +278,38 @@ class SchedulingLab(SvgLab):
             )
             for cls in TRAVEL_DESK
         }
+        self.ceiling = widgets.FloatSlider(
+            value=PRIORITY_AGING.ceiling,
+            min=1.5,
+            max=5.5,
+            step=0.5,
+            description="aging ceiling",
+            continuous_update=False,
+            readout_format=".1f",
+            style=style,
+        )
         self.gantt_policy = widgets.Dropdown(
             options=[p.name for p in POLICIES], value=POLICIES[1].name, description="Gantt of"
         )
-        super().__init__([self.rate, *self.priority.values(), self.gantt_policy], auto=auto)
+        super().__init__([self.rate, *self.priority.values(), self.ceiling, self.gantt_policy], auto=auto)
+
+    def policies(self) -> tuple[Policy, ...]:
+        """FIFO, priority, and priority + aging with the ceiling the slider sets."""
+        aging = replace(PRIORITY_AGING, ceiling=self.ceiling.value)
+        return tuple(aging if p is PRIORITY_AGING else p for p in POLICIES)
 
     def render(self) -> tuple[str, str]:
         prios = {name: s.value for name, s in self.priority.items()}
         specs = poisson_workload(self.rate.value, self.duration, seed=self.seed, priorities=prios)
-        results = compare_policies(specs, until=self.duration)
+        results = compare_policies(specs, self.policies(), until=self.duration)
         svg = (
             f"<div style='display:flex;gap:8px;flex-wrap:wrap'>{waiting_chart(results)}"
             f"{gantt_svg(results[self.gantt_policy.value], self.window)}</div>"
         )
         head = (
             f"{len(specs)} sub-tasks from requests at {self.rate.value:.2f}/s over "
-            f"{self.duration:g} s; priorities " + ", ".join(f"{k}={v}" for k, v in prios.items())
+            f"{self.duration:g} s; priorities "
+            + ", ".join(f"{k}={v}" for k, v in prios.items())
+            + f"; aging ceiling {self.ceiling.value:g}"
         )
         return svg, head + "\n" + "\n".join(r.summary() for r in results.values())

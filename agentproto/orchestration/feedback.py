@@ -29,6 +29,14 @@ Three results the notebook draws from it:
 * comparing against the estimate that was in force when each outcome was produced
   (``compensate=True``: estimate the world, not the residual) removes the double counting.
 
+A second kind of loop has no honest sensor: it **learns from its own outputs**
+(:func:`route_and_learn`). A router sends each query to one of two answer agents and is
+retrained on the answers users *accepted*. It only ever sees outcomes for the agent it chose,
+and acceptance is not correctness, so the loop can confirm its own bias (self-reinforcement,
+feedback amplification). :data:`ROUTER_DESIGNS` are the designs the notebook compares on the
+same seeded queries: learning from its own accepted outputs, from delayed ground truth, with a
+little exploration, or only from a held-out, human-labelled random sample.
+
 The runs and sweeps return data; their plots and notebook 20's lab are in
 the course layer (``course/feedback.py``).
 """
@@ -36,6 +44,8 @@ the course layer (``course/feedback.py``).
 from __future__ import annotations
 
 import math
+import random
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -52,6 +62,11 @@ __all__ = [
     "SweepRow",
     "loop_length_sweep",
     "gain_sweep",
+    "ROUTER_DESIGNS",
+    "RouterWorld",
+    "RouterTrace",
+    "route_and_learn",
+    "compare_router_designs",
 ]
 
 
@@ -333,3 +348,167 @@ def gain_sweep(
         _row(g, [run_loop(drift, replace(base, gain=g), horizon=horizon, seed=s) for s in range(seeds)])
         for g in gains
     ]
+
+
+# -- a loop that learns from its own outputs ------------------------------------------------------
+#: The router designs :func:`route_and_learn` knows, in the order the notebook shows them.
+ROUTER_DESIGNS = ("own outputs", "delayed truth", "explore", "held-out labels")
+
+
+@dataclass(frozen=True)
+class RouterWorld:
+    """Two answer agents and their users; the router knows none of these numbers.
+
+    ``quality``: the chance that each agent's answer is actually right. ``rubber_stamp``: the
+    share of *wrong* answers users accept anyway (acceptance is not correctness). ``head_start``:
+    on day one the first agent happened to answer one query well, so the router starts out
+    believing in it (1 good of 1 seen) and not in the other (0 of 1).
+    """
+
+    quality: tuple[float, float] = (0.62, 0.80)
+    rubber_stamp: float = 0.3
+    agents: tuple[str, str] = ("A", "B")
+    head_start: bool = True
+
+    def __post_init__(self) -> None:
+        if not all(0.0 <= q <= 1.0 for q in (*self.quality, self.rubber_stamp)):
+            raise FeedbackError("quality and rubber_stamp are probabilities: they must be in [0, 1]")
+
+
+@dataclass(frozen=True)
+class RouterTrace:
+    """One design's run: who got each query and what the router believed after it."""
+
+    design: str
+    world: RouterWorld
+    routed: tuple[int, ...]  # index of the agent each query went to
+    estimates: tuple[tuple[float, float], ...]  # the router's estimate of each agent, after each query
+    judged: tuple[int, int]  # how many answers of each agent the router learned from
+    last_judged: tuple[int | None, int | None]  # the query whose answer it last learned from, per agent
+
+    def share(self, agent: str, last: int | None = None) -> float:
+        """Share of the queries (the ``last`` ones, or all) routed to ``agent``."""
+        i = self.world.agents.index(agent)
+        window = self.routed[-last:] if last else self.routed
+        return sum(1 for a in window if a == i) / len(window) if window else 0.0
+
+    def rolling_share(self, agent: str, window: int = 100) -> list[float]:
+        """Share of the previous ``window`` queries routed to ``agent``, after each query."""
+        i = self.world.agents.index(agent)
+        out: list[float] = []
+        recent: deque[int] = deque(maxlen=window)
+        for a in self.routed:
+            recent.append(a == i)
+            out.append(sum(recent) / len(recent))
+        return out
+
+    def estimate(self, agent: str) -> float:
+        """The router's final estimate of ``agent``'s quality."""
+        return self.estimates[-1][self.world.agents.index(agent)] if self.estimates else 0.0
+
+    def starved(self, agent: str) -> int:
+        """Queries since the router last learned anything about ``agent`` — a monitor's number.
+
+        A loop that has stopped looking at one option shows it here long before any accuracy
+        metric moves: the whole run (``len(routed)``) when it never learned about it at all.
+        """
+        last = self.last_judged[self.world.agents.index(agent)]
+        return len(self.routed) - (last + 1 if last is not None else 0)
+
+    def summary(self, last: int = 1000) -> str:
+        a, b = self.world.agents
+        return (
+            f"{self.design}: last {last} queries to {b} {self.share(b, last):.0%}; router believes "
+            f"{a} {self.estimate(a):.2f}, {b} {self.estimate(b):.2f} (true {self.world.quality[0]:.2f}, "
+            f"{self.world.quality[1]:.2f}); learned from {self.judged[1]} of {b}'s answers"
+        )
+
+
+def route_and_learn(
+    design: str,
+    world: RouterWorld | None = None,
+    *,
+    n: int = 3000,
+    seed: int = 11,
+    explore: float = 0.1,
+    holdout: float = 0.1,
+    delay: int = 50,
+) -> RouterTrace:
+    """A router retrained on what it observes, under one of :data:`ROUTER_DESIGNS`.
+
+    Every query goes to the agent with the higher estimate (ties: the first), except where the
+    design samples at random. The router learns a good/seen count per agent:
+
+    * ``"own outputs"`` — from every answer it routed, counting *accepted* as good;
+    * ``"delayed truth"`` — from every answer it routed, counting *correct* as good, but each
+      label arrives ``delay`` queries later (the ticket reopened, the refund reversed);
+    * ``"explore"`` — like own outputs, but a random ``explore`` share of queries is routed at
+      random;
+    * ``"held-out labels"`` — only from a random ``holdout`` share of queries, routed at random
+      and labelled right/wrong by a reviewer; never from its own routed traffic.
+
+    The queries (whether each agent would be right, whether a wrong answer is accepted) come
+    from one ``random.Random(seed)`` and are the same for every design; the router's own coin
+    flips come from a second seeded stream, one per design.
+    """
+    if design not in ROUTER_DESIGNS:
+        raise FeedbackError(f"unknown design {design!r}; use one of {list(ROUTER_DESIGNS)}")
+    if not (0.0 <= explore <= 1.0 and 0.0 <= holdout <= 1.0):
+        raise FeedbackError("explore and holdout are shares of the queries: they must be in [0, 1]")
+    if n < 1 or delay < 0:
+        raise FeedbackError("n must be ≥ 1 and delay ≥ 0")
+    w = world or RouterWorld()
+    queries = random.Random(seed)
+    coins = random.Random(seed * 7919 + 1 + ROUTER_DESIGNS.index(design))
+    good = [1.0, 0.0] if w.head_start else [0.0, 0.0]
+    seen = [1, 1] if w.head_start else [0, 0]
+    judged: list[int] = [0, 0]
+    last: list[int | None] = [None, None]
+    pending: deque[tuple[int, int, bool]] = deque()  # (due at query, agent, correct)
+    routed: list[int] = []
+    estimates: list[tuple[float, float]] = []
+
+    def learn(agent: int, signal: bool, at: int) -> None:
+        seen[agent] += 1
+        good[agent] += signal
+        judged[agent] += 1
+        last[agent] = at
+
+    for q in range(n):
+        draw, accept_draw = queries.random(), queries.random()
+        est = [good[i] / seen[i] if seen[i] else 0.0 for i in (0, 1)]
+        share = explore if design == "explore" else holdout if design == "held-out labels" else 0.0
+        sampled = share > 0 and coins.random() < share
+        agent = coins.randrange(2) if sampled else (0 if est[0] >= est[1] else 1)
+        correct = draw < w.quality[agent]
+        accepted = correct or accept_draw < w.rubber_stamp
+        if design == "held-out labels":
+            if sampled:
+                learn(agent, correct, q)
+        elif design == "delayed truth":
+            pending.append((q + delay, agent, correct))
+            while pending and pending[0][0] <= q:
+                _, a, c = pending.popleft()
+                learn(a, c, q)
+        else:
+            learn(agent, accepted, q)
+        routed.append(agent)
+        estimates.append((good[0] / seen[0] if seen[0] else 0.0, good[1] / seen[1] if seen[1] else 0.0))
+    return RouterTrace(design, w, tuple(routed), tuple(estimates), (judged[0], judged[1]), (last[0], last[1]))
+
+
+def compare_router_designs(
+    designs: Sequence[str] = ROUTER_DESIGNS,
+    world: RouterWorld | None = None,
+    *,
+    n: int = 3000,
+    seed: int = 11,
+    explore: float = 0.1,
+    holdout: float = 0.1,
+    delay: int = 50,
+) -> dict[str, RouterTrace]:
+    """The same queries (same seed) under each design, keyed by design."""
+    return {
+        d: route_and_learn(d, world, n=n, seed=seed, explore=explore, holdout=holdout, delay=delay)
+        for d in designs
+    }

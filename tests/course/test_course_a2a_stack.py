@@ -5,8 +5,10 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pytest
 
-from agentproto.course.a2a_stack import LAYER_COLORS, plot_stack
-from agentproto.demo.concierge import LAYERS, StackLog
+from agentproto.a2a import create_a2a_app
+from agentproto.clock import FakeClock, IdFactory
+from agentproto.course.a2a_stack import LAYER_COLORS, plot_stack, rediscover_peer
+from agentproto.demo.concierge import LAYERS, ConciergeAgent, StackLog
 
 
 @pytest.fixture(autouse=True)
@@ -42,3 +44,24 @@ def test_long_labels_are_shortened_and_every_layer_is_in_the_legend():
 def test_an_empty_log_still_draws_the_four_lifelines():
     ax = plot_stack(StackLog()).axes[0]
     assert len(ax.lines) == 4
+
+
+def test_a_peer_restarted_on_a_new_port_is_rediscovered_from_its_card():
+    from agentproto.testing import RunningServer
+
+    app = create_a2a_app(agent="travel", clock=FakeClock(), ids=IdFactory("task"))
+    first = RunningServer(app).start()
+    concierge = ConciergeAgent(tools=None, travel_url=first.url, a2a_ids=IdFactory("m"))
+    try:
+        concierge.client()
+        first.stop()
+        second = RunningServer(app).start()  # port 0 again: whatever the OS hands out
+        try:
+            url = rediscover_peer(concierge, second.url)
+            assert url.startswith(second.url)
+            assert concierge.client().url == url
+            assert concierge.log.hops[-1].what.startswith("Agent Card")
+        finally:
+            second.stop()
+    finally:
+        concierge.close()

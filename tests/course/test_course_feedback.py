@@ -77,3 +77,29 @@ def test_the_plots_are_labelled():
         {"latency 5": gain_sweep([0.5, 1.0], seeds=2)}, open_loop_error=5.0, ax=Figure().subplots()
     )
     assert "gain" in ax.get_xlabel() and ax.get_ylim() == (0.0, 10.0)  # twice the open-loop error
+
+
+def test_the_self_reinforcement_figure_has_a_line_and_a_pair_of_bars_per_design():
+    import matplotlib.pyplot as plt
+
+    from agentproto.course.feedback import plot_self_reinforcement
+    from agentproto.orchestration.feedback import compare_router_designs
+
+    traces = compare_router_designs(n=400)
+    fig = plot_self_reinforcement(traces)
+    left, right = fig.axes
+    assert [line.get_label() for line in left.get_lines()] == list(traces)
+    assert len(right.patches) == 2 * len(traces)
+    plt.close(fig)
+
+
+def test_the_router_lab_puts_the_self_reinforcing_router_beside_the_chosen_design():
+    from agentproto.course.feedback import RouterLab
+
+    lab = RouterLab(n=600)
+    assert [t.design for t in lab.traces] == ["own outputs", "explore"]
+    assert lab.summary_text.startswith("own outputs:") and "<svg" in lab.svg
+    lab.design.value = "held-out labels"
+    assert [t.design for t in lab.traces] == ["own outputs", "held-out labels"]
+    lab.share.value = 0.0  # no held-out sample: nothing to learn from, so nothing changes
+    assert lab.traces[1].judged == (0, 0)

@@ -104,3 +104,19 @@ def test_the_starvation_plot_has_one_line_per_policy():
     ax = plot_starvation(points, Figure().subplots(), priority=1)
     assert [line.get_label() for line in ax.get_lines()] == list(dict.fromkeys(p.policy for p in points))
     assert ax.get_ylabel() == "worst wait of priority 1 (s)"
+
+
+def test_the_aging_ceiling_slider_decides_whether_aging_can_reorder_a_class():
+    lab = SchedulingLab(rate=0.4, duration=300.0, auto=False)
+    lab.priority["report"].value = 4
+    lab.run_button.click()
+    rows = lab.summary_text.split("\n")
+    priority = rows[rows.index(next(r for r in rows if r.startswith("priority:"))) :][:4]
+    aging = rows[rows.index(next(r for r in rows if r.startswith("priority + aging:"))) :][:4]
+    assert [r.split(":", 1)[1] for r in priority] == [r.split(":", 1)[1] for r in aging]  # 2.5 < 3
+    lab.ceiling.value = 3.5  # now a waiting trip (2) can age past the complaints (3)
+    lab.run_button.click()
+    rows = lab.summary_text.split("\n")
+    assert "aging ceiling 3.5" in rows[0]
+    aging = rows[rows.index(next(r for r in rows if r.startswith("priority + aging:"))) :][:4]
+    assert [r.split(":", 1)[1] for r in priority] != [r.split(":", 1)[1] for r in aging]

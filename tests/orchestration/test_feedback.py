@@ -5,12 +5,16 @@ from __future__ import annotations
 import pytest
 
 from agentproto.orchestration.feedback import (
+    ROUTER_DESIGNS,
     Drift,
     FeedbackError,
     Loop,
+    RouterWorld,
     compare_loops,
+    compare_router_designs,
     gain_sweep,
     loop_length_sweep,
+    route_and_learn,
     run_loop,
 )
 
@@ -107,3 +111,56 @@ def test_shorter_is_better_only_while_the_loop_stays_stable():
 def test_too_much_gain_for_the_delay_diverges():
     rows = {r.value: r for r in gain_sweep([0.5, 1.9], loop=Loop(period=5, latency=5), seeds=3)}
     assert rows[0.5].diverged == 0.0 and rows[1.9].diverged == 1.0
+
+
+# -- a loop that learns from its own outputs -------------------------------------------------------
+
+
+def test_a_router_trained_on_its_own_accepted_answers_locks_in_its_first_favourite():
+    tr = route_and_learn("own outputs")
+    assert tr.share("B") == 0.0 and tr.judged[1] == 0
+    assert tr.starved("B") == len(tr.routed)
+    # acceptance inflates the favourite: true 0.62, accepted about 0.62 + 0.38 * 0.3
+    assert tr.estimate("A") > RouterWorld().quality[0] + 0.05
+
+
+def test_delayed_ground_truth_corrects_the_numbers_but_not_the_lock_in():
+    tr = route_and_learn("delayed truth")
+    assert abs(tr.estimate("A") - 0.62) < 0.05
+    assert tr.share("B") == 0.0
+
+
+def test_exploration_and_held_out_labels_both_find_the_better_agent():
+    for design in ("explore", "held-out labels"):
+        tr = route_and_learn(design)
+        assert tr.share("B", last=1000) > 0.9
+        assert tr.estimate("B") > tr.estimate("A")
+    held = route_and_learn("held-out labels")
+    assert abs(held.estimate("B") - 0.80) < 0.08  # human labels: correctness, not acceptance
+
+
+def test_every_design_sees_the_same_queries_and_runs_are_reproducible():
+    a, b = compare_router_designs(), compare_router_designs()
+    assert list(a) == list(ROUTER_DESIGNS)
+    assert all(a[d].routed == b[d].routed and a[d].estimates == b[d].estimates for d in a)
+    assert route_and_learn("explore", seed=1).routed != route_and_learn("explore", seed=2).routed
+
+
+def test_without_a_head_start_and_with_equal_agents_nothing_is_starved_by_exploration():
+    tr = route_and_learn("explore", RouterWorld(quality=(0.7, 0.7), head_start=False), explore=0.2, n=500)
+    assert tr.judged[0] > 0 and tr.judged[1] > 0
+    assert len(tr.rolling_share("A", 50)) == 500 and 0.0 <= min(tr.rolling_share("A", 50))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: route_and_learn("bandit"),
+        lambda: route_and_learn("explore", explore=1.5),
+        lambda: route_and_learn("own outputs", n=0),
+        lambda: RouterWorld(quality=(1.2, 0.5)),
+    ],
+)
+def test_bad_router_settings_are_refused(call):
+    with pytest.raises(FeedbackError):
+        call()
