@@ -51,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "agent_schedule": "agentproto.a2a.modes",
     "model_modes": "agentproto.a2a.modes",
     "A2AHandler": "agentproto.a2a.jsonrpc",
+    "CallerScope": "agentproto.a2a.jsonrpc",
+    "ANONYMOUS": "agentproto.a2a.jsonrpc",
     "ACTIVE_STATES": "agentproto.a2a.states",
     "AGENTS": "agentproto.a2a.agents",
     "CONFORMANCE_BEHAVIOURS": "agentproto.a2a.agents",
@@ -228,6 +230,8 @@ __all__ = [
     # binding, server, client
     "JSONRPCDispatcher",
     "A2AHandler",
+    "CallerScope",
+    "ANONYMOUS",
     "METHODS",
     "A2AApplication",
     "build_a2a_routes",
@@ -304,7 +308,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         VersionNotSupportedError,
         error_from_wire,
     )
-    from agentproto.a2a.jsonrpc import METHODS, A2AHandler, JSONRPCDispatcher
+    from agentproto.a2a.jsonrpc import ANONYMOUS, METHODS, A2AHandler, CallerScope, JSONRPCDispatcher
     from agentproto.a2a.machine import (
         TRANSITIONS,
         InvalidTransitionError,

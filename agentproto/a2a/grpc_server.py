@@ -8,6 +8,11 @@ format all three bindings share, so no field is mapped by hand.
 
 * Service parameters come from gRPC metadata (``a2a-version``, ``a2a-extensions``, spec §10.2)
   and are checked exactly as on JSON-RPC and REST.
+* Caller scope: the tenant is the request message's ``tenant`` field; the subject comes from
+  ``authenticate(metadata)`` when the server is started with one (auth mode: the bearer token
+  in the ``authorization`` metadata, checked exactly as over HTTP; a refusal ends the call with
+  ``UNAUTHENTICATED``/``PERMISSION_DENIED`` and the RFC 6750 challenge in a ``www-authenticate``
+  trailer, spec §7.4 "binding-specific error codes"). Without one every caller is anonymous.
 * ``SendStreamingMessage`` and ``SubscribeToTask`` are server-streaming RPCs: one
   ``StreamResponse`` message per event.
 * Errors end the call with the gRPC status of spec §5.4 (``NOT_FOUND``, ``FAILED_PRECONDITION``
@@ -22,7 +27,7 @@ so the Agent Card lists it. gRPC targets are ``host:port`` (no scheme), as gRPC 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
@@ -40,10 +45,11 @@ from agentproto.a2a.errors import (
     InternalError,
     grpc_status_name,
 )
-from agentproto.a2a.jsonrpc import A2AHandler, JSONRPCDispatcher, validation_error
+from agentproto.a2a.jsonrpc import ANONYMOUS, A2AHandler, CallerScope, JSONRPCDispatcher, validation_error
 from agentproto.a2a.types import (
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
@@ -65,6 +71,7 @@ __all__ = [
     "from_proto",
     "GRPC_BINDING",
     "STATUS_DETAILS_KEY",
+    "GrpcAuthError",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,6 +84,21 @@ _M = TypeVar("_M", bound=ProtoModel)
 #: ``grpc.aio.ServicerContext`` (grpcio ships no type hints, so this is ``Any`` to mypy).
 Context: TypeAlias = Any
 _P = TypeVar("_P", bound=PbMessage)
+
+
+class GrpcAuthError(Exception):
+    """Raised by an ``authenticate`` hook to refuse a call: ``code`` is ``UNAUTHENTICATED``
+    or ``PERMISSION_DENIED``; ``challenge`` goes out as a ``www-authenticate`` trailer."""
+
+    def __init__(self, message: str, *, code: str = "UNAUTHENTICATED", challenge: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.challenge = challenge
+
+
+#: ``authenticate(metadata) -> subject``; raises :class:`GrpcAuthError` to refuse the call.
+Authenticate = Callable[[Mapping[str, str]], "str | None"]
 
 
 def from_proto(message: PbMessage, model: type[_M]) -> _M:
@@ -144,20 +166,38 @@ def _metadata(context: Context) -> dict[str, str]:
 class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     """The eleven ``A2AService`` RPCs over one handler (the kit's :class:`A2AService`)."""
 
-    def __init__(self, service: A2AHandler, *, base_url: str = "http://127.0.0.1") -> None:
+    def __init__(
+        self,
+        service: A2AHandler,
+        *,
+        base_url: str = "http://127.0.0.1",
+        authenticate: Authenticate | None = None,
+    ) -> None:
         self.service = service
         self.base_url = base_url
+        self.authenticate = authenticate
         self._checks = JSONRPCDispatcher(service)
 
-    def _check(self, context: Context) -> None:
+    def _check(self, context: Context) -> str | None:
+        """Authenticate (if configured), then the service parameters; returns the subject."""
         md: Mapping[str, str] = _metadata(context)
+        subject = self.authenticate(md) if self.authenticate is not None else None
         self._checks._check_version(md, None)
         self._checks._check_extensions(md)
+        return subject
+
+    @staticmethod
+    async def _refuse(context: Context, exc: GrpcAuthError) -> None:
+        if exc.challenge:
+            context.set_trailing_metadata((("www-authenticate", exc.challenge),))
+        await context.abort(grpc.StatusCode[exc.code], exc.message)
 
     async def _unary(self, context: Context, call: Any) -> Any:
         try:
-            self._check(context)
-            return await call()
+            subject = self._check(context)
+            return await call(subject)
+        except GrpcAuthError as exc:
+            await self._refuse(context, exc)
         except A2AError as exc:
             await _abort(context, exc)
         except Exception as exc:
@@ -168,10 +208,12 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     async def _streaming(self, context: Context, start: Any) -> AsyncIterator[pb.StreamResponse]:
         events: AsyncIterator[StreamResponse] | None = None
         try:
-            self._check(context)
-            events = await start()
+            subject = self._check(context)
+            events = await start(subject)
             async for event in events:
                 yield to_proto(event, pb.StreamResponse)
+        except GrpcAuthError as exc:
+            await self._refuse(context, exc)
         except A2AError as exc:
             await _abort(context, exc)
         except Exception as exc:
@@ -185,8 +227,9 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     # ------------------------------------------------------------------ the RPCs
 
     async def SendMessage(self, request: pb.SendMessageRequest, context: Context) -> pb.SendMessageResponse:
-        async def call() -> pb.SendMessageResponse:
-            out = await self.service.send_message(from_proto(request, SendMessageRequest))
+        async def call(subject: str | None) -> pb.SendMessageResponse:
+            req = from_proto(request, SendMessageRequest)
+            out = await self.service.send_message(req, _scope(req.tenant, subject))
             wrapped = (
                 SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
             )
@@ -199,37 +242,44 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     async def SendStreamingMessage(
         self, request: pb.SendMessageRequest, context: Context
     ) -> AsyncIterator[pb.StreamResponse]:
-        async for item in self._streaming(
-            context, lambda: self.service.send_streaming_message(from_proto(request, SendMessageRequest))
-        ):
+        async def start(subject: str | None) -> AsyncIterator[StreamResponse]:
+            req = from_proto(request, SendMessageRequest)
+            return await self.service.send_streaming_message(req, _scope(req.tenant, subject))
+
+        async for item in self._streaming(context, start):
             yield item
 
     async def SubscribeToTask(
         self, request: pb.SubscribeToTaskRequest, context: Context
     ) -> AsyncIterator[pb.StreamResponse]:
-        async for item in self._streaming(
-            context, lambda: self.service.subscribe(from_proto(request, SubscribeToTaskRequest))
-        ):
+        async def start(subject: str | None) -> AsyncIterator[StreamResponse]:
+            req = from_proto(request, SubscribeToTaskRequest)
+            return await self.service.subscribe(req, _scope(req.tenant, subject))
+
+        async for item in self._streaming(context, start):
             yield item
 
     async def GetTask(self, request: pb.GetTaskRequest, context: Context) -> pb.Task:
-        async def call() -> pb.Task:
-            return to_proto(await self.service.get_task(from_proto(request, GetTaskRequest)), pb.Task)
+        async def call(subject: str | None) -> pb.Task:
+            req = from_proto(request, GetTaskRequest)
+            return to_proto(await self.service.get_task(req, _scope(req.tenant, subject)), pb.Task)
 
         result: pb.Task = await self._unary(context, call)
         return result
 
     async def ListTasks(self, request: pb.ListTasksRequest, context: Context) -> pb.ListTasksResponse:
-        async def call() -> pb.ListTasksResponse:
-            out = await self.service.list_tasks(from_proto(request, ListTasksRequest))
+        async def call(subject: str | None) -> pb.ListTasksResponse:
+            req = from_proto(request, ListTasksRequest)
+            out = await self.service.list_tasks(req, _scope(req.tenant, subject))
             return to_proto(out, pb.ListTasksResponse)
 
         result: pb.ListTasksResponse = await self._unary(context, call)
         return result
 
     async def CancelTask(self, request: pb.CancelTaskRequest, context: Context) -> pb.Task:
-        async def call() -> pb.Task:
-            out = await self.service.cancel_task(from_proto(request, CancelTaskRequest))
+        async def call(subject: str | None) -> pb.Task:
+            req = from_proto(request, CancelTaskRequest)
+            out = await self.service.cancel_task(req, _scope(req.tenant, subject))
             return to_proto(out, pb.Task)
 
         result: pb.Task = await self._unary(context, call)
@@ -238,8 +288,9 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     async def CreateTaskPushNotificationConfig(
         self, request: pb.TaskPushNotificationConfig, context: Context
     ) -> pb.TaskPushNotificationConfig:
-        async def call() -> pb.TaskPushNotificationConfig:
-            out = await self.service.create_push_config(from_proto(request, TaskPushNotificationConfig))
+        async def call(subject: str | None) -> pb.TaskPushNotificationConfig:
+            req = from_proto(request, TaskPushNotificationConfig)
+            out = await self.service.create_push_config(req, _scope(req.tenant, subject))
             return to_proto(out, pb.TaskPushNotificationConfig)
 
         result: pb.TaskPushNotificationConfig = await self._unary(context, call)
@@ -248,10 +299,9 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     async def GetTaskPushNotificationConfig(
         self, request: pb.GetTaskPushNotificationConfigRequest, context: Context
     ) -> pb.TaskPushNotificationConfig:
-        async def call() -> pb.TaskPushNotificationConfig:
-            out = await self.service.get_push_config(
-                from_proto(request, GetTaskPushNotificationConfigRequest)
-            )
+        async def call(subject: str | None) -> pb.TaskPushNotificationConfig:
+            req = from_proto(request, GetTaskPushNotificationConfigRequest)
+            out = await self.service.get_push_config(req, _scope(req.tenant, subject))
             return to_proto(out, pb.TaskPushNotificationConfig)
 
         result: pb.TaskPushNotificationConfig = await self._unary(context, call)
@@ -260,10 +310,9 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     async def ListTaskPushNotificationConfigs(
         self, request: pb.ListTaskPushNotificationConfigsRequest, context: Context
     ) -> pb.ListTaskPushNotificationConfigsResponse:
-        async def call() -> pb.ListTaskPushNotificationConfigsResponse:
-            out = await self.service.list_push_configs(
-                from_proto(request, ListTaskPushNotificationConfigsRequest)
-            )
+        async def call(subject: str | None) -> pb.ListTaskPushNotificationConfigsResponse:
+            req = from_proto(request, ListTaskPushNotificationConfigsRequest)
+            out = await self.service.list_push_configs(req, _scope(req.tenant, subject))
             return to_proto(out, pb.ListTaskPushNotificationConfigsResponse)
 
         result: pb.ListTaskPushNotificationConfigsResponse = await self._unary(context, call)
@@ -274,10 +323,9 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     ) -> Any:
         from google.protobuf import empty_pb2
 
-        async def call() -> Any:
-            await self.service.delete_push_config(
-                from_proto(request, DeleteTaskPushNotificationConfigRequest)
-            )
+        async def call(subject: str | None) -> Any:
+            req = from_proto(request, DeleteTaskPushNotificationConfigRequest)
+            await self.service.delete_push_config(req, _scope(req.tenant, subject))
             return empty_pb2.Empty()
 
         return await self._unary(context, call)
@@ -285,11 +333,17 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     async def GetExtendedAgentCard(
         self, request: pb.GetExtendedAgentCardRequest, context: Context
     ) -> pb.AgentCard:
-        async def call() -> pb.AgentCard:
-            return to_proto(await self.service.extended_card(self.base_url), pb.AgentCard)
+        async def call(subject: str | None) -> pb.AgentCard:
+            req = from_proto(request, GetExtendedAgentCardRequest)
+            card = await self.service.extended_card(self.base_url, _scope(req.tenant, subject))
+            return to_proto(card, pb.AgentCard)
 
         result: pb.AgentCard = await self._unary(context, call)
         return result
+
+
+def _scope(tenant: str, subject: str | None) -> CallerScope:
+    return CallerScope(tenant, subject) if tenant or subject else ANONYMOUS
 
 
 @dataclass
@@ -304,16 +358,22 @@ class GrpcServer:
 
 
 async def start_grpc_server(
-    service: Any, *, host: str = "127.0.0.1", port: int = 0, base_url: str = "http://127.0.0.1"
+    service: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    base_url: str = "http://127.0.0.1",
+    authenticate: Authenticate | None = None,
 ) -> GrpcServer:
     """Serve ``service`` over gRPC on ``host:port`` (0: a free port) in the running loop.
 
     Sets ``service.grpc_url`` (if the service has that attribute) so its card lists the
     interface. ``base_url`` is what the extended card's HTTP interfaces are built from.
+    ``authenticate`` (metadata → subject, or :class:`GrpcAuthError`) runs before every call.
     """
     server = grpc.aio.server()
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        A2AGrpcServicer(service, base_url=base_url), server
+        A2AGrpcServicer(service, base_url=base_url, authenticate=authenticate), server
     )
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -83,6 +83,8 @@ from agentproto.a2a.types import (
 
 __all__ = [
     "A2AHandler",
+    "ANONYMOUS",
+    "CallerScope",
     "JSONRPCDispatcher",
     "METHODS",
     "V03_METHODS",
@@ -100,6 +102,42 @@ VERSION_HEADER = "A2A-Version"
 #: Request media types the JSON bindings accept (``application/a2a+json`` is the v1.0 one).
 JSON_MEDIA_TYPES = ("application/json", "application/a2a+json")
 EXTENSIONS_HEADER = "A2A-Extensions"
+
+
+@dataclass(frozen=True)
+class CallerScope:
+    """Who is asking, and in which tenant: the boundary every task, context and push config
+    lives in (spec §13.1: results MUST be scoped to the caller's authorization boundaries).
+
+    ``tenant`` is the request's ``tenant`` field (``a2a.proto``: every request message has one;
+    JSON-RPC ``params.tenant``, the REST path's ``/{tenant}/…`` prefix, the gRPC request field);
+    ``subject`` is the authenticated caller (the bearer token's ``sub``), ``None`` without
+    authentication. The spec leaves the authorization model to the agent (§7.5, §13.1); ours
+    is: *the scope that created a task owns it*. Another subject, or the same subject in
+    another tenant, is answered exactly as an unknown id is (TaskNotFound), never with data.
+    (Named ``CallerScope`` because ``Scope`` already means an ASGI scope and an OAuth scope
+    in this package.)
+    """
+
+    tenant: str = ""
+    subject: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.subject == "":
+            raise ValueError("an authenticated subject must not be empty (None means anonymous)")
+
+    @property
+    def owner(self) -> str:
+        """The subject as stored (``""`` for the anonymous caller)."""
+        return self.subject or ""
+
+    def in_tenant(self, tenant: str) -> CallerScope:
+        """This caller in ``tenant`` (a request's ``tenant`` field fills an empty one)."""
+        return self if tenant == self.tenant else replace(self, tenant=tenant)
+
+
+#: The caller of default (unauthenticated) mode, in the default tenant.
+ANONYMOUS = CallerScope()
 
 
 @dataclass(frozen=True)
@@ -180,38 +218,47 @@ def requested_version(headers: Mapping[str, str], query: Mapping[str, str] | Non
 class A2AHandler(Protocol):
     """What the dispatcher needs of the side that runs the operations (spec §3.1).
 
-    Each method takes the method's validated request model; errors are raised as
-    :class:`~agentproto.a2a.errors.A2AError` subclasses. The two streaming methods validate
-    when awaited (so an unknown task is a plain error response) and return the event iterator.
+    Each method takes the method's validated request model and the caller's
+    :class:`CallerScope`; errors are raised as :class:`~agentproto.a2a.errors.A2AError`
+    subclasses. The two streaming methods validate when awaited (so an unknown task is a
+    plain error response) and return the event iterator.
     """
 
     def required_extensions(self) -> list[str]: ...
 
-    async def send_message(self, req: SendMessageRequest) -> Task | Message: ...
+    async def send_message(self, req: SendMessageRequest, scope: CallerScope = ...) -> Task | Message: ...
 
-    async def send_streaming_message(self, req: SendMessageRequest) -> AsyncIterator[StreamResponse]: ...
+    async def send_streaming_message(
+        self, req: SendMessageRequest, scope: CallerScope = ...
+    ) -> AsyncIterator[StreamResponse]: ...
 
-    async def get_task(self, req: GetTaskRequest) -> Task: ...
+    async def get_task(self, req: GetTaskRequest, scope: CallerScope = ...) -> Task: ...
 
-    async def list_tasks(self, req: ListTasksRequest) -> ListTasksResponse: ...
+    async def list_tasks(self, req: ListTasksRequest, scope: CallerScope = ...) -> ListTasksResponse: ...
 
-    async def cancel_task(self, req: CancelTaskRequest) -> Task: ...
+    async def cancel_task(self, req: CancelTaskRequest, scope: CallerScope = ...) -> Task: ...
 
-    async def subscribe(self, req: SubscribeToTaskRequest) -> AsyncIterator[StreamResponse]: ...
+    async def subscribe(
+        self, req: SubscribeToTaskRequest, scope: CallerScope = ...
+    ) -> AsyncIterator[StreamResponse]: ...
 
-    async def create_push_config(self, cfg: TaskPushNotificationConfig) -> TaskPushNotificationConfig: ...
+    async def create_push_config(
+        self, cfg: TaskPushNotificationConfig, scope: CallerScope = ...
+    ) -> TaskPushNotificationConfig: ...
 
     async def get_push_config(
-        self, req: GetTaskPushNotificationConfigRequest
+        self, req: GetTaskPushNotificationConfigRequest, scope: CallerScope = ...
     ) -> TaskPushNotificationConfig: ...
 
     async def list_push_configs(
-        self, req: ListTaskPushNotificationConfigsRequest
+        self, req: ListTaskPushNotificationConfigsRequest, scope: CallerScope = ...
     ) -> ListTaskPushNotificationConfigsResponse: ...
 
-    async def delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest) -> None: ...
+    async def delete_push_config(
+        self, req: DeleteTaskPushNotificationConfigRequest, scope: CallerScope = ...
+    ) -> None: ...
 
-    async def extended_card(self, base_url: str = ...) -> AgentCard: ...
+    async def extended_card(self, base_url: str = ..., scope: CallerScope = ...) -> AgentCard: ...
 
 
 class JSONRPCDispatcher:
@@ -228,18 +275,18 @@ class JSONRPCDispatcher:
         self.limits = input_limits
         self.supported_versions = supported_versions
         self._supported = {_major_minor(v) for v in supported_versions}
-        self._handlers: dict[str, Callable[[Any, str], Awaitable[Any]]] = {
+        self._handlers: dict[str, Callable[[Any, str, CallerScope], Awaitable[Any]]] = {
             "SendMessage": self._send_message,
-            "SendStreamingMessage": lambda p, _: service.send_streaming_message(p),
-            "GetTask": lambda p, _: service.get_task(p),
-            "ListTasks": lambda p, _: service.list_tasks(p),
-            "CancelTask": lambda p, _: service.cancel_task(p),
-            "SubscribeToTask": lambda p, _: service.subscribe(p),
-            "CreateTaskPushNotificationConfig": lambda p, _: service.create_push_config(p),
-            "GetTaskPushNotificationConfig": lambda p, _: service.get_push_config(p),
-            "ListTaskPushNotificationConfigs": lambda p, _: service.list_push_configs(p),
+            "SendStreamingMessage": lambda p, _, s: service.send_streaming_message(p, s),
+            "GetTask": lambda p, _, s: service.get_task(p, s),
+            "ListTasks": lambda p, _, s: service.list_tasks(p, s),
+            "CancelTask": lambda p, _, s: service.cancel_task(p, s),
+            "SubscribeToTask": lambda p, _, s: service.subscribe(p, s),
+            "CreateTaskPushNotificationConfig": lambda p, _, s: service.create_push_config(p, s),
+            "GetTaskPushNotificationConfig": lambda p, _, s: service.get_push_config(p, s),
+            "ListTaskPushNotificationConfigs": lambda p, _, s: service.list_push_configs(p, s),
             "DeleteTaskPushNotificationConfig": self._delete_push_config,
-            "GetExtendedAgentCard": lambda _, base: service.extended_card(base),
+            "GetExtendedAgentCard": lambda p, base, s: service.extended_card(base, s),
         }
 
     async def dispatch(
@@ -249,8 +296,12 @@ class JSONRPCDispatcher:
         *,
         query: Mapping[str, str] | None = None,
         base_url: str = "http://127.0.0.1",
+        subject: str | None = None,
     ) -> dict[str, Any] | AsyncIterator[dict[str, Any]] | None:
         """Answer one request: a response dict, or an async iterator of them (streaming).
+
+        ``subject`` is the authenticated caller (``None``: anonymous); with the request's
+        ``params.tenant`` it makes the :class:`CallerScope` the operation runs in.
 
         ``None`` means "send nothing back": the request was a notification (a valid request
         without an ``id`` member, JSON-RPC 2.0 §4.1); it is still carried out.
@@ -277,7 +328,8 @@ class JSONRPCDispatcher:
                 request = spec.params.model_validate(params)
             except ValidationError as exc:
                 raise validation_error(exc) from None
-            result = await self._handlers[method](request, base_url)
+            scope = CallerScope(str(getattr(request, "tenant", "") or ""), subject)
+            result = await self._handlers[method](request, base_url, scope)
         except A2AError as exc:
             return None if notification else exc.response(request_id)
         except Exception as exc:
@@ -392,16 +444,16 @@ class JSONRPCDispatcher:
 
     # ------------------------------------------------------------------ methods
 
-    async def _send_message(self, req: SendMessageRequest, _: str) -> dict[str, Any]:
-        out = await self.service.send_message(req)
+    async def _send_message(self, req: SendMessageRequest, _: str, scope: CallerScope) -> dict[str, Any]:
+        out = await self.service.send_message(req, scope)
         if isinstance(out, Task):
             return SendMessageResponse(task=out).to_wire()
         return SendMessageResponse(message=out).to_wire()
 
     async def _delete_push_config(
-        self, req: DeleteTaskPushNotificationConfigRequest, _: str
+        self, req: DeleteTaskPushNotificationConfigRequest, _: str, scope: CallerScope
     ) -> dict[str, Any]:
-        await self.service.delete_push_config(req)
+        await self.service.delete_push_config(req, scope)
         return {}  # google.protobuf.Empty
 
     async def _frames(

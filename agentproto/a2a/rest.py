@@ -28,6 +28,11 @@ Errors are a ``google.rpc.Status`` under ``error`` with the HTTP status of §5.4
 detail (§11.6, :func:`agentproto.a2a.errors.status_json`). A failure inside a stream is one
 ``event: error`` SSE frame carrying the same body, then the stream ends. ``A2A-Version`` and
 ``A2A-Extensions`` are checked exactly as on JSON-RPC (header or query parameter).
+
+Tenants: the ``/{tenant}/`` prefix is the request's ``tenant`` field (it wins over a ``tenant``
+in the body), and with the authenticated subject (:func:`caller_subject`) it is the
+:class:`~agentproto.a2a.jsonrpc.CallerScope` the operation runs in — a2a-sdk mounts the same
+routes under ``/{tenant}`` and copies the path parameter into its call context likewise.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from agentproto.a2a.errors import (
     MethodNotFoundError,
     status_json,
 )
-from agentproto.a2a.jsonrpc import A2AHandler, JSONRPCDispatcher, validation_error
+from agentproto.a2a.jsonrpc import A2AHandler, CallerScope, JSONRPCDispatcher, validation_error
 from agentproto.a2a.types import (
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -79,6 +84,7 @@ __all__ = [
     "match_route",
     "answer_media_type",
     "error_response",
+    "caller_subject",
 ]
 
 log = logging.getLogger(__name__)
@@ -205,6 +211,23 @@ def error_response(exc: A2AError, media_type: str = REST_MEDIA_TYPE) -> Response
     return _response(status_json(exc), exc.http_status, media_type)
 
 
+def caller_subject(asgi_scope: Mapping[str, Any]) -> str | None:
+    """The authenticated subject an authentication layer in front left on the request:
+    ``scope["state"]["claims"].subject`` (what :class:`agentproto.security.serving.BearerAuth`
+    sets), else ``scope["state"]["a2a_subject"]``; ``None`` — the anonymous caller — if neither.
+    Verified claims without a subject raise ``ValueError`` (answered as an internal error):
+    they must never pass for the anonymous caller. (This package may not import
+    :mod:`agentproto.security`, hence the duck typing.)"""
+    state = asgi_scope.get("state") or {}
+    claims = state.get("claims")
+    subject = getattr(claims, "subject", None) if claims is not None else state.get("a2a_subject")
+    if subject is None and claims is None:
+        return None
+    if not isinstance(subject, str) or not subject:  # verified, but names nobody: fail closed
+        raise ValueError("the authenticated caller has no subject")
+    return subject
+
+
 class _RequestMediaTypeError(ContentTypeNotSupportedError):
     """The request's own ``Content-Type`` is not JSON: HTTP's 415 (RFC 9110 §15.5.16).
 
@@ -237,7 +260,8 @@ class RestBinding:
             self._checks._check_extensions(request.headers)
             params = await self._params(request, route)
             base = str(request.base_url).rstrip("/")
-            return await self._call(route, params, base, media)
+            scope = CallerScope(route.tenant, caller_subject(request.scope))
+            return await self._call(route, params, base, media, scope)
         except A2AError as exc:
             return error_response(exc, media)
         except Exception as exc:
@@ -276,38 +300,41 @@ class RestBinding:
             params["id"] = route.task_id
         return params
 
-    async def _call(self, route: RouteMatch, params: dict[str, Any], base: str, media: str) -> Response:
+    async def _call(
+        self, route: RouteMatch, params: dict[str, Any], base: str, media: str, scope: CallerScope
+    ) -> Response:
         svc = self.service
         op = route.operation
         if op == "SendMessage":
-            out = await svc.send_message(_parse(SendMessageRequest, params))
+            out = await svc.send_message(_parse(SendMessageRequest, params), scope)
             wrapped = (
                 SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
             )
             return _response(wrapped.to_wire(), media_type=media)
         if op == "SendStreamingMessage":
-            events = await svc.send_streaming_message(_parse(SendMessageRequest, params))
+            events = await svc.send_streaming_message(_parse(SendMessageRequest, params), scope)
             return self._sse(events)
         if op == "SubscribeToTask":
-            return self._sse(await svc.subscribe(_parse(SubscribeToTaskRequest, params)))
+            return self._sse(await svc.subscribe(_parse(SubscribeToTaskRequest, params), scope))
         result: ProtoModel | None
         if op == "GetTask":
-            result = await svc.get_task(_parse(GetTaskRequest, params))
+            result = await svc.get_task(_parse(GetTaskRequest, params), scope)
         elif op == "ListTasks":
-            result = await svc.list_tasks(_parse(ListTasksRequest, params))
+            result = await svc.list_tasks(_parse(ListTasksRequest, params), scope)
         elif op == "CancelTask":
-            result = await svc.cancel_task(_parse(CancelTaskRequest, params))
+            result = await svc.cancel_task(_parse(CancelTaskRequest, params), scope)
         elif op == "CreateTaskPushNotificationConfig":
-            result = await svc.create_push_config(_parse(TaskPushNotificationConfig, params))
+            result = await svc.create_push_config(_parse(TaskPushNotificationConfig, params), scope)
         elif op == "GetTaskPushNotificationConfig":
-            result = await svc.get_push_config(_parse(GetTaskPushNotificationConfigRequest, params))
+            result = await svc.get_push_config(_parse(GetTaskPushNotificationConfigRequest, params), scope)
         elif op == "ListTaskPushNotificationConfigs":
-            result = await svc.list_push_configs(_parse(ListTaskPushNotificationConfigsRequest, params))
+            req = _parse(ListTaskPushNotificationConfigsRequest, params)
+            result = await svc.list_push_configs(req, scope)
         elif op == "DeleteTaskPushNotificationConfig":
-            await svc.delete_push_config(_parse(DeleteTaskPushNotificationConfigRequest, params))
+            await svc.delete_push_config(_parse(DeleteTaskPushNotificationConfigRequest, params), scope)
             result = None
         else:  # GetExtendedAgentCard
-            result = await svc.extended_card(base)
+            result = await svc.extended_card(base, scope)
         return _response(result.to_wire() if result is not None else {}, media_type=media)
 
     @staticmethod

@@ -12,6 +12,8 @@ Two routes (spec §8.2, §9):
   methods answer ``text/event-stream`` with one complete JSON-RPC response per ``data:`` line, or
   a plain JSON error if the request fails before the stream starts.
 
+The caller's subject, when an authentication layer in front has verified one, comes from the
+ASGI scope (:func:`agentproto.a2a.rest.caller_subject`); the tenant from ``params.tenant``.
 Everything protocol-related happens in :mod:`agentproto.a2a.jsonrpc` and
 :mod:`agentproto.a2a.service`; this module only moves bytes.
 
@@ -37,7 +39,7 @@ from starlette.routing import BaseRoute, Route
 
 from agentproto.a2a.agents import Agent, make_agent
 from agentproto.a2a.jsonrpc import JSONRPCDispatcher
-from agentproto.a2a.rest import REST_PATH, RestBinding
+from agentproto.a2a.rest import REST_PATH, RestBinding, caller_subject
 from agentproto.a2a.service import A2AService
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.clock import Clock, IdSource
@@ -131,6 +133,7 @@ class A2AApplication:
             request.headers,
             query=request.query_params,
             base_url=_base_url(request, self.public_url),
+            subject=caller_subject(request.scope),
         )
         if out is None:  # a JSON-RPC notification: no response body at all
             return Response(status_code=204)

@@ -24,14 +24,24 @@ The three ways to wait for a result are views of that one event feed:
   updates, and closes when nothing more can happen without the client (see below);
 * **push** POSTs each event to the configured webhooks (:mod:`agentproto.a2a.push`).
 
-Stream-closing rule (the spec is inconsistent here — §3.1.2/§11.7 and
-``streaming-and-async.md`` say "terminal or interrupted", §7.6 suggests keeping AUTH_REQUIRED
-streams open): a stream closes when the task becomes terminal, or when it is interrupted
-*and the agent's run has ended* — i.e. when only the client can make the next move. An agent
+Stream-closing rule. The spec does not say one thing here: §3.1.2 says the stream of
+``SendStreamingMessage`` MUST close when the task reaches a *terminal* state (and names no
+other); §11.7 (the HTTP+JSON binding's streaming section) and ``topics/streaming-and-async.md``
+speak of a stream ending at a terminal *or interrupted* state; §7.6.1 says an agent waiting
+for out-of-band credentials SHOULD keep AUTH_REQUIRED streams open. Our rule: a stream closes
+when the task becomes terminal, or when it is interrupted *and the agent's run has ended* —
+i.e. when only the client can make the next move. An agent
 that announces AUTH_REQUIRED and keeps running (credentials arriving out of band, §7.6) keeps
 its streams open. The client's answer to an interrupted task opens a new stream.
 ``SubscribeToTask`` streams are the exception: §3.1.6 ends them only at a terminal state, so
 they stay open across interruptions (another client may answer meanwhile).
+
+Ownership and tenants. Every operation takes the caller's
+:class:`~agentproto.a2a.jsonrpc.CallerScope` (tenant + authenticated subject; the anonymous
+scope by default). A task, its push configs and its context belong to the scope that created
+them; any other scope — another subject, or the same subject in another tenant — gets
+``TaskNotFoundError`` for them, exactly as for an id that does not exist (§13.1, §3.1.3 "does
+not exist or is not accessible"), and ``ListTasks`` lists only the caller's tasks.
 
 Only one run per task exists at a time. A message for a task whose agent is still running is
 refused with ``UnsupportedOperationError`` (the spec lets agents accept such messages, §3.3.3,
@@ -70,6 +80,7 @@ from agentproto.a2a.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
+from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.machine import (
     InvalidTransitionError,
     Operation,
@@ -77,7 +88,9 @@ from agentproto.a2a.machine import (
     Transition,
     resolve_follow_up,
 )
-from agentproto.a2a.push import PushNotifier, check_webhook_url
+from agentproto.a2a.push import PushNotifier
+from agentproto.a2a.service_push import PushConfigService
+from agentproto.a2a.service_push import scoped as _scoped
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
@@ -85,11 +98,7 @@ from agentproto.a2a.types import (
     AgentCard,
     Artifact,
     CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
     Message,
@@ -173,6 +182,8 @@ class _Live:
     #: SubscribeToTask streams: they end only at a terminal state (spec §3.1.6), not when the
     #: task is interrupted — another client may answer it while they watch.
     watchers: list[_Subscriber] = field(default_factory=list)
+    #: Who owns the task: only this scope may see or touch it.
+    scope: CallerScope = ANONYMOUS
 
     @property
     def state(self) -> TaskState:
@@ -187,8 +198,9 @@ class _Live:
         return self.starting or (self.run is not None and not self.run.done())
 
 
-class A2AService:
-    """All A2A operations for one agent, over a task store, with an injected clock and ids.
+class A2AService(PushConfigService):
+    """All A2A operations for one agent, over a task store, with an injected clock and ids
+    (the push-config operations come from :class:`~agentproto.a2a.service_push.PushConfigService`).
 
     ``sleep`` is how :class:`~agentproto.a2a.agents.Wait` is honoured; by default real
     ``asyncio.sleep`` with a real clock, and "advance the fake clock" with a
@@ -235,9 +247,24 @@ class A2AService:
         return self._bindings(self.agent.card(base_url.rstrip("/") + self.rpc_path), base_url)
 
     def _bindings(self, card: AgentCard, base_url: str) -> AgentCard:
-        if card.signatures:  # a signed card is served byte for byte as its signer made it
-            return card
+        """``card`` listing every interface served (JSON-RPC, then HTTP+JSON and gRPC).
+
+        A signed card cannot gain interfaces without breaking its signature (§8.4.1 signs the
+        whole card). If the agent can sign (``agent.sign(card)``, e.g.
+        :class:`agentproto.security.serving.SignedCardAgent`), the card is completed and signed
+        again, so the signed card lists all interfaces; otherwise it is served byte for byte
+        as its signer made it."""
         rest = base_url.rstrip("/") + self.rest_path if self.rest_path else None
+        if card.signatures:
+            sign = getattr(self.agent, "sign", None)
+            if not callable(sign):
+                return card
+            bare = card.model_copy(update={"signatures": []})
+            full = with_bindings(bare, rest_url=rest, grpc_url=self.grpc_url)
+            if full.supported_interfaces == card.supported_interfaces:
+                return card
+            signed: AgentCard = sign(full)
+            return signed
         return with_bindings(card, rest_url=rest, grpc_url=self.grpc_url)
 
     @property
@@ -262,7 +289,9 @@ class A2AService:
                 "this agent does not support push notifications (capabilities.pushNotifications is not true)"
             )
 
-    async def extended_card(self, base_url: str = "http://127.0.0.1") -> AgentCard:
+    async def extended_card(
+        self, base_url: str = "http://127.0.0.1", scope: CallerScope = ANONYMOUS
+    ) -> AgentCard:
         """``GetExtendedAgentCard``: -32004 if not declared, -32007 if declared but missing."""
         if not self.capabilities.extended_agent_card:
             raise UnsupportedOperationError(
@@ -275,8 +304,9 @@ class A2AService:
 
     # ------------------------------------------------------------------ SendMessage
 
-    async def send_message(self, req: SendMessageRequest) -> Task | Message:
+    async def send_message(self, req: SendMessageRequest, scope: CallerScope = ANONYMOUS) -> Task | Message:
         """``SendMessage``: a direct Message, or the Task (blocking unless returnImmediately)."""
+        scope = _scoped(req.tenant, scope)
         cfg = req.configuration
         history_length = cfg.history_length if cfg else None
         if history_length is not None and history_length < 0:
@@ -284,7 +314,7 @@ class A2AService:
                 "historyLength must be >= 0", violations=[("configuration.historyLength", "must be >= 0")]
             )
         immediately = cfg is not None and cfg.return_immediately
-        started = await self._start(req, subscribe=not immediately)
+        started = await self._start(req, scope, subscribe=not immediately)
         if isinstance(started, Message):
             return started
         live, snapshot, queue = started
@@ -304,10 +334,12 @@ class A2AService:
             self._unsubscribe(live, queue)
         return trim_task(self._snapshot(live), history_length)
 
-    async def send_streaming_message(self, req: SendMessageRequest) -> AsyncIterator[StreamResponse]:
+    async def send_streaming_message(
+        self, req: SendMessageRequest, scope: CallerScope = ANONYMOUS
+    ) -> AsyncIterator[StreamResponse]:
         """``SendStreamingMessage``: validate now (errors raise here), then stream."""
         self.require_streaming()
-        started = await self._start(req, subscribe=True)
+        started = await self._start(req, _scoped(req.tenant, scope), subscribe=True)
         if isinstance(started, Message):
             return _single(StreamResponse(message=started))
         live, snapshot, queue = started
@@ -315,17 +347,21 @@ class A2AService:
             raise InternalError("no subscription for a streaming message")
         return self._stream(live, queue, StreamResponse(task=snapshot))
 
-    async def subscribe(self, req: SubscribeToTaskRequest) -> AsyncIterator[StreamResponse]:
+    async def subscribe(
+        self, req: SubscribeToTaskRequest, scope: CallerScope = ANONYMOUS
+    ) -> AsyncIterator[StreamResponse]:
         """``SubscribeToTask``: the current Task first, then live updates (spec §3.1.6)."""
         self.require_streaming()
-        live = self._live_task(req.id)
+        live = self._live_task(req.id, _scoped(req.tenant, scope))
         live.machine.check(Operation.SUBSCRIBE)
         queue = self._subscribe(live)
         live.watchers.append(queue)  # open until terminal, through interruptions (§3.1.6)
         first = StreamResponse(task=self._snapshot(live))
         return self._stream(live, queue, first)
 
-    async def _start(self, req: SendMessageRequest, *, subscribe: bool = False) -> Message | _Started:
+    async def _start(
+        self, req: SendMessageRequest, scope: CallerScope, *, subscribe: bool = False
+    ) -> Message | _Started:
         """Validate the message, get the agent's first update, create or resume the task."""
         msg = req.message
         if msg.role is not Role.USER:
@@ -342,7 +378,7 @@ class A2AService:
 
         live: _Live | None = None
         if msg.task_id:
-            live = self._live_task(msg.task_id)
+            live = self._live_task(msg.task_id, scope)
             context_id = resolve_follow_up(live.task.id, live.task.context_id, live.state, msg.context_id)
             if live.running:
                 raise UnsupportedOperationError(
@@ -357,6 +393,15 @@ class A2AService:
             live.starting = True
         else:
             context_id = msg.context_id or self.ids()
+            # A context belongs to the scope that used it first. §3.4.1: "If an agent cannot
+            # accept a client-provided contextId, it MUST reject the request with an error and
+            # MUST NOT generate a new contextId" — so another scope's context is refused, not
+            # silently swapped for a fresh one; and refused as not found (§13.1: nothing about
+            # resources outside the caller's scope may leak), with the error GetTask gives for
+            # a task that "does not exist or is not accessible". What still leaks is that a
+            # *client-chosen* context string is taken; server-generated ones are unguessable.
+            if not self.store.claim_context(context_id, scope):
+                raise TaskNotFoundError(f"Context {context_id} not found", metadata={"contextId": context_id})
             msg = msg.model_copy(update={"context_id": context_id})
             ctx = RequestContext(message=msg, context_id=context_id)
 
@@ -403,7 +448,7 @@ class A2AService:
                 history=[msg],
                 metadata=req.metadata,
             )
-            live = _Live(task, TaskMachine(task.id, clock=self.clock), push_configs=[])
+            live = _Live(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
             self._live[task.id] = live
             t = live.machine.create(TaskState.SUBMITTED, reason="message received")
             self._stamp(live, t, None)
@@ -411,7 +456,7 @@ class A2AService:
             live.task.history.append(msg)
             self._save(live)
         if push_cfg is not None:
-            self._register_push(push_cfg, live.task.id)
+            self._register_push(push_cfg, live.task.id, scope)
         live.accepted = list(cfg.accepted_output_modes) if cfg else []
         queue = self._subscribe(live) if subscribe else None
         snapshot = self._snapshot(live)
@@ -543,11 +588,16 @@ class A2AService:
     def _stamp(self, live: _Live, t: Transition, message: Message | None) -> None:
         """Set the task's status from a recorded transition and persist both."""
         live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
-        self.store.save(live.task, status_ms=t.at_ms, transition=(len(live.machine.history) - 1, t))
+        self.store.save(
+            live.task,
+            status_ms=t.at_ms,
+            scope=live.scope,
+            transition=(len(live.machine.history) - 1, t),
+        )
 
     def _save(self, live: _Live) -> None:
         last = live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms()
-        self.store.save(live.task, status_ms=last)
+        self.store.save(live.task, status_ms=last, scope=live.scope)
 
     # ------------------------------------------------------------------ fan-out
 
@@ -573,7 +623,7 @@ class A2AService:
         except RuntimeError:  # e.g. recovery at start-up: nobody to deliver with yet
             return
         if live.push_configs is None:
-            live.push_configs = self.store.push_configs(live.task.id)
+            live.push_configs = self.store.push_configs(live.task.id, live.scope)
         for config in live.push_configs:
             self.push.enqueue(config, event)
 
@@ -605,21 +655,23 @@ class A2AService:
         t = live.task
         return t.model_copy(update={"artifacts": list(t.artifacts), "history": list(t.history)})
 
-    def _current(self, task_id: str) -> Task:
+    def _current(self, task_id: str, scope: CallerScope) -> Task:
         live = self._live.get(task_id)
-        if live is not None:
+        if live is not None and live.scope == scope:
             return self._snapshot(live)
-        task = self.store.load(task_id)
-        if task is None:
+        task = self.store.load(task_id, scope) if live is None else None
+        if task is None:  # unknown, or another scope's: the same answer (§13.1)
             raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
         return task
 
-    def _live_task(self, task_id: str) -> _Live:
-        """The in-memory record of a task, loaded from the store if needed."""
+    def _live_task(self, task_id: str, scope: CallerScope) -> _Live:
+        """The in-memory record of ``scope``'s task, loaded from the store if needed."""
         live = self._live.get(task_id)
         if live is not None:
+            if live.scope != scope:
+                raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
             return live
-        task = self.store.load(task_id)
+        task = self.store.load(task_id, scope)
         if task is None:
             raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
         history = self.store.transitions(task_id)
@@ -630,17 +682,19 @@ class A2AService:
         )
         if not history:  # a task stored without transitions: adopt its current state
             machine.create(task.status.state, reason="restored")
-        live = _Live(task, machine)
+        live = _Live(task, machine, scope=scope)
         if not machine.is_terminal:
             self._live[task_id] = live
         return live
 
-    async def get_task(self, req: GetTaskRequest) -> Task:
+    async def get_task(self, req: GetTaskRequest, scope: CallerScope = ANONYMOUS) -> Task:
         """``GetTask`` with ``historyLength`` (spec §3.1.3, §3.2.4)."""
-        return trim_task(self._current(req.id), req.history_length)
+        return trim_task(self._current(req.id, _scoped(req.tenant, scope)), req.history_length)
 
-    async def list_tasks(self, req: ListTasksRequest) -> ListTasksResponse:
-        """``ListTasks``: filters, newest status first, cursor pages (spec §3.1.4)."""
+    async def list_tasks(self, req: ListTasksRequest, scope: CallerScope = ANONYMOUS) -> ListTasksResponse:
+        """``ListTasks``: the caller's tasks only (spec §3.1.4, §13.1): filters, newest status
+        first, cursor pages."""
+        scope = _scoped(req.tenant, scope)
         size = DEFAULT_PAGE_SIZE if req.page_size is None else req.page_size
         if not 1 <= size <= MAX_PAGE_SIZE:
             raise InvalidParamsError(
@@ -655,6 +709,7 @@ class A2AService:
         if req.status_timestamp_after is not None:
             after_ms = int(parse_timestamp(req.status_timestamp_after).timestamp() * 1000)
         page = self.store.page(
+            scope=scope,
             context_id=req.context_id,
             state=req.status,
             status_after_ms=after_ms,
@@ -667,21 +722,20 @@ class A2AService:
             tasks=tasks, next_page_token=page.next_page_token, page_size=size, total_size=page.total_size
         )
 
-    def timeline(self, task_id: str) -> list[Transition]:
-        """Every transition of a task with its time — for plots (notebook 10)."""
+    def timeline(self, task_id: str, scope: CallerScope = ANONYMOUS) -> list[Transition]:
+        """Every transition of ``scope``'s task with its time — for plots (notebook 10)."""
         live = self._live.get(task_id)
-        if live is not None:
+        if live is not None and live.scope == scope:
             return list(live.machine.history)
-        history = self.store.transitions(task_id)
-        if not history and self.store.load(task_id) is None:
-            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
-        return history
+        self._current(task_id, scope)  # TaskNotFound for an unknown task or another scope's
+        return self.store.transitions(task_id)
 
     # ------------------------------------------------------------------ CancelTask
 
-    async def cancel_task(self, req: CancelTaskRequest) -> Task:
+    async def cancel_task(self, req: CancelTaskRequest, scope: CallerScope = ANONYMOUS) -> Task:
         """``CancelTask`` (spec §3.1.5): any non-terminal task, interrupted ones included."""
-        live = self._live_task(req.id)
+        scope = _scoped(req.tenant, scope)
+        live = self._live_task(req.id, scope)
         live.machine.check(Operation.CANCEL)
         run = live.run
         if run is not None and not run.done():
@@ -695,78 +749,14 @@ class A2AService:
         self._apply(
             live, Status.of(TaskState.CANCELED, "Canceled at the client's request."), reason="CancelTask"
         )
-        return self._current(req.id)
-
-    # ------------------------------------------------------------------ push configs
-
-    def _check_url(self, url: str) -> None:
-        check_webhook_url(
-            url, allow_loopback=self.allow_loopback_webhooks, allow_private=self.allow_private_webhooks
-        )
-
-    def _register_push(self, cfg: TaskPushNotificationConfig, task_id: str) -> TaskPushNotificationConfig:
-        stored = cfg.model_copy(update={"task_id": task_id, "id": cfg.id or self.ids(), "tenant": ""})
-        self.store.save_push_config(stored)
-        self._forget_push_configs(task_id)
-        return stored
-
-    def _forget_push_configs(self, task_id: str) -> None:
-        live = self._live.get(task_id)
-        if live is not None:
-            live.push_configs = None  # reloaded on the next event
-
-    async def create_push_config(self, cfg: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
-        """``CreateTaskPushNotificationConfig``: the server assigns ``id`` if missing."""
-        self._require_push()
-        if not cfg.task_id:
-            raise InvalidParamsError("taskId is required", violations=[("taskId", "required")])
-        self._current(cfg.task_id)
-        self._check_url(cfg.url)
-        return self._register_push(cfg, cfg.task_id)
-
-    async def get_push_config(self, req: GetTaskPushNotificationConfigRequest) -> TaskPushNotificationConfig:
-        self._require_push()
-        self._current(req.task_id)
-        cfg = self.store.push_config(req.task_id, req.id)
-        if cfg is None:
-            raise TaskNotFoundError(
-                f"push notification config {req.id} not found for task {req.task_id}",
-                metadata={"taskId": req.task_id, "configId": req.id},
-            )
-        return cfg
-
-    async def list_push_configs(
-        self, req: ListTaskPushNotificationConfigsRequest
-    ) -> ListTaskPushNotificationConfigsResponse:
-        self._require_push()
-        self._current(req.task_id)
-        configs = self.store.push_configs(req.task_id)
-        start = 0
-        if req.page_token:
-            try:
-                start = int(req.page_token)
-            except ValueError:
-                raise InvalidParamsError(
-                    f"invalid pageToken {req.page_token!r}", violations=[("pageToken", "not issued here")]
-                ) from None
-        size = req.page_size if req.page_size > 0 else len(configs) or 1
-        page = configs[start : start + size]
-        nxt = str(start + size) if start + size < len(configs) else ""
-        return ListTaskPushNotificationConfigsResponse(configs=page, next_page_token=nxt)
-
-    async def delete_push_config(self, req: DeleteTaskPushNotificationConfigRequest) -> None:
-        """Idempotent: deleting a config that is not there is not an error."""
-        self._require_push()
-        self._current(req.task_id)
-        self.store.delete_push_config(req.task_id, req.id)
-        self._forget_push_configs(req.task_id)
+        return self._current(req.id, scope)
 
     # ------------------------------------------------------------------ lifecycle
 
     def _recover(self) -> None:
         """Tasks a previous process left SUBMITTED/WORKING have no agent any more: fail them."""
-        for task in self.store.tasks_in((TaskState.SUBMITTED, TaskState.WORKING)):
-            live = self._live_task(task.id)
+        for task, owner in self.store.tasks_in((TaskState.SUBMITTED, TaskState.WORKING)):
+            live = self._live_task(task.id, owner)
             try:
                 self._apply(
                     live,

@@ -10,6 +10,15 @@ server's event loop and from a notebook cell at the same time.
 ``ListTasks`` ordering and paging follow spec §3.1.4: newest status first, cursor ("keyset")
 pagination whose token names the last row of the page, so a token stays valid when tasks are
 added. Ties in the status timestamp are broken by insertion order, newest first.
+
+Ownership (schema version 2): every task, push config and context is stored with the
+``(tenant, owner)`` of the :class:`~agentproto.a2a.jsonrpc.CallerScope` that created it, and
+every read takes a scope and filters by it *in the query* — so a record outside the caller's
+scope is indistinguishable from one that does not exist (spec §13.1: "authorization checks
+MUST occur before any database queries or operations that could leak information about the
+existence of resources outside the caller's authorization scope"). A version-1 database is
+migrated in place: its rows belong to the anonymous caller of the default tenant, which is who
+could read them before.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agentproto.a2a.errors import InvalidParamsError
+from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.machine import Transition
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import Task, TaskPushNotificationConfig
@@ -33,7 +43,7 @@ __all__ = ["TaskStore", "TaskPage", "A2A_SCHEMA_VERSION"]
 log = logging.getLogger(__name__)
 
 #: Version of the ``a2a_*`` tables (component ``"a2a"`` of the shared store).
-A2A_SCHEMA_VERSION = 1
+A2A_SCHEMA_VERSION = 2
 
 _SCHEMA_V1 = (
     """CREATE TABLE IF NOT EXISTS a2a_tasks (
@@ -64,6 +74,23 @@ _SCHEMA_V1 = (
 )""",
 )
 
+#: Version 2: tenant and owner on tasks and push configs, and the contexts table. Existing rows
+#: get ``("", "")`` — the anonymous caller of the default tenant, who could read them before.
+_SCHEMA_V2 = (
+    "ALTER TABLE a2a_tasks ADD COLUMN tenant TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE a2a_tasks ADD COLUMN owner TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX IF NOT EXISTS a2a_tasks_scope ON a2a_tasks (tenant, owner, status_ms DESC, seq DESC)",
+    "ALTER TABLE a2a_push_configs ADD COLUMN tenant TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE a2a_push_configs ADD COLUMN owner TEXT NOT NULL DEFAULT ''",
+    """CREATE TABLE IF NOT EXISTS a2a_contexts (
+    context_id TEXT PRIMARY KEY,
+    tenant     TEXT NOT NULL,
+    owner      TEXT NOT NULL
+)""",
+    "INSERT OR IGNORE INTO a2a_contexts (context_id, tenant, owner) "
+    "SELECT context_id, tenant, owner FROM a2a_tasks ORDER BY seq",
+)
+
 
 @dataclass(frozen=True)
 class TaskPage:
@@ -91,11 +118,17 @@ def _decode_cursor(token: str) -> tuple[int, int]:
 
 
 class TaskStore:
-    """Tasks (as ProtoJSON), transitions and push configs in one SQLite database."""
+    """Tasks (as ProtoJSON), transitions, push configs and contexts in one SQLite database.
+
+    Every read and write takes the caller's scope; the default, the anonymous caller, sees only
+    the anonymous caller's records, so a call that forgets its scope fails closed."""
 
     def __init__(self, store: Store | str = ":memory:") -> None:
         self.store = store if isinstance(store, Store) else Store(store)
-        self.store.ensure_schema("a2a", A2A_SCHEMA_VERSION, {1: _SCHEMA_V1})
+        #: The schema version this database had when opened (0: new, 1: migrated from v1 …).
+        self.found_version = self.store.ensure_schema(
+            "a2a", A2A_SCHEMA_VERSION, {1: _SCHEMA_V1, 2: _SCHEMA_V2}
+        )
         self._tx = self.store.transaction
         #: Records that failed to load: task id (or body prefix) → the error (see ``_task``).
         self.quarantined: dict[str, str] = {}
@@ -109,27 +142,49 @@ class TaskStore:
 
     # -- tasks -----------------------------------------------------------------------------
 
-    def save(self, task: Task, *, status_ms: int, transition: tuple[int, Transition] | None = None) -> None:
+    def save(
+        self,
+        task: Task,
+        *,
+        status_ms: int,
+        scope: CallerScope = ANONYMOUS,
+        transition: tuple[int, Transition] | None = None,
+    ) -> None:
         """Insert or replace a task; ``status_ms`` is its status time (the sort key).
 
-        ``transition`` — ``(n, t)``, the task's ``n``-th transition (0 = creation) — is stored
-        in the same transaction, so the task and its history never disagree.
+        ``scope`` owns a new task; an existing task keeps its owner (the update is refused
+        silently for another scope: it matches no row). ``transition`` — ``(n, t)``, the
+        task's ``n``-th transition (0 = creation) — is stored in the same transaction, so the
+        task and its history never disagree.
         """
         body = task.model_dump_json(by_alias=True, exclude_defaults=True)
         with self._tx() as db:
             db.execute(
-                "INSERT INTO a2a_tasks (id, context_id, state, status_ms, body) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                "INSERT INTO a2a_tasks (id, context_id, state, status_ms, body, tenant, owner) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                 "context_id=excluded.context_id, state=excluded.state, "
-                "status_ms=excluded.status_ms, body=excluded.body",
-                (task.id, task.context_id, task.status.state.value, status_ms, body),
+                "status_ms=excluded.status_ms, body=excluded.body "
+                "WHERE a2a_tasks.tenant = excluded.tenant AND a2a_tasks.owner = excluded.owner",
+                (
+                    task.id,
+                    task.context_id,
+                    task.status.state.value,
+                    status_ms,
+                    body,
+                    scope.tenant,
+                    scope.owner,
+                ),
             )
             if transition is not None:
                 self._insert_transition(db, task.id, *transition)
 
-    def load(self, task_id: str) -> Task | None:
+    def load(self, task_id: str, scope: CallerScope = ANONYMOUS) -> Task | None:
+        """The task ``task_id`` if ``scope`` owns it, else None (as for an unknown id)."""
         with self._tx() as db:
-            row = db.execute("SELECT body FROM a2a_tasks WHERE id = ?", (task_id,)).fetchone()
+            row = db.execute(
+                "SELECT body FROM a2a_tasks WHERE id = ? AND tenant = ? AND owner = ?",
+                (task_id, scope.tenant, scope.owner),
+            ).fetchone()
         return None if row is None else self._task(row[0], task_id)
 
     def _task(self, body: str, task_id: str = "") -> Task | None:
@@ -149,28 +204,37 @@ class TaskStore:
                 )
             return None
 
-    def tasks_in(self, states: Iterable[TaskState]) -> list[Task]:
-        """Every task currently in one of ``states`` (e.g. to recover after a restart)."""
+    def tasks_in(self, states: Iterable[TaskState]) -> list[tuple[Task, CallerScope]]:
+        """Every task currently in one of ``states``, with its owner's scope — across all
+        scopes: this is the operator's view (recovery after a restart), never a caller's."""
         wanted = [s.value for s in states]
         marks = ",".join("?" * len(wanted))
         with self._tx() as db:
             rows = db.execute(
-                f"SELECT body, id FROM a2a_tasks WHERE state IN ({marks}) ORDER BY seq", wanted
+                f"SELECT body, id, tenant, owner FROM a2a_tasks WHERE state IN ({marks}) ORDER BY seq",
+                wanted,
             ).fetchall()
-        return [t for t in (self._task(r[0], r[1]) for r in rows) if t is not None]
+        out = []
+        for body, ident, tenant, owner in rows:
+            task = self._task(body, ident)
+            if task is not None:
+                out.append((task, CallerScope(tenant, owner or None)))
+        return out
 
     def page(
         self,
         *,
+        scope: CallerScope = ANONYMOUS,
         context_id: str = "",
         state: TaskState | None = None,
         status_after_ms: int | None = None,
         page_size: int = 50,
         page_token: str = "",
     ) -> TaskPage:
-        """Filter, order newest-status-first and cut one page (spec §3.1.4)."""
-        where: list[str] = []
-        args: list[object] = []
+        """Filter, order newest-status-first and cut one page (spec §3.1.4) — of ``scope``'s
+        tasks only (§3.1.4, §13.1: even without filters, results are the caller's)."""
+        where: list[str] = ["tenant = ?", "owner = ?"]
+        args: list[object] = [scope.tenant, scope.owner]
         if context_id:
             where.append("context_id = ?")
             args.append(context_id)
@@ -201,6 +265,20 @@ class TaskStore:
         tasks = [t for t in (self._task(r[0], r[3]) for r in rows) if t is not None]
         return TaskPage(tasks, token, total - (len(rows) - len(tasks)))
 
+    # -- contexts ---------------------------------------------------------------------------
+
+    def claim_context(self, context_id: str, scope: CallerScope) -> bool:
+        """Make ``scope`` the owner of ``context_id`` if nobody is; True if it owns it now."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO a2a_contexts (context_id, tenant, owner) VALUES (?, ?, ?)",
+                (context_id, scope.tenant, scope.owner),
+            )
+            row = db.execute(
+                "SELECT tenant, owner FROM a2a_contexts WHERE context_id = ?", (context_id,)
+            ).fetchone()
+        return row is not None and (row[0], row[1]) == (scope.tenant, scope.owner)
+
     # -- transitions -----------------------------------------------------------------------
 
     def record_transition(self, task_id: str, n: int, t: Transition) -> None:
@@ -225,34 +303,43 @@ class TaskStore:
 
     # -- push notification configs ---------------------------------------------------------
 
-    def save_push_config(self, config: TaskPushNotificationConfig) -> None:
+    # Push configs carry their own (tenant, owner) although their task does too: a config is
+    # never read without its scope, even by a caller that guessed a task id and a config id.
+
+    def save_push_config(self, config: TaskPushNotificationConfig, scope: CallerScope = ANONYMOUS) -> None:
         body = config.model_dump_json(by_alias=True, exclude_defaults=True)
         with self._tx() as db:
             db.execute(
-                "INSERT INTO a2a_push_configs (task_id, id, seq, body) VALUES (?, ?, "
-                "(SELECT COALESCE(MAX(seq), 0) + 1 FROM a2a_push_configs), ?) "
-                "ON CONFLICT(task_id, id) DO UPDATE SET body=excluded.body",
-                (config.task_id, config.id, body),
+                "INSERT INTO a2a_push_configs (task_id, id, seq, body, tenant, owner) VALUES (?, ?, "
+                "(SELECT COALESCE(MAX(seq), 0) + 1 FROM a2a_push_configs), ?, ?, ?) "
+                "ON CONFLICT(task_id, id) DO UPDATE SET body=excluded.body "
+                "WHERE a2a_push_configs.tenant = excluded.tenant AND a2a_push_configs.owner = excluded.owner",
+                (config.task_id, config.id, body, scope.tenant, scope.owner),
             )
 
-    def push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
+    def push_config(
+        self, task_id: str, config_id: str, scope: CallerScope = ANONYMOUS
+    ) -> TaskPushNotificationConfig | None:
         with self._tx() as db:
             row = db.execute(
-                "SELECT body FROM a2a_push_configs WHERE task_id = ? AND id = ?",
-                (task_id, config_id),
+                "SELECT body FROM a2a_push_configs WHERE task_id = ? AND id = ? AND tenant = ? AND owner = ?",
+                (task_id, config_id, scope.tenant, scope.owner),
             ).fetchone()
         return None if row is None else TaskPushNotificationConfig.model_validate_json(row[0])
 
-    def push_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+    def push_configs(self, task_id: str, scope: CallerScope = ANONYMOUS) -> list[TaskPushNotificationConfig]:
         with self._tx() as db:
             rows = db.execute(
-                "SELECT body FROM a2a_push_configs WHERE task_id = ? ORDER BY seq", (task_id,)
+                "SELECT body FROM a2a_push_configs WHERE task_id = ? AND tenant = ? AND owner = ? "
+                "ORDER BY seq",
+                (task_id, scope.tenant, scope.owner),
             ).fetchall()
         return [TaskPushNotificationConfig.model_validate_json(r[0]) for r in rows]
 
-    def delete_push_config(self, task_id: str, config_id: str) -> bool:
+    def delete_push_config(self, task_id: str, config_id: str, scope: CallerScope = ANONYMOUS) -> bool:
         with self._tx() as db:
             cur = db.execute(
-                "DELETE FROM a2a_push_configs WHERE task_id = ? AND id = ?", (task_id, config_id)
+                "DELETE FROM a2a_push_configs WHERE task_id = ? AND id = ? AND tenant = ? AND owner = ?",
+                (task_id, config_id, scope.tenant, scope.owner),
             )
         return cur.rowcount > 0

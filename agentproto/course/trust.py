@@ -14,6 +14,8 @@ result.
 :class:`CardTamperLab`    a signed Agent Card; rename it, redirect its endpoint, add a skill,
                           re-sign it with an attacker's key, strip its signatures — verify
 :class:`ForgeryProbe`     posts run inputs to a live AG-UI server and tabulates its answers
+:class:`SecuredDemo`      ``agentproto serve --auth`` in-process on a free loopback port: two
+                          clients, their tokens, and one-line A2A calls to show who sees what
 ========================  ====================================================================
 
 Widgets follow the course rule: every control is an attribute, so a test can set ``.value`` or
@@ -62,7 +64,7 @@ from agentproto.security.tokens import (
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["TokenInspector", "CardTamperLab", "ForgeryProbe"]
+__all__ = ["TokenInspector", "CardTamperLab", "ForgeryProbe", "SecuredDemo"]
 
 _MONO = "font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px"
 _OK, _BAD, _SKIP = "#1a7f37", "#cf222e", "#8c959f"
@@ -424,3 +426,82 @@ class ForgeryProbe:
     def table(self) -> str:
         width = max((len(a.label) for a in self.attempts), default=10) + 2
         return "\n".join(self.line(a, width) for a in self.attempts)
+
+
+# --------------------------------------------------------------------------- the secured server
+
+
+class SecuredDemo:
+    """The demo server of ``agentproto serve --auth`` started in-process on ``127.0.0.1``,
+    port 0 (a free port), database in memory — nothing is written anywhere.
+
+    The app is :func:`agentproto.demo.app.create_app` behind :func:`agentproto.demo.auth.secure`
+    with ``clients`` (``{name: secret}``); the clock is a :class:`FakeClock` and the token key is
+    a teaching key, so every run prints the same answers. ``call(...)`` returns
+    ``(HTTP status, JSON body, WWW-Authenticate or "")``; nothing here decides anything.
+    """
+
+    ISSUER = "https://auth.demo.test"
+
+    def __init__(self, clients: dict[str, str], *, a2a_agent: str = "conformance") -> None:
+        from agentproto.clock import IdFactory
+        from agentproto.demo.app import create_app
+        from agentproto.demo.auth import secure
+        from agentproto.testing import RunningServer
+
+        self.clock = FakeClock()
+        self.clients = dict(clients)
+        self.app = create_app(clock=self.clock, ids=IdFactory("sec"), a2a_agent=a2a_agent)
+        self.gate = secure(
+            self.app,
+            self.clients,
+            clock=self.clock,
+            issuer=self.ISSUER,
+            key=teaching_key("demo auth", "EdDSA"),
+        )
+        self.server = RunningServer(self.gate).start()
+        self.url = self.server.url
+
+    def token(self, name: str) -> str:
+        """A bearer token for client ``name`` (client credentials, ``client_secret_post``)."""
+        import httpx
+
+        from agentproto.demo.auth import TOKEN_PATH
+
+        form = {"grant_type": "client_credentials", "client_id": name, "client_secret": self.clients[name]}
+        answer = httpx.post(self.url + TOKEN_PATH, data=form, timeout=10)
+        answer.raise_for_status()
+        return str(answer.json()["access_token"])
+
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        token: str | None = None,
+        content_type: str = "application/json",
+        origin: str | None = None,
+    ) -> tuple[int, Any, str]:
+        """One JSON-RPC request to ``/a2a`` as a client (``token``) or a stranger (none)."""
+        import httpx
+
+        headers = {"A2A-Version": "1.0", "Content-Type": content_type}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if origin:
+            headers["Origin"] = origin
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}})
+        r = httpx.post(self.url + "/a2a", content=body, headers=headers, timeout=10)
+        try:
+            data: Any = r.json()
+        except ValueError:
+            data = r.text
+        return r.status_code, data, r.headers.get("www-authenticate", "")
+
+    def task_count(self) -> int:
+        """How many A2A tasks the server holds, all owners together (the operator's view)."""
+        with self.app.state.store.transaction() as db:
+            return int(db.execute("SELECT COUNT(*) FROM a2a_tasks").fetchone()[0])
+
+    def stop(self) -> None:
+        self.server.stop()

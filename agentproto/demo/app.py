@@ -127,12 +127,17 @@ def create_app(
         extra = build_a2a_routes(service=service, public_url=public_url)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(the_app: Starlette) -> AsyncIterator[None]:
         grpc_server = None
         if service is not None and a2a_grpc:
             from agentproto.a2a.grpc_server import start_grpc_server
 
-            grpc_server = await start_grpc_server(service, base_url=public_url or "http://127.0.0.1")
+            grpc_server = await start_grpc_server(
+                service,
+                base_url=public_url or "http://127.0.0.1",
+                # auth mode (demo.auth.secure) leaves its bearer check here for the gRPC binding
+                authenticate=getattr(the_app.state, "a2a_grpc_authenticate", None),
+            )
         yield
         if grpc_server is not None:
             await grpc_server.stop()

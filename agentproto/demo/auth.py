@@ -10,10 +10,19 @@ server inside the demo app, bearer tokens on every endpoint, and per-subject own
   audience, expiry (with ``leeway_s`` skew), scope and pinned algorithms are checked by
   :class:`~agentproto.security.serving.BearerAuth`; a missing or bad token is a 401 with an
   RFC 6750 ``WWW-Authenticate`` challenge. ``GetExtendedAgentCard`` needs a token like the rest;
-* keeps **ownership**: the token's subject owns the AG-UI threads and the A2A tasks and contexts
-  it creates. Another subject asking for them gets exactly what an unknown id gets —
-  ``404 thread_not_found`` / ``404 run_not_active`` (AG-UI), ``-32001 TaskNotFound`` (A2A) —
-  and ``ListTasks`` shows each subject only its own tasks.
+* passes the token's subject on (``scope["state"]["claims"]``) to the apps behind it, which
+  keep **ownership** themselves. A2A: the service layer (:class:`~agentproto.a2a.jsonrpc.
+  CallerScope`; the task store filters every read by tenant and owner) answers another
+  subject's task, context or push config with TaskNotFound on all three bindings — ``-32001``,
+  HTTP 404, gRPC ``NOT_FOUND`` — and ``ListTasks`` lists only the caller's. The gRPC binding
+  gets the same bearer check through :func:`grpc_authenticator`. AG-UI: the AG-UI server
+  keeps thread ownership itself (:mod:`agentproto.agui.threadstore_owners`) and answers
+  another subject's thread, run events or cancel with ``404 thread_not_found`` /
+  ``404 run_not_active``; a new run or resume on it is ``404 thread_not_found`` too.
+
+A database written while ownership lived in this layer (``demo_owners`` version 1, with
+``task``, ``context`` and ``thread`` rows) is migrated when it is opened: the owners are
+written into the A2A and AG-UI tables and the rows removed (``demo_owners`` version 3).
 """
 
 from __future__ import annotations
@@ -21,22 +30,33 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from agentproto.a2a.errors import TaskNotFoundError
+from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import AgentCard
+from agentproto.agui.threadstore_owners import ThreadOwners
 from agentproto.clock import Clock
-from agentproto.security.errors import OAuthError
+from agentproto.security.errors import OAuthError, TokenError
 from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import BearerAuth, client_credentials_scheme, requirement
+from agentproto.security.tokens import authorize, challenge
 from agentproto.store import Store
 
-__all__ = ["AuthGate", "OwnerTable", "secure", "parse_client", "TOKEN_PATH", "JWKS_PATH", "AUDIENCE", "SCOPE"]
+__all__ = [
+    "AuthGate",
+    "OwnerTable",
+    "secure",
+    "parse_client",
+    "grpc_authenticator",
+    "TOKEN_PATH",
+    "JWKS_PATH",
+    "AUDIENCE",
+    "SCOPE",
+]
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -51,17 +71,28 @@ _OWNERS_DDL = [
     "CREATE TABLE demo_owners (kind TEXT NOT NULL, id TEXT NOT NULL, "
     "subject TEXT NOT NULL, PRIMARY KEY (kind, id))"
 ]
-_TASK_METHODS = {
-    "GetTask": "id",
-    "CancelTask": "id",
-    "SubscribeToTask": "id",
-    "CreateTaskPushNotificationConfig": "taskId",
-    "GetTaskPushNotificationConfig": "taskId",
-    "ListTaskPushNotificationConfigs": "taskId",
-    "DeleteTaskPushNotificationConfig": "taskId",
-}
-_THREAD_PATH = re.compile(r"^/ag-ui/threads/([^/]+)")
-_CANCEL_PATH = re.compile(r"^/ag-ui/runs/([^/]+)/cancel$")
+#: Version 2: A2A ownership lives in the A2A tables (schema ``a2a`` version 2); move the
+#: owners version 1 kept here for tasks and contexts there, then forget them.
+_OWNERS_V2 = [
+    "UPDATE a2a_tasks SET owner = (SELECT subject FROM demo_owners o "
+    "WHERE o.kind = 'task' AND o.id = a2a_tasks.id) "
+    "WHERE owner = '' AND id IN (SELECT id FROM demo_owners WHERE kind = 'task')",
+    "UPDATE a2a_push_configs SET owner = (SELECT owner FROM a2a_tasks t "
+    "WHERE t.id = a2a_push_configs.task_id) "
+    "WHERE owner = '' AND task_id IN (SELECT id FROM a2a_tasks WHERE owner != '')",
+    "UPDATE a2a_contexts SET owner = (SELECT subject FROM demo_owners o "
+    "WHERE o.kind = 'context' AND o.id = a2a_contexts.context_id) "
+    "WHERE owner = '' AND context_id IN (SELECT id FROM demo_owners WHERE kind = 'context')",
+    "INSERT OR IGNORE INTO a2a_contexts (context_id, tenant, owner) "
+    "SELECT id, '', subject FROM demo_owners WHERE kind = 'context'",
+    "DELETE FROM demo_owners WHERE kind IN ('task', 'context')",
+]
+#: Version 3: AG-UI thread ownership lives in the AG-UI server's table ``agui_thread_owners``.
+_OWNERS_V3 = [
+    "INSERT OR IGNORE INTO agui_thread_owners (thread_id, owner) "
+    "SELECT id, subject FROM demo_owners WHERE kind = 'thread'",
+    "DELETE FROM demo_owners WHERE kind = 'thread'",
+]
 
 
 def parse_client(spec: str) -> tuple[str, str]:
@@ -73,11 +104,14 @@ def parse_client(spec: str) -> tuple[str, str]:
 
 
 class OwnerTable:
-    """Who owns which thread, task and context (persisted next to them, survives restarts)."""
+    """The owners this layer used to keep (``demo_owners``); opening it migrates them to the
+    A2A and AG-UI tables, which keep ownership now. Empty on any current database."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        store.ensure_schema("demo_owners", 1, _OWNERS_DDL)
+        TaskStore(store)  # the A2A tables at their current version, which v2 below writes to
+        ThreadOwners(store)  # the AG-UI owners table, which v3 writes to
+        store.ensure_schema("demo_owners", 3, {1: _OWNERS_DDL, 2: _OWNERS_V2, 3: _OWNERS_V3})
 
     def owner(self, kind: str, ident: str) -> str | None:
         with self.store.transaction() as db:
@@ -202,143 +236,9 @@ class AuthGate:
         await _json(send, 200, answer, no_store)
 
     async def _owned(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Behind the bearer check: enforce ownership for ``claims.subject``."""
-        if scope["type"] != "http" or scope["path"] in ("/", CARD_PATH):
-            await self.app(scope, receive, send)
-            return
-        subject = scope["state"]["claims"].subject
-        path, method = scope["path"], scope.get("method")
-        if path == "/a2a" and method == "POST":
-            await self._a2a(scope, receive, send, subject)
-            return
-        if path == "/ag-ui/agent" and method == "POST":
-            body, receive = await _read(receive)
-            try:
-                thread = json.loads(body).get("threadId")
-            except (ValueError, AttributeError, RecursionError):
-                thread = None  # the app answers malformed input itself
-            if isinstance(thread, str) and not self.owners.claim("thread", thread, subject):
-                await _json(
-                    send, 404, {"error": {"code": "thread_not_found", "message": f"No thread {thread!r}"}}
-                )
-                return
-        elif (m := _THREAD_PATH.match(path)) is not None:
-            if self.owners.owner("thread", m.group(1)) != subject:
-                await _json(
-                    send, 404, {"error": {"code": "thread_not_found", "message": f"No thread {m.group(1)!r}"}}
-                )
-                return
-        elif (m := _CANCEL_PATH.match(path)) is not None:
-            mine = [
-                r.thread_id
-                for r in self.app.state.agui_runs.find(m.group(1))
-                if self.owners.owner("thread", r.thread_id) == subject
-            ]
-            if not mine:
-                await _json(
-                    send,
-                    404,
-                    {"error": {"code": "run_not_active", "message": f"Run {m.group(1)!r} is not running"}},
-                )
-                return
-            scope = {**scope, "query_string": urlencode({"threadId": mine[0]}).encode()}
+        """Behind the bearer check. ``scope["state"]["claims"]`` carries the subject; the A2A
+        service and the AG-UI server enforce ownership with it themselves, on every route."""
         await self.app(scope, receive, send)
-
-    async def _a2a(self, scope: Scope, receive: Receive, send: Send, subject: str) -> None:
-        body, receive = await _read(receive)
-        try:
-            request = json.loads(body)
-            method, params = request.get("method"), request.get("params") or {}
-            request_id = request.get("id")
-        except (ValueError, AttributeError, RecursionError):
-            await self.app(scope, receive, send)  # malformed: the dispatcher says why
-            return
-        if not isinstance(params, dict):
-            await self.app(scope, receive, send)
-            return
-        task_key = _TASK_METHODS.get(method) if isinstance(method, str) else None
-        named = params.get(task_key) if task_key else None
-        message = params.get("message") if method in ("SendMessage", "SendStreamingMessage") else None
-        refused = False
-        if isinstance(named, str):
-            refused = self.owners.owner("task", named) != subject
-        elif isinstance(message, dict):
-            task_id, context_id = message.get("taskId"), message.get("contextId")
-            if isinstance(task_id, str) and task_id:
-                refused = self.owners.owner("task", task_id) != subject
-            if isinstance(context_id, str) and context_id:
-                refused = refused or not self.owners.claim("context", context_id, subject)
-        if refused:
-            rid = request_id if isinstance(request_id, str | int) else None
-            await _json(send, 200, TaskNotFoundError("Task not found").response(rid))
-            return
-        await self.app(scope, receive, self._claiming(send, subject, method == "ListTasks"))
-
-    def _claiming(self, send: Send, subject: str, filtering: bool) -> Send:
-        """A ``send`` that claims every task the response reveals for ``subject`` and, for
-        ``ListTasks``, drops the tasks of other subjects from the answer."""
-        start: MutableMapping[str, Any] | None = None
-        chunks: list[bytes] = []
-
-        def claim(frame: Any) -> None:
-            result = frame.get("result") if isinstance(frame, dict) else None
-            if not isinstance(result, dict):
-                return
-            found = [
-                (result.get("task"), "id"),
-                (result.get("statusUpdate"), "taskId"),
-                (result.get("artifactUpdate"), "taskId"),
-            ]
-            for holder, key in found:
-                if isinstance(holder, dict):
-                    ident, ctx = holder.get(key), holder.get("contextId")
-                    if isinstance(ident, str) and ident:
-                        self.owners.claim("task", ident, subject)
-                    if isinstance(ctx, str) and ctx:
-                        self.owners.claim("context", ctx, subject)
-
-        async def wrapped(message: MutableMapping[str, Any]) -> None:
-            nonlocal start
-            if message["type"] == "http.response.start":
-                start = message
-                return
-            body = message.get("body", b"")
-            assert start is not None, "a body before the response start"
-            media = dict(start.get("headers", [])).get(b"content-type", b"")
-            if media.startswith(b"text/event-stream"):
-                for line in body.split(b"\n"):
-                    if line.startswith(b"data:"):
-                        try:
-                            claim(json.loads(line[5:]))
-                        except ValueError:
-                            pass
-                if start is not None and not start.get("_sent"):
-                    start["_sent"] = True
-                    await send({k: v for k, v in start.items() if k != "_sent"})
-                await send(message)
-                return
-            chunks.append(body)
-            if message.get("more_body", False):
-                return
-            data = b"".join(chunks)
-            try:
-                frame = json.loads(data)
-            except ValueError:
-                frame = None
-            claim(frame)
-            if filtering and isinstance(frame, dict) and isinstance(frame.get("result"), dict):
-                result = frame["result"]
-                tasks = result.get("tasks", [])
-                mine = [t for t in tasks if self.owners.owner("task", t.get("id", "")) == subject]
-                result["tasks"] = mine
-                if "totalSize" in result:
-                    result["totalSize"] = max(0, int(result["totalSize"]) - (len(tasks) - len(mine)))
-                data = json.dumps(frame).encode()
-            headers = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
-            await send({**start, "headers": [*headers, (b"content-length", str(len(data)).encode())]})
-            await send({"type": "http.response.body", "body": data})
-
-        return wrapped
 
 
 def secure(
@@ -360,7 +260,39 @@ def secure(
     service = app.state.a2a_service
     if service is not None:
         _declare(service, issuer.rstrip("/") + TOKEN_PATH)
+    # the gRPC binding (started by the app's lifespan) checks the same tokens
+    app.state.a2a_grpc_authenticate = grpc_authenticator(authority, clock=clock, leeway_s=leeway_s)
     return AuthGate(app, authority, clock=clock, leeway_s=leeway_s)
+
+
+def grpc_authenticator(
+    authority: AuthorizationServer, *, clock: Clock, leeway_s: float = 30, audience: str = AUDIENCE
+) -> Callable[[Mapping[str, str]], str | None]:
+    """``metadata → subject`` for the gRPC binding: the bearer token in the ``authorization``
+    metadata, verified as :class:`BearerAuth` verifies it over HTTP. A refusal is a
+    ``GrpcAuthError`` — ``UNAUTHENTICATED`` (``PERMISSION_DENIED`` for a missing scope) with
+    the RFC 6750 challenge (spec §7.4: binding-specific codes, challenge information)."""
+    keys = authority.key_set()
+
+    def authenticate(metadata: Mapping[str, str]) -> str | None:
+        from agentproto.a2a.grpc_server import GrpcAuthError  # needs grpcio, as the binding does
+
+        try:
+            claims = authorize(
+                metadata,
+                audience=audience,
+                keys=keys,
+                clock=clock,
+                required_scopes={SCOPE},
+                leeway_s=leeway_s,
+                issuer=authority.issuer,
+            )
+        except TokenError as exc:
+            code = "PERMISSION_DENIED" if exc.http_status == 403 else "UNAUTHENTICATED"
+            raise GrpcAuthError(exc.message, code=code, challenge=challenge(exc)) from None
+        return claims.subject
+
+    return authenticate
 
 
 def _declare(service: Any, token_url: str) -> None:

@@ -114,7 +114,11 @@ def _grpc_wanted(args: argparse.Namespace) -> bool:
         return False
     import importlib.util
 
-    return importlib.util.find_spec("grpc") is not None
+    # the binding needs grpcio and the official stubs a2a-sdk ships (the `grpc` extra)
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ("grpc", "a2a.types", "google.rpc"))
+    except ModuleNotFoundError:  # a parent package (a2a, google) is missing
+        return False
 
 
 def run(args: argparse.Namespace) -> int:

@@ -39,7 +39,7 @@ from agentproto.a2a.types import (
     StringList,
 )
 from agentproto.clock import Clock
-from agentproto.security.cards import sign_card
+from agentproto.security.cards import canonical_card_payload, sign_card
 from agentproto.security.errors import TokenError
 from agentproto.security.keys import ASYMMETRIC_ALGORITHMS, KeySet
 from agentproto.security.tokens import authorize, challenge, error_body
@@ -204,6 +204,23 @@ class SignedCardAgent:
                 card.model_copy(update=update), self._key, kid=self.kid, alg=self.alg, jku=self.jku
             )
             self._cache[(kind, url)] = cached
+        return cached
+
+    def sign(self, card: AgentCard) -> AgentCard:
+        """Sign a card the server completed (``A2AService`` adds its HTTP+JSON and gRPC
+        interfaces, then calls this): the signed card lists every interface. Cached by the
+        card's canonical payload, so one card is always served with one signature."""
+        key = canonical_card_payload(card.model_copy(update={"signatures": []})).decode()
+        cached = self._cache.get(("completed", key))
+        if cached is None:
+            cached = sign_card(
+                card.model_copy(update={"signatures": []}),
+                self._key,
+                kid=self.kid,
+                alg=self.alg,
+                jku=self.jku,
+            )
+            self._cache[("completed", key)] = cached
         return cached
 
     def card(self, url: str) -> AgentCard:

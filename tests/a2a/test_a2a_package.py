@@ -111,7 +111,8 @@ def test_the_dispatcher_works_with_any_handler_not_only_the_service():
         def required_extensions(self) -> list[str]:
             return []
 
-        async def get_task(self, req):  # the only operation this stub supports
+        async def get_task(self, req, scope):  # the only operation this stub supports
+            assert scope.subject is None  # no authentication layer: the anonymous caller
             return Task(id=req.id, status=TaskStatus(state=TaskState.WORKING))
 
     dispatcher = JSONRPCDispatcher(OneTask())  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("site")]
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"
@@ -141,8 +141,10 @@ def crawl(server, chromium_path) -> dict:
                 response = page.goto(url, wait_until="load", timeout=60_000)
                 # stored widget state is drawn by the embedder after "load": wait for the first one
                 page.wait_for_function(
-                    """() => !document.querySelector('script[type="application/vnd.jupyter.widget-view+json"]')
-                             || document.querySelector('.jupyter-widgets')""",
+                    """() => !document.querySelector(`script[type="${VIEW}"]`)
+                             || document.querySelector('.jupyter-widgets')""".replace(
+                        "${VIEW}", "application/vnd.jupyter.widget-view+json"
+                    ),
                     timeout=30_000,
                 )
                 info = page.evaluate(

@@ -16,6 +16,7 @@ from agentproto.security import (
     teaching_key,
     verify_card,
 )
+from agentproto.security.cards import signature_header
 from agentproto.security.serving import (
     BearerAuth,
     SignedCardAgent,
@@ -272,3 +273,24 @@ async def test_the_sdk_client_refuses_our_card_when_it_trusts_another_key(world)
     verifier = create_signature_verifier(lambda kid, jku: stranger, ["ES256"])
     with pytest.raises(SignatureVerificationError):
         await sdk_client.create_client(world["url"], signature_verifier=verifier)
+
+
+def test_a_signed_card_lists_every_interface_served_and_still_verifies():
+    """The service adds HTTP+JSON and gRPC after JSON-RPC; a signed card is re-signed by its
+    signer with all three (§8.4.1 signs the whole card), never served with one interface."""
+    pytest.importorskip("grpc", reason="needs grpcio")
+    agent = SignedCardAgent(TravelDeskAgent(), CARD_KEY, kid="travel-card-1")
+    app = create_a2a_app(agent=agent, clock=FakeClock(), ids=IdFactory("sc"), grpc=True)
+    running = RunningServer(app).start()
+    try:
+        first = httpx.get(running.url + "/.well-known/agent-card.json")
+        again = httpx.get(running.url + "/.well-known/agent-card.json")
+    finally:
+        running.stop()
+    card = first.json()
+    assert [i["protocolBinding"] for i in card["supportedInterfaces"]] == ["JSONRPC", "HTTP+JSON", "GRPC"]
+    assert (
+        signature_header(verify_card(card, {"travel-card-1": CARD_KEY.public_key()}))["kid"]
+        == "travel-card-1"
+    )
+    assert first.headers["etag"] == again.headers["etag"]  # one card, one signature
