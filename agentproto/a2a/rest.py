@@ -50,6 +50,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from agentproto import limits
 from agentproto.a2a.errors import (
     A2AError,
     ContentTypeNotSupportedError,
@@ -193,6 +194,26 @@ def _query_params(query: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
+def _within_limits(value: bytes | dict[str, Any]) -> Any:
+    """The binding's one input boundary, the same as JSON-RPC's (:mod:`agentproto.limits`): a
+    body (bytes) is parsed and checked, a dict of parameters checked, before any model sees it.
+    Not JSON → JSONParseError; outside a limit → InvalidParams (HTTP 400) naming the field."""
+    try:
+        parsed = limits.loads(value) if isinstance(value, bytes) else value
+        if not isinstance(value, bytes):
+            limits.check(parsed)
+        if isinstance(parsed, dict):
+            limits.check_parts(parsed.get("message"), path="$.message")
+    except limits.LimitError as exc:
+        if exc.kind == "json":
+            raise JSONParseError(f"Invalid JSON payload: {exc.message}") from None
+        field = exc.path.removeprefix("$").removeprefix(".") or "body"
+        raise InvalidParamsError(
+            f"Invalid parameters: {exc.message}", violations=[(field, exc.message)]
+        ) from None
+    return parsed
+
+
 def answer_media_type(headers: Mapping[str, str]) -> str:
     """``application/a2a+json`` for a client that names it (Content-Type or Accept), else
     ``application/json``: v1.0.1 recommends the former (§11.1), v1.0.0 required the latter."""
@@ -272,22 +293,22 @@ class RestBinding:
         params: dict[str, Any] = _query_params(request.query_params)
         if request.method == "POST":
             raw = await request.body()
+            # A declared non-JSON type is refused even without a body: a browser can send a
+            # bodiless text/plain POST (a "simple" request, no CORS preflight) to cancel a task.
+            ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if ctype and ctype not in _JSON_TYPES:
+                raise _RequestMediaTypeError(
+                    f"request body must be application/a2a+json or application/json, not {ctype}",
+                    metadata={"contentType": ctype},
+                )
             if raw.strip():
-                ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-                if ctype and ctype not in _JSON_TYPES:
-                    raise _RequestMediaTypeError(
-                        f"request body must be application/a2a+json or application/json, not {ctype}",
-                        metadata={"contentType": ctype},
-                    )
-                try:
-                    body = json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    raise JSONParseError(f"Invalid JSON payload: {exc}") from None
+                body = _within_limits(raw)
                 if not isinstance(body, dict):
                     raise InvalidParamsError(
                         "the request body must be a JSON object", violations=[("body", "must be an object")]
                     )
                 params.update(body)
+        _within_limits(params)  # the query string too: the same boundary as JSON-RPC's
         if route.tenant:
             params["tenant"] = route.tenant
         if route.operation == "CreateTaskPushNotificationConfig":

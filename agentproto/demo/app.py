@@ -14,9 +14,10 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from agentproto import __version__
@@ -53,6 +54,15 @@ def a2a_service(
         ids=ids,
         allow_loopback_webhooks=allow_loopback_webhooks,
     )  # spec §13.2
+
+
+async def _json_http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own HTTP errors (404 route, 405 method) as JSON with the error named."""
+    status = getattr(exc, "status_code", 500)
+    detail = getattr(exc, "detail", "") or "error"
+    headers = getattr(exc, "headers", None)
+    body = {"error": {"code": status, "message": str(detail)}}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def create_app(
@@ -166,7 +176,13 @@ def create_app(
         jsonrpc_paths=("/a2a",),
         max_body_bytes=max_body_bytes,
     )
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(HTTPGuard, config=guard)])
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(HTTPGuard, config=guard)],
+        exception_handlers={HTTPException: _json_http_error},  # e.g. 405: JSON like every other 4xx
+    )
+    app.state.guard_config = guard  # auth mode puts its own endpoints behind the same guard
     app.state.store = store
     app.state.tools = tools
     app.state.agent = agent

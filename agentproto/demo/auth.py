@@ -40,6 +40,7 @@ from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import AgentCard
 from agentproto.agui.threadstore_owners import ThreadOwners
 from agentproto.clock import Clock
+from agentproto.http_guard import HTTPGuard
 from agentproto.security.errors import OAuthError, TokenError
 from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import BearerAuth, client_credentials_scheme, requirement
@@ -195,16 +196,24 @@ class AuthGate:
             public_paths=("/", CARD_PATH),
         )
 
+        # The token and JWKS endpoints answer before the app, so they get the app's own guard
+        # (Host allow-list, Origin check, body limit): found by the outside probe.
+        self._own_endpoints = HTTPGuard(self._endpoints, config=getattr(app.state, "guard_config", None))
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] == TOKEN_PATH:
-            await self._token(scope, receive, send)
-        elif scope["type"] == "http" and scope["path"] == JWKS_PATH:
-            await _json(send, 200, self.authority.jwks())
+        if scope["type"] == "http" and scope["path"] in (TOKEN_PATH, JWKS_PATH):
+            await self._own_endpoints(scope, receive, send)
         else:
             await self.bearer(scope, receive, send)
+
+    async def _endpoints(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"] == TOKEN_PATH:
+            await self._token(scope, receive, send)
+        else:
+            await _json(send, 200, self.authority.jwks())
 
     async def _token(self, scope: Scope, receive: Receive, send: Send) -> None:
         body, _ = await _read(receive)

@@ -189,7 +189,11 @@ def run(args: argparse.Namespace) -> int:
         handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s %(message)s"))
         events.addHandler(handler)
         events.setLevel(logging.INFO)
-    config = uvicorn.Config(served, log_level=args.log_level, timeout_graceful_shutdown=2)
+    # proxy_headers off: the card's URLs come from configuration (--public-url), never from a
+    # request, and that includes the scheme an X-Forwarded-Proto header would claim.
+    config = uvicorn.Config(
+        served, log_level=args.log_level, timeout_graceful_shutdown=2, proxy_headers=False
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown

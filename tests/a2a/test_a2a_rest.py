@@ -176,3 +176,52 @@ async def test_the_card_lists_json_rpc_then_rest_and_sends_last_modified(client)
     itfs = r.json()["supportedInterfaces"]
     assert [i["protocolBinding"] for i in itfs][:2] == ["JSONRPC", "HTTP+JSON"]
     assert itfs[1]["url"] == BASE + "/a2a/rest"
+
+
+# -- the input boundary: the same limits as JSON-RPC (agentproto.limits), found by the outside probe
+def _raw_send(extra: str, text: str = '"Plan a trip"') -> bytes:
+    return (
+        '{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":' + text + "}]}" + extra + "}"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _raw_send(',"metadata":{"a":' + "[" * 200 + "]" * 200 + "}"),  # stored before, then unreadable
+        _raw_send(',"metadata":{"a":' + "[" * 500 + "]" * 500 + "}"),
+        _raw_send(',"metadata":{"a":' + "[" * 1200 + "]" * 1200 + "}"),  # RecursionError in json.loads
+        _raw_send("", text='"\\ud800"'),  # a lone surrogate SQLite cannot store
+        _raw_send(',"configuration":{"historyLength":' + "9" * 5000 + "}"),
+        _raw_send(',"configuration":{"historyLength":' + "9" * 25 + "}"),
+    ],
+    ids=["depth-200", "depth-500", "depth-1200", "lone-surrogate", "5000-digits", "25-digits"],
+)
+async def test_hostile_bodies_get_400_and_store_nothing(client, body) -> None:
+    r = await client.post(
+        "/a2a/rest/message:send", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["status"] == "INVALID_ARGUMENT"
+    listed = await client.get("/a2a/rest/tasks")
+    assert listed.status_code == 200 and listed.json().get("tasks", []) == []
+
+
+async def test_too_many_parts_and_a_huge_query_integer_are_refused(client) -> None:
+    parts = [{"text": "x"}] * 65
+    r = await client.post(
+        "/a2a/rest/message:send", json={"message": {"messageId": "m", "role": "ROLE_USER", "parts": parts}}
+    )
+    assert r.status_code == 400 and "65 parts" in r.text
+    r = await client.get("/a2a/rest/tasks", params={"pageSize": "9" * 25})
+    assert r.status_code == 400
+
+
+async def test_a_bodiless_text_plain_cancel_is_refused_and_cancels_nothing(client) -> None:
+    sent = await client.post("/a2a/rest/message:send", json=_msg("ask me", mid="tck-input-required-1"))
+    task = sent.json()["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"  # cancelable
+    r = await client.post(f"/a2a/rest/tasks/{task['id']}:cancel", headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415
+    after = await client.get(f"/a2a/rest/tasks/{task['id']}")
+    assert after.json()["status"]["state"] == task["status"]["state"]

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("voila")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "10_a2a_task_lifecycle.ipynb"

@@ -24,7 +24,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"

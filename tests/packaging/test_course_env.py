@@ -31,7 +31,7 @@ MAX_COURSE_SITE_PACKAGES_MB = 450
 #: servers and drives widgets.
 NOTEBOOKS = ["00_start_here.ipynb", "06_interrupts_resume.ipynb", "21_interview_drill.ipynb"]
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200), pytest.mark.xdist_group("course-env")]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module")

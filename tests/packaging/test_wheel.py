@@ -17,7 +17,7 @@ from envs import build_wheel, install, installed, run, site_packages, size_mb
 #: The issue's bound for the base install's site-packages (pip itself included).
 MAX_BASE_SITE_PACKAGES_MB = 60
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("base-env")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -167,3 +167,14 @@ def test_serve_refuses_auth_mode_without_a_client(capsys):
         ]
     )
     assert args.client == ["a:b", "c:d"] and args.allow_loopback_webhooks
+
+
+def test_the_token_and_jwks_endpoints_sit_behind_the_same_guard_as_the_app(url):
+    form = {"grant_type": "client_credentials", "client_id": "alice", "client_secret": "s3cret-a"}
+    assert httpx.post(url + TOKEN_PATH, data=form, headers={"Host": "evil.example"}).status_code == 421
+    assert httpx.get(url + JWKS_PATH, headers={"Host": "evil.example"}).status_code == 421
+    refused = httpx.post(url + TOKEN_PATH, data=form, headers={"Origin": "https://evil.example"})
+    assert refused.status_code == 403 and "access_token" not in refused.text
+    huge = httpx.post(url + TOKEN_PATH, data={**form, "pad": "x" * 1_500_000})
+    assert huge.status_code == 413
+    assert httpx.post(url + TOKEN_PATH, data=form).status_code == 200  # and the plain request still works

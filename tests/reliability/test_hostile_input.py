@@ -223,3 +223,16 @@ def test_every_refusal_is_one_structured_log_line(url, caplog):
         if r.name.startswith("agentproto") and r.getMessage().startswith("{")
     ]
     assert any(x["event"] == "agui_refused" and x["status"] == 422 for x in lines), lines
+
+
+def test_wrong_methods_and_unknown_paths_get_json_errors_too():
+    from starlette.testclient import TestClient
+
+    from agentproto.clock import FakeClock, IdFactory
+    from agentproto.demo.app import create_app
+
+    with TestClient(create_app(clock=FakeClock(), ids=IdFactory("x")), base_url="http://127.0.0.1") as client:
+        wrong = client.get("/ag-ui/agent")
+        assert wrong.status_code == 405 and wrong.headers["allow"] == "POST"
+        assert wrong.json()["error"]["code"] == 405
+        assert client.get("/no-such-page").json()["error"]["code"] == 404
