@@ -6,7 +6,14 @@ The server itself runs under :func:`agentproto.testing.running_server` (uvicorn 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -71,3 +78,36 @@ def interrupt_of(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 def approve(interrupt_id: str, **payload: Any) -> list[dict[str, Any]]:
     return [{"interruptId": interrupt_id, "status": "resolved", "payload": {"approved": True, **payload}}]
+
+
+@contextlib.contextmanager
+def serving_process(
+    cmd: list[str], *, cwd: Any, env: dict[str, str], log_path: Any, ready_url: str, headers: dict[str, str]
+) -> Iterator[None]:
+    """Start ``cmd`` (a server such as JupyterLab) in its own session, wait until ``ready_url``
+    answers 200 (at most 120 s, failing with the log's tail), and stop it — group and all — after."""
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    if httpx.get(ready_url, headers=headers, timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert proc.poll() is None, Path(log_path).read_text()[-3000:]
+                assert time.monotonic() < deadline, (
+                    "the server did not start:\n" + Path(log_path).read_text()[-3000:]
+                )
+                time.sleep(0.5)
+            yield
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()

@@ -215,64 +215,11 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def sdk_three():
     """a2a-sdk's DefaultRequestHandler on JSON-RPC, REST (/rest) and gRPC, echo executor."""
-    import contextlib
-
-    from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
-    from a2a.server.routes import (
-        create_agent_card_routes,
-        create_jsonrpc_routes,
-        create_rest_routes,
-    )
-    from a2a.server.tasks import InMemoryTaskStore
-    from a2a.types import a2a_pb2_grpc
-    from starlette.applications import Starlette
-
-    from agentproto.a2a import sdk_bridge
-    from agentproto.a2a.agents import EchoAgent
-    from agentproto.a2a.cards import with_bindings
+    from agentproto.a2a.server_sdk import sdk_echo_app
 
     http_port, grpc_port = _free_port(), _free_port()
-    base = f"http://127.0.0.1:{http_port}"
-    card = sdk_bridge.to_sdk(
-        with_bindings(
-            EchoAgent().card(base + "/a2a"), rest_url=base + "/rest", grpc_url=f"127.0.0.1:{grpc_port}"
-        )
-    )
-    from a2a.helpers.proto_helpers import new_task_from_user_message
-    from a2a.server.agent_execution import AgentExecutor
-    from a2a.server.tasks import TaskUpdater
-
-    class Echo(AgentExecutor):
-        async def execute(self, context, event_queue):
-            task = context.current_task or new_task_from_user_message(context.message)
-            await event_queue.enqueue_event(task)
-            updater = TaskUpdater(event_queue, task.id, task.context_id)
-            text = "".join(p.text for p in context.message.parts if p.HasField("text"))
-            await updater.add_artifact([pb.Part(text=text)], artifact_id="echo", name="echo", last_chunk=True)
-            await updater.complete()
-
-        async def cancel(self, context, event_queue):
-            await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
-
-    handler = DefaultRequestHandler(agent_executor=Echo(), task_store=InMemoryTaskStore(), agent_card=card)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app):
-        server = grpc.aio.server()
-        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
-        server.add_insecure_port(f"127.0.0.1:{grpc_port}")
-        await server.start()
-        try:
-            yield
-        finally:
-            await server.stop(0.2)
-
-    routes = (
-        create_agent_card_routes(card)
-        + create_jsonrpc_routes(handler, "/a2a")
-        + create_rest_routes(handler, path_prefix="/rest")
-    )
-    server = RunningServer(Starlette(routes=routes, lifespan=lifespan), port=http_port).start()
+    app = sdk_echo_app(url=f"http://127.0.0.1:{http_port}", rest_path="/rest", grpc_port=grpc_port)
+    server = RunningServer(app, port=http_port).start()
     try:
         yield server.url
     finally:

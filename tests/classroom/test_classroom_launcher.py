@@ -13,15 +13,14 @@ import argparse
 import json
 import os
 import shlex
-import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+from servers import serving_process
 
 from agentproto.course import launcher
 
@@ -159,51 +158,30 @@ def test_it_really_starts_jupyterlab_on_the_course_without_the_news_prompt(tmp_p
         JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "user-settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
     )
-    log_path = tmp_path / "lab.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "agentproto.course.launcher",
-                "--dir",
-                str(dest),
-                "--port",
-                str(port),
-                "--no-browser",
-            ],
-            cwd=tmp_path,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            base, headers = f"http://127.0.0.1:{port}", {"Authorization": "token classroom-test"}
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    if httpx.get(f"{base}/api/status", headers=headers, timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert proc.poll() is None, log_path.read_text()[-3000:]
-                assert time.monotonic() < deadline, (
-                    "JupyterLab did not start:\n" + log_path.read_text()[-3000:]
-                )
-                time.sleep(0.5)
-            listing = httpx.get(f"{base}/api/contents/", headers=headers, timeout=10).json()
-            assert sorted(i["name"] for i in listing["content"] if i["name"].endswith(".ipynb")) == NOTEBOOKS
-            notification = httpx.get(
-                f"{base}/lab/api/settings/@jupyterlab/apputils-extension:notification",
-                headers=headers,
-                timeout=10,
-            ).json()
-            assert notification["schema"]["properties"]["fetchNews"]["default"] == "false"
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+    cmd = [
+        sys.executable,
+        "-m",
+        "agentproto.course.launcher",
+        "--dir",
+        str(dest),
+        "--port",
+        str(port),
+        "--no-browser",
+    ]
+    base, headers = f"http://127.0.0.1:{port}", {"Authorization": "token classroom-test"}
+    with serving_process(
+        cmd,
+        cwd=tmp_path,
+        env=env,
+        log_path=tmp_path / "lab.log",
+        ready_url=f"{base}/api/status",
+        headers=headers,
+    ):
+        listing = httpx.get(f"{base}/api/contents/", headers=headers, timeout=10).json()
+        assert sorted(i["name"] for i in listing["content"] if i["name"].endswith(".ipynb")) == NOTEBOOKS
+        notification = httpx.get(
+            f"{base}/lab/api/settings/@jupyterlab/apputils-extension:notification",
+            headers=headers,
+            timeout=10,
+        ).json()
+        assert notification["schema"]["properties"]["fetchNews"]["default"] == "false"

@@ -12,14 +12,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from envs import ROOT, build_wheel, install, installed, site_packages, size_mb
+from servers import serving_process
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -118,32 +116,11 @@ def test_agentproto_lab_copies_the_course_and_starts_jupyterlab_from_the_wheel(c
         str(port),
         "--no-browser",
     ]
+    base, headers = f"http://127.0.0.1:{port}", {"Authorization": "token wheel-test"}
     log_path = tmp_path / "lab.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            cmd, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        try:
-            base, headers = f"http://127.0.0.1:{port}", {"Authorization": "token wheel-test"}
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    if httpx.get(f"{base}/api/status", headers=headers, timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert proc.poll() is None, log_path.read_text()[-3000:]
-                assert time.monotonic() < deadline, (
-                    "JupyterLab did not start:\n" + log_path.read_text()[-3000:]
-                )
-                time.sleep(0.5)
-            listing = httpx.get(f"{base}/api/contents/", headers=headers, timeout=10).json()
-            served = sorted(i["name"] for i in listing["content"] if i["name"].endswith(".ipynb"))
-            assert served == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+    with serving_process(
+        cmd, cwd=tmp_path, env=env, log_path=log_path, ready_url=f"{base}/api/status", headers=headers
+    ):
+        listing = httpx.get(f"{base}/api/contents/", headers=headers, timeout=10).json()
+        served = sorted(i["name"] for i in listing["content"] if i["name"].endswith(".ipynb"))
+        assert served == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
