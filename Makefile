@@ -74,7 +74,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 soak: $(TEST_STAMP)
-	AGENTPROTO_SOAK=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/reliability
+	AGENTPROTO_SOAK=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider -p no:xdist tests/reliability
 
 # The classroom targets (make classroom STUDENTS=N, make site, make present NB=...).
 -include mk/classroom.mk
