@@ -226,13 +226,14 @@ def test_every_refusal_is_one_structured_log_line(url, caplog):
 
 
 def test_wrong_methods_and_unknown_paths_get_json_errors_too():
-    from starlette.testclient import TestClient
+    import httpx
 
     from agentproto.clock import FakeClock, IdFactory
     from agentproto.demo.app import create_app
+    from agentproto.testing import running_server
 
-    with TestClient(create_app(clock=FakeClock(), ids=IdFactory("x")), base_url="http://127.0.0.1") as client:
-        wrong = client.get("/ag-ui/agent")
+    with running_server(create_app(clock=FakeClock(), ids=IdFactory("x"), a2a_agent=None)) as url:
+        wrong = httpx.get(url + "/ag-ui/agent")
         assert wrong.status_code == 405 and wrong.headers["allow"] == "POST"
         assert wrong.json()["error"]["code"] == 405
-        assert client.get("/no-such-page").json()["error"]["code"] == 404
+        assert httpx.get(url + "/no-such-page").json()["error"]["code"] == 404

@@ -1,0 +1,116 @@
+"""The browser check's fixtures: JupyterLab on a copy of the course, and headless Chromium.
+
+Module-scoped, so each of the two browser modules (the course's two halves) gets its own
+JupyterLab and browser and the halves can run on two xdist workers at once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def chromium_path() -> str:
+    if CHROMIUM is None:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail("REQUIRE_BROWSER=1 but no chromium on PATH (apt-get install chromium)")
+        pytest.skip("chromium not installed")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, chromium_path) -> str:
+    """JupyterLab on a free loopback port, serving a scratch copy of the course."""
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    for path in (root / "notebooks").glob("*.ipynb"):  # start from blank outputs, as a learner
+        nb = nbformat.read(path, as_version=4)  # who clears them would
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nbformat.write(nb, path)
+    shutil.copytree(ROOT / "data", root / "data")
+    port = _free_port()
+    log = open(root / "jupyter.log", "wb")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--ServerApp.disable_check_xsrf=True",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=",
+            # a private, empty workspace store: no tabs restored from an earlier session
+            f"--LabApp.workspaces_dir={root / 'workspaces'}",
+            f"--LabApp.user_settings_dir={root / 'settings'}",
+        ]
+        + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=root,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/api/status", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None:
+            pytest.fail("jupyter lab exited:\n" + (root / "jupyter.log").read_text()[-2000:])
+        time.sleep(0.5)
+    else:
+        proc.terminate()
+        pytest.fail("jupyter lab did not start within 90 s")
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
