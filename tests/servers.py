@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,6 +24,27 @@ from agentproto.agui.pipeline import lint_source
 from agentproto.agui.sse import SSEDecoder
 
 SSE_HEADERS = {"Accept": "text/event-stream"}
+#: Debian's Chromium, driven by Playwright directly (its own browser downloads are not used).
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 (for a server started as a separate process)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 REFUND_REQUEST = "check order A1024 and refund it if shipped"
 
 

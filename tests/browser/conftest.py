@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -17,34 +16,9 @@ from pathlib import Path
 import httpx
 import nbformat
 import pytest
+from servers import CHROMIUM_ARGS, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def chromium_path() -> str:
-    if CHROMIUM is None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail("REQUIRE_BROWSER=1 but no chromium on PATH (apt-get install chromium)")
-        pytest.skip("chromium not installed")
-    return CHROMIUM
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +33,7 @@ def lab(tmp_path_factory, chromium_path) -> str:
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(nb, path)
     shutil.copytree(ROOT / "data", root / "data")
-    port = _free_port()
+    port = free_port()
     log = open(root / "jupyter.log", "wb")
     proc = subprocess.Popen(
         [

@@ -13,14 +13,13 @@ import argparse
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
 import pytest
-from servers import serving_process
+from servers import free_port, serving_process
 
 from agentproto.course import launcher
 
@@ -142,16 +141,10 @@ def test_a_missing_course_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert "pip install" in capsys.readouterr().err
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_it_really_starts_jupyterlab_on_the_course_without_the_news_prompt(tmp_path):
-    dest, port = tmp_path / "course", _free_port()
+    dest, port = tmp_path / "course", free_port()
     env = dict(
         os.environ,
         JUPYTER_TOKEN="classroom-test",

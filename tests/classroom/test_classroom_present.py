@@ -10,9 +10,7 @@ no error. Then stops Voilà and its kernel. Skipped when Chromium is absent, unl
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,20 +18,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from servers import CHROMIUM_ARGS, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "10_a2a_task_lifecycle.ipynb"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
 
 
 def _code_lines() -> list[str]:
@@ -45,24 +35,9 @@ def _code_lines() -> list[str]:
     return [ln for ln in lines if len(ln) > 30 and not ln.startswith("#")]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def chromium_path() -> str:
-    if CHROMIUM is None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail("REQUIRE_BROWSER=1 but no chromium on PATH (apt-get install chromium)")
-        pytest.skip("chromium not installed")
-    return CHROMIUM
-
-
 @pytest.fixture(scope="module")
 def voila(tmp_path_factory, chromium_path) -> str:
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("present") / "voila.log"
     log = open(log_path, "wb")  # closed below
     proc = subprocess.Popen(

@@ -13,8 +13,6 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -23,21 +21,13 @@ from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
+from servers import CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"
 STAMP = ROOT / "build" / "site-build.json"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
 MAX_PAGES = 300  # the crawl is bounded
 
 
@@ -50,15 +40,6 @@ def _inputs() -> list[Path]:
         *(ROOT / "agentproto" / "data" / "course").glob("*"),
     ]
     return [p for p in paths if p.is_file()]
-
-
-@pytest.fixture(scope="module")
-def chromium_path() -> str:
-    if CHROMIUM is None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail("REQUIRE_BROWSER=1 but no chromium on PATH (apt-get install chromium)")
-        pytest.skip("chromium not installed")
-    return CHROMIUM
 
 
 @pytest.fixture(scope="module")

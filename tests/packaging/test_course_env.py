@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
 from envs import ROOT, build_wheel, install, installed, site_packages, size_mb
-from servers import serving_process
+from servers import free_port, serving_process
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -92,14 +91,8 @@ def test_a_notebook_copied_out_runs_against_the_installed_wheel(name, course_ker
     assert where  # the notebook printed something
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_agentproto_lab_copies_the_course_and_starts_jupyterlab_from_the_wheel(course_env, tmp_path):
-    dest, port = tmp_path / "my-course", _free_port()
+    dest, port = tmp_path / "my-course", free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "JUPYTER_PATH"}}
     env |= {
         "JUPYTER_TOKEN": "wheel-test",

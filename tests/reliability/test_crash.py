@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,21 +18,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from servers import approve, decode, post_run, run_body
+from servers import approve, decode, free_port, post_run, run_body
 from sizes import size
 from test_restart import approve_refund, start_refund
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(db: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "agentproto", "serve", "--port", str(port), "--db", str(db), "--no-grpc"]
     proc = subprocess.Popen(
         cmd, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True, cwd=db.parent
