@@ -15,10 +15,15 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "bench_a2a_server.py"
 
 
-def test_the_benchmark_runs_both_servers_on_every_binding_and_writes_its_report(tmp_path, capsys):
+def _bench():
     spec = importlib.util.spec_from_file_location("bench_a2a_server", BENCH)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_benchmark_runs_both_servers_on_every_binding_and_writes_its_report(tmp_path, capsys):
+    bench = _bench()
     out = tmp_path / "a2a_server.json"
     assert bench.main(["--quick", "--requests", "20", "--concurrency", "4", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
@@ -27,7 +32,19 @@ def test_the_benchmark_runs_both_servers_on_every_binding_and_writes_its_report(
         assert set(binding["servers"]) == {"ours", "sdk"}
         for server in binding["servers"].values():
             assert server["requests_per_s"] > 0 and server["p99_ms"] >= server["p50_ms"] > 0
+            assert server["client_cpu_ms_per_request"] > 0  # the load generator's own cost
         assert binding["throughput_ratio"] > 0
     assert report["throughput_ratio"] == min(b["throughput_ratio"] for b in report["bindings"].values())
     assert report["target_ratio"] == 1.5
     assert "grpc      throughput ours / a2a-sdk" in capsys.readouterr().out
+
+
+def test_the_httpx_load_client_is_still_selectable(tmp_path):
+    """``--http-client httpx``: the comparison run that shows httpx, not the server, set the tail."""
+    bench = _bench()
+    out = tmp_path / "a2a_server.json"
+    argv = ["--quick", "--requests", "10", "--concurrency", "2", "--bindings", "jsonrpc,rest"]
+    assert bench.main([*argv, "--http-client", "httpx", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["params"]["http_client"] == "httpx"
+    assert set(report["bindings"]) == {"jsonrpc", "rest"}
