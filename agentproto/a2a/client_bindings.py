@@ -189,13 +189,17 @@ class RestA2AClient(A2AClient):
 class GrpcA2AClient(A2AClient):
     """:class:`A2AClient` over gRPC (needs grpcio and a2a-sdk's generated stubs)."""
 
-    def __init__(self, url: str, **kwargs: Any) -> None:
+    def __init__(self, url: str, *, interceptors: Sequence[Any] = (), **kwargs: Any) -> None:
+        """``interceptors``: grpc.aio client interceptors for the channel (a tracer, a tap, a
+        credential injector); ``connect(..., interceptors=...)`` passes them through."""
         super().__init__(url, **kwargs)
         import grpc
         from a2a.types import a2a_pb2_grpc
 
         self._grpc = grpc
-        self._channel = grpc.aio.insecure_channel(url.removeprefix("grpc://"))
+        self._channel = grpc.aio.insecure_channel(
+            url.removeprefix("grpc://"), interceptors=list(interceptors)
+        )
         self._stub = a2a_pb2_grpc.A2AServiceStub(self._channel)  # type: ignore[no-untyped-call]
 
     async def aclose(self) -> None:
@@ -304,12 +308,16 @@ async def connect(
     """A client for the agent at ``base_url``, on the card's most preferred binding we speak.
 
     ``binding`` (``jsonrpc``, ``rest``, ``grpc`` or a protocolBinding value) forces one.
+    ``interceptors`` go to the gRPC channel, if gRPC is the binding chosen (ignored otherwise).
     """
+    interceptors = kwargs.pop("interceptors", ())
     if binding is not None:
         accept = (BINDINGS.get(binding.lower(), binding),)
     card = await A2AClient.fetch_card(base_url, http=kwargs.get("http"), cache=cache)
     version = kwargs.get("version", PROTOCOL_VERSION)
     chosen, url, tenant = _pick(card, accept, version)
     kwargs.setdefault("tenant", tenant)
-    cls = {JSONRPC_BINDING: A2AClient, "HTTP+JSON": RestA2AClient, "GRPC": GrpcA2AClient}[chosen]
+    if chosen == "GRPC":
+        return GrpcA2AClient(url, card=card, interceptors=interceptors, **kwargs)
+    cls = {JSONRPC_BINDING: A2AClient, "HTTP+JSON": RestA2AClient}[chosen]
     return cls(url, card=card, **kwargs)

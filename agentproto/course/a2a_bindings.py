@@ -11,7 +11,6 @@ HTTP+JSON/REST (§11) and gRPC (§10), and its clients speak all three
                                 headers, body, status, response headers and the raw bytes
 :class:`GrpcTap`                gRPC client interceptors that record the method path, the
                                 metadata, every message (as protobuf text) and the final status
-:func:`tap_grpc_client`         put a :class:`GrpcTap` under a kit ``GrpcA2AClient``
 :func:`render_http`,            one exchange as text, the way a protocol analyser would show it
 :func:`render_grpc`
 :func:`connect_tapped`          one kit client per binding, each over its own tap
@@ -50,7 +49,6 @@ __all__ = [
     "HttpTap",
     "GrpcExchange",
     "GrpcTap",
-    "tap_grpc_client",
     "render_http",
     "render_grpc",
     "collect",
@@ -276,9 +274,10 @@ class GrpcTap:
     """Client interceptors that record each call on a ``grpc.aio`` channel.
 
     Build the channel with ``grpc.aio.insecure_channel(target, interceptors=tap.interceptors())``
-    (or use :func:`tap_grpc_client`); ``tap.exchanges`` then holds one :class:`GrpcExchange`
-    per call: the full method path (``/lf.a2a.v1.A2AService/SendMessage``), the metadata the
-    client sent, each message as protobuf text, and the final status with its rich details.
+    (or ``connect(url, binding="grpc", interceptors=tap.interceptors())``); ``tap.exchanges``
+    then holds one :class:`GrpcExchange` per call: the full method path
+    (``/lf.a2a.v1.A2AService/SendMessage``), the metadata the client sent, each message as
+    protobuf text, and the final status with its rich details.
     """
 
     def __init__(self) -> None:
@@ -338,25 +337,6 @@ class GrpcTap:
                 return messages()
 
         return [Unary(), Streaming()]
-
-
-async def tap_grpc_client(client: Any, tap: GrpcTap) -> Any:
-    """Route a kit ``GrpcA2AClient`` through ``tap``: a new channel with its interceptors.
-
-    The kit's client builds its channel itself and takes no interceptors, so this replaces
-    its channel and stub — the one place the course reaches inside the client.
-    """
-    import grpc
-    from a2a.types import a2a_pb2_grpc
-
-    if not hasattr(client, "_channel") or not hasattr(client, "_stub"):
-        raise TypeError("tap_grpc_client needs the kit's GrpcA2AClient (no _channel/_stub found)")
-    await client._channel.close()
-    client._channel = grpc.aio.insecure_channel(
-        client.url.removeprefix("grpc://"), interceptors=tap.interceptors()
-    )
-    client._stub = a2a_pb2_grpc.A2AServiceStub(client._channel)
-    return client
 
 
 def render_grpc(exchange: GrpcExchange, *, width: int = 110, max_messages: int = 4) -> str:
@@ -439,8 +419,7 @@ async def connect_tapped(
         ids = IdFactory(f"{binding}-{ids_prefix}")
         if binding == "grpc":
             grpc_tap = GrpcTap()
-            client = await connect(base_url, binding=binding, ids=ids)
-            await tap_grpc_client(client, grpc_tap)
+            client = await connect(base_url, binding=binding, ids=ids, interceptors=grpc_tap.interceptors())
             taps[binding] = grpc_tap
         else:
             http_tap = HttpTap()

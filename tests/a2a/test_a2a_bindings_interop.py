@@ -176,6 +176,28 @@ async def test_our_client_sends_streams_and_gets_typed_errors_on_each_binding(th
             await client.cancel_task(task.id)
 
 
+async def test_connect_passes_interceptors_to_the_grpc_channel(three_bindings):
+    """A tracer (or the course's tap) goes under the kit's gRPC client through a public argument."""
+    from agentproto.a2a.client_bindings import connect
+
+    seen: list[tuple[str, dict[str, str]]] = []
+
+    class Record(grpc.aio.UnaryUnaryClientInterceptor):
+        async def intercept_unary_unary(self, continuation, details, request):
+            seen.append((details.method, dict(details.metadata or ())))
+            return await continuation(details, request)
+
+    url, _ = three_bindings
+    async with await connect(url, binding="grpc", interceptors=[Record()]) as client:
+        task = await client.send(_ours("tck-complete-task-intercepted"))
+    assert [m for m, _ in seen] == [b"/lf.a2a.v1.A2AService/SendMessage"]  # grpc.aio gives bytes
+    assert seen[0][1]["a2a-version"] == "1.0"
+    assert task.id
+    async with await connect(url, binding="rest", interceptors=[Record()]) as client:  # not gRPC: unused
+        await client.send(_ours("tck-complete-task-not-intercepted"))
+    assert len(seen) == 1
+
+
 def test_connect_picks_the_first_interface_of_the_card_when_not_forced(three_bindings):
     import anyio
 
