@@ -107,6 +107,7 @@ _EXPORTS: dict[str, str] = {
     "WebhookRecorder": "agentproto.a2a.push",
     "PushNotifier": "agentproto.a2a.push",
     "check_webhook_url": "agentproto.a2a.push",
+    "authorization_matches": "agentproto.a2a.push",
     "A2AApplication": "agentproto.a2a.server",
     "build_a2a_routes": "agentproto.a2a.server",
     "create_a2a_app": "agentproto.a2a.server",
@@ -226,6 +227,7 @@ __all__ = [
     "PushNotifier",
     "Delivery",
     "check_webhook_url",
+    "authorization_matches",
     "WebhookRecorder",
     # binding, server, client
     "JSONRPCDispatcher",
@@ -326,7 +328,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         agent_schedule,
         model_modes,
     )
-    from agentproto.a2a.push import Delivery, PushNotifier, WebhookRecorder, check_webhook_url
+    from agentproto.a2a.push import (
+        Delivery,
+        PushNotifier,
+        WebhookRecorder,
+        authorization_matches,
+        check_webhook_url,
+    )
     from agentproto.a2a.server import A2AApplication, build_a2a_routes, create_a2a_app
     from agentproto.a2a.service import A2AService
     from agentproto.a2a.states import (

@@ -21,13 +21,14 @@ so a learner can watch pushes arrive on their own laptop.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import ipaddress
 import json
 import logging
 import threading
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,7 @@ __all__ = [
     "PushNotifier",
     "Delivery",
     "check_webhook_url",
+    "authorization_matches",
     "WebhookRecorder",
     "ReceivedPush",
     "A2A_JSON",
@@ -245,19 +247,44 @@ class ReceivedPush:
         return StreamResponse.from_wire(self.body)
 
 
+def authorization_matches(headers: Mapping[str, str], scheme: str, credentials: str) -> bool:
+    """Does a webhook request carry ``Authorization: <scheme> <credentials>`` as configured in
+    the push config's ``authentication``? This is the receiver's check: "Clients MUST validate
+    webhook authenticity using the provided authentication credentials" (§13.2; the header is
+    §4.3.3's). The scheme is compared case-insensitively (RFC 9110 §11.1, as
+    ``AuthenticationInfo.scheme`` in a2a.proto says), the credentials in constant time."""
+    value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
+    got_scheme, _, got_credentials = value.partition(" ")
+    return got_scheme.lower() == scheme.lower() and hmac.compare_digest(
+        got_credentials.strip().encode(), credentials.encode()
+    )
+
+
 class WebhookRecorder:
     """A client's webhook for demos and tests: records every POST it receives.
 
     ``recorder.app()`` is a Starlette app with ``POST /hook``; serve it on loopback (e.g. with
     :func:`agentproto.testing.running_server`) and configure ``<url>/hook`` as the push URL.
-    The first ``fail_first`` requests are answered 500, to watch the agent retry. A webhook
-    SHOULD check the token it issued (spec §4.3): with ``expect_token`` set, requests carrying
-    another token are refused with 401 and not recorded.
+    The first ``fail_first`` requests are answered 500, to watch the agent retry.
+
+    A webhook MUST validate the credentials it configured (§13.2): with
+    ``expect_authorization=(scheme, credentials)`` — what the push config's ``authentication``
+    said — a request without that ``Authorization`` is refused with 401 (and a
+    ``WWW-Authenticate`` challenge) and not recorded. That check works with any A2A agent.
+    ``expect_token`` checks the config's ``token`` in ``X-A2A-Notification-Token`` instead: the
+    kit's and a2a-sdk's header, not the spec's. A body that is not a JSON object gets 400.
     """
 
-    def __init__(self, *, fail_first: int = 0, expect_token: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        fail_first: int = 0,
+        expect_token: str | None = None,
+        expect_authorization: tuple[str, str] | None = None,
+    ) -> None:
         self.fail_first = fail_first
         self.expect_token = expect_token
+        self.expect_authorization = expect_authorization
         self.attempts = 0
         self.received: list[ReceivedPush] = []
         self._lock = threading.Lock()
@@ -274,12 +301,20 @@ class WebhookRecorder:
                 failing = self.attempts <= self.fail_first
             if failing:
                 return Response(status_code=500)
-            if (
-                self.expect_token is not None
-                and request.headers.get(TOKEN_HEADER.lower()) != self.expect_token
+            if self.expect_authorization is not None:
+                scheme, credentials = self.expect_authorization
+                if not authorization_matches(request.headers, scheme, credentials):
+                    return Response(status_code=401, headers={"WWW-Authenticate": scheme})
+            if self.expect_token is not None and not hmac.compare_digest(
+                request.headers.get(TOKEN_HEADER.lower(), "").encode(), self.expect_token.encode()
             ):
                 return Response(status_code=401)
-            body = json.loads(await request.body())
+            try:
+                body = json.loads(await request.body())
+            except ValueError:
+                return Response(status_code=400)
+            if not isinstance(body, dict):
+                return Response(status_code=400)
             with self._lock:
                 self.received.append(ReceivedPush(time.monotonic(), dict(request.headers), body))
             return Response(status_code=204)

@@ -433,15 +433,12 @@ async def connect_tapped(
 
 def authorization_ok(headers: dict[str, str], scheme: str, credentials: str) -> bool:
     """Does a webhook request carry ``Authorization: <scheme> <credentials>`` as configured in
-    the push config's ``authentication`` (spec §4.3.3, §13.2)? The scheme is compared
-    case-insensitively (RFC 9110 §11.1, as ``AuthenticationInfo.scheme`` in a2a.proto says)."""
-    import hmac
+    the push config's ``authentication`` (spec §4.3.3, §13.2)? The library's check,
+    :func:`agentproto.a2a.push.authorization_matches`, which ``WebhookRecorder(
+    expect_authorization=...)`` applies to every POST."""
+    from agentproto.a2a.push import authorization_matches
 
-    value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
-    got_scheme, _, got_credentials = value.partition(" ")
-    return got_scheme.lower() == scheme.lower() and hmac.compare_digest(
-        got_credentials.strip().encode(), credentials.encode()
-    )
+    return authorization_matches(headers, scheme, credentials)
 
 
 # --------------------------------------------------------------------------- flows

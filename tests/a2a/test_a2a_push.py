@@ -228,3 +228,50 @@ async def test_a_webhook_that_checks_its_token_refuses_a_forged_notification(mak
     assert {r.headers["x-a2a-notification-token"] for r in hook.received} == {"issued-by-me"}
     refused = [d for d in svc.push.deliveries if d.status_code == 401]
     assert refused and all(d.attempt == 1 for d in refused)  # a 401 is not retried
+
+
+async def test_a_webhook_that_checks_authorization_accepts_only_the_configured_credentials(make_service):
+    """§13.2: the receiver MUST validate the credentials of the config's ``authentication``."""
+    hook = WebhookRecorder(expect_authorization=("Bearer", "s3cret"))
+    with running_server(hook.app()) as base:
+        svc = make_service("conformance", allow_loopback_webhooks=True)
+        configs = {
+            "right": AuthenticationInfo(scheme="bearer", credentials="s3cret"),  # scheme: any case
+            "wrong": AuthenticationInfo(scheme="Bearer", credentials="s3cret!"),
+            "basic": AuthenticationInfo(scheme="Basic", credentials="s3cret"),
+            "none": None,
+        }
+        for name, auth in configs.items():
+            await svc.send_message(
+                SendMessageRequest(
+                    message=user_message("x", message_id=f"tck-complete-task-auth-{name}"),
+                    configuration=SendMessageConfiguration(
+                        task_push_notification_config=TaskPushNotificationConfig(
+                            url=base + "/hook", token=f"token-{name}", authentication=auth
+                        )
+                    ),
+                )
+            )
+        await svc.push.drain()
+        await svc.aclose()
+    assert {r.headers["x-a2a-notification-token"] for r in hook.received} == {"token-right"}
+    assert {r.headers["authorization"] for r in hook.received} == {"bearer s3cret"}
+    refused = [d for d in svc.push.deliveries if d.status_code == 401]
+    assert len(refused) == 6 and all(d.attempt == 1 for d in refused)  # 3 configs × 2 events
+
+
+def test_the_recorder_answers_a_body_that_is_not_a_json_object_with_400():
+    import httpx
+
+    hook = WebhookRecorder()
+    with running_server(hook.app()) as base:
+        for body in (b"{not json", b"[1, 2]", "\u00ff".encode("latin-1")):
+            r = httpx.post(base + "/hook", content=body, headers={"content-type": "application/a2a+json"})
+            assert r.status_code == 400
+        r = httpx.post(base + "/hook", json={"task": {"id": "t"}})
+        assert r.status_code == 204
+    assert len(hook.received) == 1
+    challenge = WebhookRecorder(expect_authorization=("Bearer", "x"))
+    with running_server(challenge.app()) as base:
+        r = httpx.post(base + "/hook", json={"task": {"id": "t"}})
+    assert (r.status_code, r.headers["www-authenticate"]) == (401, "Bearer")
