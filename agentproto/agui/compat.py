@@ -8,6 +8,10 @@ it (spec ``basic/versioning``, "Retired shapes"):
   so, because an id the producer never wrote can later surface in a verification error.
 * The whole-optional ``null`` fields that 1.0 clients have always tolerated become absent
   fields, warned once per field per run. Anywhere else an optional ``null`` stays fatal.
+* Outgoing, :func:`upgrade_binary_parts` turns the retired 0.x ``binary`` content part of a
+  message the application hands the client into the typed media part that replaced it, for
+  every peer (the current protocol does not describe ``binary``, so sending it as it is
+  would hand the peer unrecognised material).
 
 This mirrors the reference TypeScript client's ``CompatibilityBoundary``. Protocol version
 *declarations* (``RUN_STARTED.protocolVersion``) are judged by :func:`version_warning`.
@@ -23,7 +27,13 @@ from agentproto.agui.errors import PipelineWarning
 from agentproto.agui.events import PROTOCOL_VERSION
 from agentproto.clock import IdFactory
 
-__all__ = ["CompatibilityBoundary", "RETIRED_EVENTS", "version_warning", "parse_protocol_version"]
+__all__ = [
+    "CompatibilityBoundary",
+    "RETIRED_EVENTS",
+    "version_warning",
+    "parse_protocol_version",
+    "upgrade_binary_parts",
+]
 
 #: Retired event type → the type it translates to.
 RETIRED_EVENTS: dict[str, str] = {
@@ -260,6 +270,86 @@ class CompatibilityBoundary:
             out["messageId"] = self._mint(kind, self._span, index, warnings)
             self._span = None
         return out
+
+
+# -- outgoing: the retired ``binary`` content part --------------------------------------------
+
+_BINARY_SOURCES = (("data", "data"), ("url", "url"), ("id", "file"))  # legacy field, source type
+
+
+def _media_kind(mime_type: str) -> str:
+    for kind in ("image", "audio", "video"):
+        if mime_type.startswith(kind + "/"):
+            return kind
+    return "document"
+
+
+def _upgrade_binary(part: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
+    """One legacy ``{"type": "binary", mimeType, data|url|id, filename?}`` part as a media part.
+
+    ``None`` when the part is not a readable legacy part (no ``mimeType`` string, no source
+    field): a translation must not repair a malformed value, so it is left for the peer's
+    enforcement to judge. ``lost`` names the legacy fields the typed part has no place for.
+    """
+    mime_type = part.get("mimeType")
+    found = [(key, kind) for key, kind in _BINARY_SOURCES if isinstance(part.get(key), str)]
+    if not isinstance(mime_type, str) or not mime_type or not found:
+        return None
+    key, kind = found[0]
+    upgraded = {
+        "type": _media_kind(mime_type),
+        "source": {"type": kind, "value": part[key], "mimeType": mime_type},
+    }
+    lost = [f"{other} {part[other]!r}" for other, _ in found[1:]]
+    if "filename" in part:
+        lost.append(f"filename {part['filename']!r}")
+    return upgraded, lost
+
+
+def upgrade_binary_parts(messages: Any, base: str = "/messages") -> tuple[Any, list[PipelineWarning]]:
+    """Outgoing input messages with every retired ``binary`` part upgraded to a media part.
+
+    A ``binary`` part becomes an ``image``/``audio``/``video`` part by its MIME type (anything
+    else a ``document``), with a ``data``, ``url`` or — for the legacy ``id`` handle — ``file``
+    source carrying the same value and ``mimeType``, as spec ``basic/versioning`` ("Retired
+    shapes") asks: translate a retired shape rather than drop it, and warn when the
+    translation loses something (a ``filename``, a second source). Pure: ``messages`` is not
+    changed, and is returned as it is when nothing needed upgrading.
+    """
+    if not isinstance(messages, list):
+        return messages, []
+    warnings: list[PipelineWarning] = []
+    out: list[Any] = []
+    changed = False
+    for i, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(p, dict) and p.get("type") == "binary" for p in content
+        ):
+            parts: list[Any] = []
+            for j, part in enumerate(content):
+                done = (
+                    _upgrade_binary(part) if isinstance(part, dict) and part.get("type") == "binary" else None
+                )
+                if done is None:
+                    parts.append(part)
+                    continue
+                parts.append(done[0])
+                if done[1]:
+                    warnings.append(
+                        PipelineWarning(
+                            None,
+                            f"{base}/{i}/content/{j}",
+                            f"retired binary content part upgraded to a {done[0]['type']} part; lost: "
+                            f"{', '.join(done[1])}. Send typed media parts instead (spec "
+                            f"basic/versioning, 'Retired shapes')",
+                        )
+                    )
+            if parts != content:
+                message = {**message, "content": parts}
+                changed = True
+        out.append(message)
+    return (out if changed else messages), warnings
 
 
 _VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")

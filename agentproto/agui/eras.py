@@ -36,7 +36,8 @@ peer ≤      what changes
 The shims are cumulative: a peer pinned at 0.0.39 gets every row. The reference's other two
 era middlewares need nothing here: ``THINKING_*`` → ``REASONING_*`` (0.0.45) is translated for
 every peer by the always-on :class:`~agentproto.agui.compat.CompatibilityBoundary`, and the
-0.0.47 one upgrades legacy ``binary`` input parts, which this package never produces.
+0.0.47 one upgrades legacy ``binary`` input parts, which the client does for every peer
+(:func:`~agentproto.agui.compat.upgrade_binary_parts`, before these shims run).
 
 One deliberate difference: the reference 0.0.39 shim also turns content that is neither a
 string nor a list (``null``, a number) into ``""``. That would repair a malformed value on the
@@ -219,21 +220,24 @@ def downgrade_input(
                     text, lost = flatten_content(message["content"])
                     message = {**message, "content": text}
                     if lost:
-                        warnings.append(
-                            PipelineWarning(
-                                None,
-                                f"/messages/{i}/content",
-                                f"content parts flattened to text for a peer pinned to protocol "
-                                f"0.0.39 or older; lost: {', '.join(dict.fromkeys(lost))}. Upgrade "
-                                f"the agent's AG-UI integration to one that accepts content parts "
-                                f"(spec basic/versioning, 'Downgrading')",
-                            )
-                        )
+                        warnings.append(PipelineWarning(None, f"/messages/{i}/content", _flattened(lost)))
                 flattened.append(message)
             messages = flattened
     if messages is not out.get("messages"):
         out["messages"] = messages
     return out, warnings
+
+
+def _flattened(lost: list[str]) -> str:
+    # "DROPS non-text parts" is the reference client's phrase for the same loss; said only when
+    # a part other than text really was dropped (ids, metadata or boundaries are lesser losses).
+    dropped = any(not x.startswith(("text part", "boundaries")) for x in lost)
+    what = "; this DROPS non-text parts" if dropped else ""
+    return (
+        f"content parts flattened to text for a peer pinned to protocol 0.0.39 or older{what}; "
+        f"lost: {', '.join(dict.fromkeys(lost))}. Upgrade the agent's AG-UI integration to one "
+        f"that accepts content parts (spec basic/versioning, 'Downgrading')"
+    )
 
 
 # -- incoming -----------------------------------------------------------------------------

@@ -115,6 +115,19 @@ def test_a_0_0_39_peer_gets_text_content_and_no_parent_run_id_or_protocol_versio
     assert "basic/versioning" in warning.message
 
 
+def test_the_flattening_warning_says_it_drops_non_text_parts_only_when_it_does():
+    # The corpus fixture era-0-0-39-flattens-content looks for the reference's phrase.
+    _, [warning] = downgrade_input(INPUT, shims_for("0.0.39"))
+    assert "DROPS non-text parts" in warning.message
+    two_texts = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}
+        ]
+    }
+    _, [warning] = downgrade_input(two_texts, shims_for("0.0.39"))
+    assert "DROPS" not in warning.message and "boundaries between text parts" in warning.message
+
+
 def test_flattening_joins_text_parts_without_a_separator_and_names_what_is_lost():
     assert flatten_content([{"type": "text", "text": "a"}]) == ("a", [])
     text, lost = flatten_content([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])
@@ -304,3 +317,52 @@ def test_the_client_rejects_a_replayed_run_on_another_thread():
     _, error = run_against(body)
     assert isinstance(error, VerificationError) and error.rule == "run.thread-changed"
     assert error.index == 2
+
+
+LEGACY = {"type": "binary", "mimeType": "image/png", "url": "https://example.com/legacy.png"}
+UPGRADED = {
+    "type": "image",
+    "source": {"type": "url", "value": "https://example.com/legacy.png", "mimeType": "image/png"},
+}
+
+
+@pytest.mark.parametrize("pin", [None, "1.0", "0.0.57", "0.0.47"])
+def test_the_client_upgrades_a_retired_binary_part_for_every_peer_silently(pin):
+    # spec basic/versioning "Retired shapes": translate rather than drop; lossless, so quiet.
+    sent: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, content=sse(START, FINISH), headers={"content-type": "text/event-stream"})
+
+    async def scenario():
+        http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+        async with http, AGUIClient("http://agent", http=http, max_protocol_version=pin) as client:
+            message = {"id": "u", "role": "user", "content": [{"type": "text", "text": "see"}, LEGACY]}
+            return await client.run("t", run_id="r", new_messages=[message])
+
+    result = asyncio.run(scenario())
+    assert sent[0]["messages"][0]["content"] == [{"type": "text", "text": "see"}, UPGRADED]
+    assert result.ok and result.warnings == []
+    assert result.messages[0]["content"][1] == UPGRADED  # the thread keeps the modern form
+
+
+def test_the_client_sends_the_tools_and_context_it_is_given_and_nothing_when_not():
+    sent: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, content=sse(START, FINISH), headers={"content-type": "text/event-stream"})
+
+    tool = {"name": "pick", "description": "pick one", "parameters": {"type": "object"}}
+    context = [{"description": "locale", "value": "en-GB"}]
+
+    async def scenario():
+        http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+        async with http, AGUIClient("http://agent", http=http) as client:
+            await client.run("t", run_id="r", tools=[tool], context=context)
+            await client.run("t", run_id="r")
+
+    asyncio.run(scenario())
+    assert sent[0]["tools"] == [tool] and sent[0]["context"] == context
+    assert "tools" not in sent[1] and "context" not in sent[1]  # absent and empty mean the same
