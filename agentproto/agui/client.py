@@ -55,6 +55,7 @@ from typing import Any, TypeVar
 import httpx
 
 from agentproto.agui import events as ev
+from agentproto.agui.compat import upgrade_binary_parts
 from agentproto.agui.eras import EraDowngrade
 from agentproto.agui.errors import AGUIError, PipelineWarning
 from agentproto.agui.interrupts import (
@@ -64,6 +65,7 @@ from agentproto.agui.interrupts import (
     resolved,
     validate_resume,
 )
+from agentproto.agui.parse import enforce_outgoing_input
 from agentproto.agui.sse import SSE_CONTENT_TYPE, SSEDecoder
 from agentproto.clock import Clock
 from agentproto.runtime import SystemClock, uuid_ids
@@ -340,19 +342,33 @@ class AGUIClient:
         resume: list[dict[str, Any]] | None = None,
         run_id: str | None = None,
         forwarded_props: Any = None,
+        tools: Iterable[dict[str, Any]] | None = None,
+        context: Iterable[dict[str, Any]] | None = None,
         on_event: Callable[[dict[str, Any]], Any] | None = None,
         body_override: Mapping[str, Any] | None = None,
     ) -> RunResult:
         """POST one run and consume its stream; returns when the run ends (or is recovered).
 
+        ``new_messages`` join the thread's messages for this run (and stay in the thread).
+        ``tools`` and ``context`` are the input's ``tools`` (the tools the frontend offers)
+        and ``context`` lists, sent only when given (absent and empty mean the same, spec
+        ``basic/run-input``). A retired ``binary`` content part in a message is upgraded to
+        the typed media part that replaced it (:func:`~agentproto.agui.compat.upgrade_binary_parts`).
         ``on_event`` is called with each accepted event (wire dict) as it arrives — a notebook
         uses it to draw live. ``body_override`` replaces fields of the request body verbatim:
         the notebooks use it to send contract-breaking inputs on purpose.
+
+        Before sending, the input goes through outgoing enforcement (spec ``basic/processing``,
+        "Outgoing material"): unrecognised material — a property the spec does not describe, a
+        content part of an unknown kind — is removed, with a warning in ``result.warnings``;
+        a malformed known field raises :class:`~agentproto.agui.errors.MalformedEventError` and
+        nothing is sent. ``body_override`` is applied after that, verbatim.
         """
         view = self.thread(thread_id)
         run_id = run_id or self.ids()
         outgoing = [m for m in view.messages if m.get("role") != "activity"]  # spec: strip
         outgoing += list(new_messages)
+        outgoing, upgraded = upgrade_binary_parts(outgoing)
         body: dict[str, Any] = {
             "threadId": thread_id,
             "runId": run_id,
@@ -360,17 +376,24 @@ class AGUIClient:
             "state": view.state,
             "messages": outgoing,
         }
+        if tools is not None:
+            body["tools"] = list(tools)
+        if context is not None:
+            body["context"] = list(context)
         if resume is not None:
             body["resume"] = resume
         if forwarded_props is not None:
             body["forwardedProps"] = forwarded_props
         # The era shims reshape only what goes on the wire; the thread keeps its own copy.
         wire, shimmed = self.eras.input(body)
+        # "Immediately before transmission": strip unrecognised material (warned), and refuse a
+        # malformed known field here, before anything is sent (spec basic/processing).
+        wire, stripped = enforce_outgoing_input(wire)
         if body_override:
             body.update(body_override)
             wire.update(body_override)
         result = RunResult(thread_id=thread_id, run_id=run_id)
-        result.warnings.extend(w.to_dict() for w in shimmed)
+        result.warnings.extend(w.to_dict() for w in [*upgraded, *shimmed, *stripped])
         consumer = _Consumer(
             view, result, on_event, baseline=body["messages"], eras=self.eras, thread=wire.get("threadId")
         )
@@ -639,7 +662,8 @@ class SyncAGUIClient:
 
     def run(self, thread_id: str, **kwargs: Any) -> RunResult:
         """POST one run and consume its stream (:meth:`AGUIClient.run`: ``new_messages``,
-        ``resume``, ``run_id``, ``forwarded_props``, ``on_event``, ``body_override``)."""
+        ``resume``, ``run_id``, ``forwarded_props``, ``tools``, ``context``, ``on_event``,
+        ``body_override``)."""
         return self._call(lambda: self._client.run(thread_id, **kwargs))
 
     # -- human in the loop -------------------------------------------------------------------

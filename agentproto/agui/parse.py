@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +44,7 @@ from agentproto.agui.events import (
     _validate_json,
 )
 
-__all__ = ["ParsedEvent", "EventParser", "parse_event", "parse_run_agent_input"]
+__all__ = ["ParsedEvent", "EventParser", "parse_event", "parse_run_agent_input", "enforce_outgoing_input"]
 
 
 @dataclass(slots=True)
@@ -351,14 +351,36 @@ def parse_run_agent_input(
 ) -> tuple[RunAgentInput, list[PipelineWarning]]:
     """Parse a ``RunAgentInput`` under the same processing model as events.
 
-    Spec ``basic/processing`` ("Outgoing material"): unrecognised material is stripped with a
-    warning, a malformed known field is fatal (:class:`MalformedEventError`).
+    Spec ``basic/processing`` ("Outgoing material"): a producer receiving a run input applies
+    the same asymmetry as a consumer reading events — unrecognised material is stripped with a
+    warning, a malformed known field is fatal (:class:`MalformedEventError`). Retired shapes
+    are translated first (:class:`~agentproto.agui.compat.CompatibilityBoundary`).
     """
     if isinstance(obj, (bytes, bytearray, str)):
         try:
             obj = json.loads(obj)
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise DecodeError(f"run input is not valid JSON: {exc}", rule="decode.json") from None
+    warnings: list[PipelineWarning] = []
+    if isinstance(obj, dict):
+        obj = CompatibilityBoundary().translate_input(obj, "", None, warnings)
+    value, _, stripped_warnings = _enforce_run_input(obj)
+    return value, warnings + stripped_warnings
+
+
+def enforce_outgoing_input(obj: Mapping[str, Any]) -> tuple[dict[str, Any], list[PipelineWarning]]:
+    """The consumer's side of "Outgoing material" (spec ``basic/processing``): "Immediately
+    before transmission, a consumer MUST remove unrecognised material from the run input,
+    SHOULD warn about what it removed, and MUST treat a malformed known field as fatal before
+    anything is sent." Returns the input as it may be sent (a new dict) and the warnings;
+    raises :class:`MalformedEventError` for a malformed known field."""
+    _, stripped, warnings = _enforce_run_input(dict(obj))
+    return stripped, warnings
+
+
+def _enforce_run_input(obj: Any) -> tuple[RunAgentInput, dict[str, Any], list[PipelineWarning]]:
+    """Strip unrecognised material (with warnings), then validate what is left: the model, the
+    stripped dict (the input minus what was removed, otherwise untouched) and the warnings."""
     if not isinstance(obj, dict):
         reason = f"Expected object, received {_json_type(obj)}"
         raise MalformedEventError(
@@ -367,11 +389,9 @@ def parse_run_agent_input(
             reason=reason,
             rule="schema.not-an-object",
         )
-    warnings: list[PipelineWarning] = []
-    obj = CompatibilityBoundary().translate_input(obj, "", None, warnings)
     enforcer = Enforcer(None, "RunAgentInput")
     stripped = enforcer.model(obj, model_shape(RunAgentInput), "")
-    warnings.extend(enforcer.warnings)
+    warnings = list(enforcer.warnings)
     try:
         value = RunAgentInput.model_validate(stripped, strict=True, by_alias=True, by_name=False)
     except ValidationError as exc:
@@ -384,4 +404,4 @@ def parse_run_agent_input(
             )
             error.warnings = warnings
         raise error from None
-    return value, warnings
+    return value, stripped, warnings

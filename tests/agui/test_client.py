@@ -385,3 +385,72 @@ def test_routes_refuse_settings_that_would_do_nothing():
     for bad in ({"heartbeat_s": 0}, {"pace_s": -1}, {"replay_wait_s": -1}, {"max_body_bytes": 0}):
         with pytest.raises(ValueError):
             agui_routes(store, lambda ctx: iter(()), **bad)
+
+
+# --- outgoing material (spec basic/processing: "Immediately before transmission") ---------------
+
+
+def _recording_agent(sent: list[dict]) -> httpx.MockTransport:
+    body = frames(
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    )
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    return httpx.MockTransport(handler)
+
+
+def test_unrecognised_material_is_removed_from_the_input_before_it_is_sent_with_a_warning():
+    sent: list[dict] = []
+    message = {
+        "id": "u1",
+        "role": "user",
+        "content": [{"type": "text", "text": "look"}, {"type": "hologram", "frames": 3}],
+        "mood": "curious",  # a property the spec does not describe
+    }
+
+    async def scenario():
+        async with httpx.AsyncClient(transport=_recording_agent(sent)) as http:
+            client = AGUIClient("http://agent", http=http)
+            return await client.run("t", run_id="r", new_messages=[message], forwarded_props={"x": {"y": 1}})
+
+    result = run(scenario())
+    [wire] = sent
+    assert wire["messages"] == [{"id": "u1", "role": "user", "content": [{"type": "text", "text": "look"}]}]
+    assert wire["forwardedProps"] == {"x": {"y": 1}}  # an open object: kept whole
+    paths = {w["path"] for w in result.warnings}
+    assert {"/messages/0/mood", "/messages/0/content/1"} <= paths
+    assert result.ok
+
+
+def test_a_malformed_known_field_is_refused_before_anything_is_sent():
+    from agentproto.agui.errors import MalformedEventError
+
+    sent: list[dict] = []
+
+    async def scenario():
+        async with httpx.AsyncClient(transport=_recording_agent(sent)) as http:
+            client = AGUIClient("http://agent", http=http)
+            with pytest.raises(MalformedEventError, match="/messages/0/id") as info:
+                await client.run("t", run_id="r", new_messages=[{"id": 7, "role": "user", "content": "hi"}])
+            view = client.thread("t")
+            return info.value, view
+
+    error, view = run(scenario())
+    assert sent == [] and view.runs == []
+    assert "Expected string, received number" in str(error)
+
+
+def test_body_override_still_sends_a_contract_breaking_input_verbatim():
+    sent: list[dict] = []
+
+    async def scenario():
+        async with httpx.AsyncClient(transport=_recording_agent(sent)) as http:
+            client = AGUIClient("http://agent", http=http)
+            await client.run("t", run_id="r", body_override={"messages": [{"id": 7, "role": "user"}]})
+
+    run(scenario())
+    assert sent[0]["messages"] == [{"id": 7, "role": "user"}]
