@@ -3,7 +3,8 @@
 Spec 1.1 ``basic/processing``: an unknown property, or an unrecognised member of a
 discriminated union (an outcome, content part, source, message role, patch ``op`` or
 reasoning ``subtype`` the schema does not name), is *stripped* with a warning naming its JSON
-path. Stripping follows the spec's placement rule: optional position → the field goes;
+path (a text message ``role`` outside the four the schema names is such a member too).
+Stripping follows the spec's placement rule: optional position → the field goes;
 required position → the containing object goes; list element → the element goes. A whole
 optional field sent as ``null`` is fatal (:class:`~agentproto.agui.errors.MalformedEventError`):
 "absent means absent".
@@ -29,7 +30,11 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from agentproto.agui.errors import MalformedEventError, PipelineWarning
-from agentproto.agui.events import ReasoningEncryptedValueEvent
+from agentproto.agui.events import (
+    ReasoningEncryptedValueEvent,
+    TextMessageChunkEvent,
+    TextMessageStartEvent,
+)
 
 __all__ = ["REMOVE", "Enforcer", "ModelShape", "model_shape", "escape_pointer"]
 
@@ -77,11 +82,30 @@ class _EnumMemberShape:
 _LEAF = None
 _SHAPES: dict[type[BaseModel], ModelShape] = {}
 
-# Closed string sets that the spec explicitly calls unrecognised *members* rather than bad
-# values (spec events/reasoning, "Error Handling").
+# Closed string sets whose unknown values are unrecognised *members*, stripped rather than fatal:
+# the reasoning subtype (spec events/reasoning, "Error Handling") and a text message's role —
+# basic/processing names "a message `role`" as the example of a closed set whose unrecognised
+# value the rule says to strip (its Note records the reference client's fatal check as a gap).
+# Both roles here are optional (absent means "assistant"), so the field goes and the message
+# stays. A role inside a message object is that union's discriminator (the element goes), and
+# single-value literals (``TOOL_CALL_RESULT.role``, ``REASONING_MESSAGE_START.role``) stay fatal.
 _ENUM_AS_UNION: dict[tuple[type[BaseModel], str], str] = {
     (ReasoningEncryptedValueEvent, "subtype"): "reasoning subtype",
+    (TextMessageStartEvent, "role"): "text message role",
+    (TextMessageChunkEvent, "role"): "text message role",
 }
+
+
+def _string_values(annotation: Any) -> frozenset[str]:
+    """The strings of a ``Literal`` (inside ``Optional`` or ``X | None`` too)."""
+    out: set[str] = set()
+    for arg in typing.get_args(annotation):
+        if isinstance(arg, str):
+            out.add(arg)
+        elif arg is not type(None):
+            out |= _string_values(arg)
+    return frozenset(out)
+
 
 #: How a warning names a union, keyed by the union's first member.
 _UNION_WHAT = {
@@ -147,8 +171,7 @@ def model_shape(cls: type[BaseModel]) -> ModelShape:
         alias = info.alias or name
         what = _ENUM_AS_UNION.get((cls, name))
         if what:
-            values = frozenset(typing.get_args(info.annotation))
-            sub: Any = _EnumMemberShape(values, what)
+            sub: Any = _EnumMemberShape(_string_values(info.annotation), what)
         else:
             sub = _shape_of(info.annotation, info)
         required = info.is_required()

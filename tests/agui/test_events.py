@@ -134,6 +134,22 @@ def test_unknown_source_in_a_required_position_removes_the_containing_part():
     assert [p.type for p in parsed.event.messages[0].content] == ["text"]
 
 
+@pytest.mark.parametrize("kind", ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CHUNK"])
+def test_an_unknown_text_message_role_is_stripped_and_the_message_kept(kind):
+    """basic/processing: a closed set's unrecognised value (its example: a message role) is
+    stripped, not fatal; the role is optional, so the field goes and the message stays."""
+    parsed = parse({"type": kind, "messageId": "m", "role": "narrator"})
+    assert parsed.event.role is None  # absent: the default, assistant
+    [warning] = parsed.warnings
+    assert (warning.path, "'narrator'" in warning.message) == ("/role", True)
+
+
+def test_single_value_roles_stay_fatal():
+    """A wrong literal is a malformed known value (corpus: reasoning-message-wrong-role-fatal)."""
+    wrong = malformed({"type": "REASONING_MESSAGE_START", "messageId": "m", "role": "assistant"})
+    assert (wrong.path, wrong.reason) == ("/role", 'Invalid literal value, expected "reasoning"')
+
+
 def test_unknown_message_role_drops_that_message_only():
     parsed = parse(
         {
@@ -190,11 +206,6 @@ def test_metadata_is_open_and_keeps_unknown_members_and_nulls():
             "schema.invalid-value",
         ),
         ({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m"}, "/delta", "schema.missing-field"),
-        (
-            {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "narrator"},
-            "/role",
-            "schema.invalid-value",
-        ),
         (
             {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": []},
             "/outcome",
@@ -362,9 +373,14 @@ def test_a_missing_field_is_required_like_the_reference_says():
 
 
 def test_a_closed_set_of_strings_names_what_it_expected():
-    role = malformed({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "narrator"})
-    assert role.reason == (
-        "Invalid enum value. Expected 'developer' | 'system' | 'assistant' | 'user', received 'narrator'"
+    from agentproto.agui.parse import parse_run_agent_input
+
+    entry = {"interruptId": "i", "status": "maybe"}
+    with pytest.raises(MalformedEventError) as info:
+        parse_run_agent_input({"threadId": "t", "runId": "r", "messages": [], "resume": [entry]})
+    assert (info.value.path, info.value.reason) == (
+        "/resume/0/status",
+        "Invalid enum value. Expected 'resolved' | 'cancelled', received 'maybe'",
     )
     literal = malformed(
         {"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c", "content": "x", "role": "user"}
