@@ -91,7 +91,8 @@ def official(events: list[dict[str, Any]]) -> list[Any]:
 
 
 def post_run(base_url: str, body: dict[str, Any], **kwargs: Any) -> httpx.Response:
-    return httpx.post(f"{base_url}/ag-ui/agent", json=body, headers=SSE_HEADERS, timeout=10, **kwargs)
+    # generous: a run on a CI machine busy with other test workers can take seconds
+    return httpx.post(f"{base_url}/ag-ui/agent", json=body, headers=SSE_HEADERS, timeout=30, **kwargs)
 
 
 def interrupt_of(events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -124,3 +124,13 @@ def test_the_demo_app_can_leave_a2a_out():
     with running_server(create_app(":memory:", a2a_agent=None)) as url:
         assert httpx.get(url + "/").json()["a2a"] is False
         assert httpx.get(url + "/.well-known/agent-card.json").status_code == 404
+
+
+def test_serve_imports_the_first_runs_slow_dependency_before_it_is_ready():
+    """The first AG-UI run would otherwise import jsonschema (seconds, with Jupyter's extras)."""
+    code = (
+        "import sys; from agentproto.demo.serve import _warm_up; "
+        "assert 'jsonschema' not in sys.modules; _warm_up(); print('jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

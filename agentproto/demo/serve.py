@@ -121,6 +121,19 @@ def _grpc_wanted(args: argparse.Namespace) -> bool:
         return False
 
 
+def _warm_up() -> None:
+    """Import what the first run would otherwise import while a client waits.
+
+    The demo agent checks tool arguments with jsonschema, imported lazily so that the library
+    stays light. In an environment with Jupyter, jsonschema's format checkers pull in
+    ``rfc3987_syntax``, which builds a grammar at import: about 3 s here, on the first AG-UI
+    run after a start. The server pays it before it says it is ready instead."""
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:  # pragma: no cover - a core dependency
+        pass
+
+
 def run(args: argparse.Namespace) -> int:
     """Start the server and block until Ctrl-C. Returns the process exit code."""
     import socket
@@ -154,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a bad --db path, a database from a newer version, …
         print(f"agentproto serve: cannot start: {exc}", file=sys.stderr)
         return 2
+    _warm_up()
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -32,7 +32,8 @@ def test_the_benchmark_runs_both_servers_on_every_binding_and_writes_its_report(
         assert set(binding["servers"]) == {"ours", "sdk"}
         for server in binding["servers"].values():
             assert server["requests_per_s"] > 0 and server["p99_ms"] >= server["p50_ms"] > 0
-            assert server["client_cpu_ms_per_request"] > 0  # the load generator's own cost
+            # the load generator's own cost (0 is possible: the clock ticks every 10 ms)
+            assert server["client_cpu_ms_per_request"] >= 0
         assert binding["throughput_ratio"] > 0
     assert report["throughput_ratio"] == min(b["throughput_ratio"] for b in report["bindings"].values())
     assert report["target_ratio"] == 1.5
