@@ -192,6 +192,35 @@ def test_expect_error_fails_when_nothing_goes_wrong():
         expect_error(lambda: 1 / 0, error=ZeroDivisionError, match="overflow")
 
 
+def test_expect_error_async_reads_coroutines_and_async_iterators(capsys):
+    import asyncio
+
+    from agentproto.course.checks import expect_error_async
+
+    async def boom():
+        raise KeyError("gone")
+
+    async def stream():
+        yield 1
+        raise ValueError("cut off")
+
+    async def fine():
+        return 1
+
+    async def run():
+        first = await expect_error_async(boom, error=KeyError)
+        second = await expect_error_async(stream, error=ValueError, match="cut")
+        with pytest.raises(ExerciseFailed, match="returned normally"):
+            await expect_error_async(fine)
+        with pytest.raises(ExerciseFailed, match="lacks"):
+            await expect_error_async(stream, error=ValueError, match="overflow", quiet=True)
+        return first, second
+
+    first, second = asyncio.run(run())
+    assert isinstance(first, KeyError) and isinstance(second, ValueError)
+    assert "✗ ValueError: cut off" in capsys.readouterr().out
+
+
 # -- stepper ----------------------------------------------------------------------------
 def test_stepper_buttons_move_and_clamp():
     stepper = Stepper(["a", "b", "c"], lambda i, item: f"<i>{item}</i>", title="demo")

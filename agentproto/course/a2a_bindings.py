@@ -18,7 +18,7 @@ HTTP+JSON/REST (§11) and gRPC (§10), and its clients speak all three
 :func:`collect`                 every event of a kit stream, as a list
 :func:`second_subscriber`       subscribe to a task, let someone else act once the Task snapshot
                                 has arrived, and return everything the subscriber saw
-:func:`expect_error_async`      :func:`agentproto.course.expect_error` for coroutines
+:func:`expect_error_async`      :func:`agentproto.course.expect_error` for coroutines (from ``checks``)
 :class:`WireViewer`             toggle buttons: binding × exchange → the captured wire text
 ==============================  ==================================================================
 
@@ -40,7 +40,7 @@ import httpx
 import ipywidgets as widgets
 
 from agentproto.a2a.types import StreamResponse
-from agentproto.course.checks import ExerciseFailed, describe_error
+from agentproto.course.checks import expect_error_async
 
 __all__ = [
     "grpc_ready",
@@ -473,33 +473,6 @@ async def second_subscriber(
         if not reader.done():
             reader.cancel()
     return seen, result
-
-
-async def expect_error_async(
-    fn: Callable[..., Awaitable[Any]],
-    *args: Any,
-    error: type[BaseException] | tuple[type[BaseException], ...] = Exception,
-    match: str | None = None,
-    quiet: bool = False,
-    **kwargs: Any,
-) -> BaseException:
-    """:func:`agentproto.course.expect_error` for a coroutine function (or one returning an
-    async iterator, which is read to the end): prints ``✗ Type [rule]: message``."""
-    try:
-        result = fn(*args, **kwargs)
-        if hasattr(result, "__aiter__"):
-            async for _ in result:
-                pass
-        else:
-            await result
-    except error as exc:  # the expected failure
-        if match is not None and match not in str(exc):
-            raise ExerciseFailed(f"error raised, but its message lacks {match!r}: {exc}") from exc
-        if not quiet:
-            print("✗ " + describe_error(exc))
-        return exc
-    name = getattr(fn, "__name__", repr(fn))
-    raise ExerciseFailed(f"expected {name}(…) to raise {error}, but it returned normally")
 
 
 def states_seen(events: Iterable[StreamResponse]) -> list[str]:

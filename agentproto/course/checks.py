@@ -22,6 +22,7 @@ __all__ = [
     "check",
     "check_equal",
     "expect_error",
+    "expect_error_async",
     "describe_error",
 ]
 
@@ -133,10 +134,40 @@ def expect_error(
     try:
         fn(*args, **kwargs)
     except error as exc:  # the expected failure
-        if match is not None and match not in str(exc):
-            raise ExerciseFailed(f"error raised, but its message lacks {match!r}: {exc}") from exc
-        if not quiet:
-            print("✗ " + describe_error(exc))
-        return exc
+        return _raised_as_expected(exc, match, quiet)
+    raise _returned_normally(fn, error)
+
+
+async def expect_error_async(
+    fn: Callable[..., Any],
+    *args: Any,
+    error: type[BaseException] | tuple[type[BaseException], ...] = Exception,
+    match: str | None = None,
+    quiet: bool = False,
+    **kwargs: Any,
+) -> BaseException:
+    """:func:`expect_error` for a coroutine function (or one returning an async iterator,
+    which is read to the end): prints ``✗ Type [rule]: message``."""
+    try:
+        result = fn(*args, **kwargs)
+        if hasattr(result, "__aiter__"):
+            async for _ in result:
+                pass
+        else:
+            await result
+    except error as exc:  # the expected failure
+        return _raised_as_expected(exc, match, quiet)
+    raise _returned_normally(fn, error)
+
+
+def _raised_as_expected(exc: BaseException, match: str | None, quiet: bool) -> BaseException:
+    if match is not None and match not in str(exc):
+        raise ExerciseFailed(f"error raised, but its message lacks {match!r}: {exc}") from exc
+    if not quiet:
+        print("✗ " + describe_error(exc))
+    return exc
+
+
+def _returned_normally(fn: Callable[..., Any], error: Any) -> ExerciseFailed:
     name = getattr(fn, "__name__", repr(fn))
-    raise ExerciseFailed(f"expected {name}(…) to raise {error}, but it returned normally")
+    return ExerciseFailed(f"expected {name}(…) to raise {error}, but it returned normally")
