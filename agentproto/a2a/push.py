@@ -311,7 +311,7 @@ class WebhookRecorder:
                 return Response(status_code=401)
             try:
                 body = json.loads(await request.body())
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON (or not UTF-8), or absurdly deep
                 return Response(status_code=400)
             if not isinstance(body, dict):
                 return Response(status_code=400)

@@ -265,7 +265,7 @@ def test_the_recorder_answers_a_body_that_is_not_a_json_object_with_400():
 
     hook = WebhookRecorder()
     with running_server(hook.app()) as base:
-        for body in (b"{not json", b"[1, 2]", "\u00ff".encode("latin-1")):
+        for body in (b"{not json", b"[1, 2]", "\u00ff".encode("latin-1"), b"[" * 100_000 + b"]" * 100_000):
             r = httpx.post(base + "/hook", content=body, headers={"content-type": "application/a2a+json"})
             assert r.status_code == 400
         r = httpx.post(base + "/hook", json={"task": {"id": "t"}})
