@@ -135,3 +135,15 @@ def serving_process(
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+#: The two clients of the secured test servers (``--auth`` mode), name → secret.
+AUTH_CLIENTS = {"alice": "s3cret-a", "bob": "s3cret-b"}
+
+
+def secured(app: Any) -> Any:
+    """``app`` behind the demo's ``--auth`` gate, with :data:`AUTH_CLIENTS`."""
+    from agentproto.demo.auth import secure
+    from agentproto.runtime import SystemClock
+
+    return secure(app, AUTH_CLIENTS, clock=SystemClock(), issuer="http://127.0.0.1/test-issuer")

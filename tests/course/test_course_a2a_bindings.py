@@ -21,24 +21,32 @@ def three_binding_server(agent: str = "conformance"):
     return RunningServer(app)
 
 
-def test_one_task_on_every_binding_is_the_same_task_in_three_envelopes():
-    from agentproto.a2a.types import user_message
+def on_every_binding(call):
+    """``await call(name, client, wire)`` for each binding's tapped client on a fresh server;
+    returns {binding: what call returned}."""
     from agentproto.course.a2a_bindings import connect_tapped
 
     async def run():
         with three_binding_server() as server:
             wire = await connect_tapped(server.url, BINDINGS)
             try:
-                out = {}
-                for name, client in wire.clients.items():
-                    msg = user_message("Hello", message_id=f"tck-complete-task-{name}")
-                    task = await client.send(msg, history_length=0)
-                    out[name] = (task.status.state.value, wire.status(name), wire.render(name))
-                return out
+                return {name: await call(name, client, wire) for name, client in wire.clients.items()}
             finally:
                 await wire.aclose()
 
-    out = asyncio.run(run())
+    return asyncio.run(run())
+
+
+def test_one_task_on_every_binding_is_the_same_task_in_three_envelopes():
+    from agentproto.a2a.types import user_message
+
+    async def send(name, client, wire):
+        task = await client.send(
+            user_message("Hello", message_id=f"tck-complete-task-{name}"), history_length=0
+        )
+        return task.status.state.value, wire.status(name), wire.render(name)
+
+    out = on_every_binding(send)
     assert {state for state, _, _ in out.values()} == {"TASK_STATE_COMPLETED"}
     assert out["jsonrpc"][1] == out["rest"][1] == "HTTP 200"
     assert '"method": "SendMessage"' in out["jsonrpc"][2] and "a2a-version: 1.0" in out["jsonrpc"][2]
@@ -54,21 +62,13 @@ def test_one_task_on_every_binding_is_the_same_task_in_three_envelopes():
 
 def test_task_not_found_is_minus_32001_on_json_rpc_404_on_rest_and_not_found_on_grpc():
     from agentproto.a2a.errors import TaskNotFoundError
-    from agentproto.course.a2a_bindings import connect_tapped, expect_error_async
+    from agentproto.course.a2a_bindings import expect_error_async
 
-    async def run():
-        with three_binding_server() as server:
-            wire = await connect_tapped(server.url, BINDINGS)
-            try:
-                out = {}
-                for name, client in wire.clients.items():
-                    await expect_error_async(client.get_task, "nope", error=TaskNotFoundError, quiet=True)
-                    out[name] = (wire.status(name), wire.render(name))
-                return out
-            finally:
-                await wire.aclose()
+    async def ghost(name, client, wire):
+        await expect_error_async(client.get_task, "nope", error=TaskNotFoundError, quiet=True)
+        return wire.status(name), wire.render(name)
 
-    out = asyncio.run(run())
+    out = on_every_binding(ghost)
     assert out["jsonrpc"][0] == "HTTP 200, error.code -32001"
     assert out["rest"][0] == "HTTP 404" and '"status": "NOT_FOUND"' in out["rest"][1]
     for name in ("jsonrpc", "rest"):
@@ -80,23 +80,13 @@ def test_task_not_found_is_minus_32001_on_json_rpc_404_on_rest_and_not_found_on_
 
 def test_streams_are_sse_on_the_http_bindings_and_server_streaming_on_grpc():
     from agentproto.a2a.types import user_message
-    from agentproto.course.a2a_bindings import collect, connect_tapped, states_seen
+    from agentproto.course.a2a_bindings import collect, states_seen
 
-    async def run():
-        with three_binding_server() as server:
-            wire = await connect_tapped(server.url, BINDINGS)
-            try:
-                out = {}
-                for name, client in wire.clients.items():
-                    events = await collect(
-                        client.stream(user_message("go", message_id=f"tck-stream-basic-{name}"))
-                    )
-                    out[name] = (states_seen(events), wire.taps[name].last)
-                return out
-            finally:
-                await wire.aclose()
+    async def stream(name, client, wire):
+        events = await collect(client.stream(user_message("go", message_id=f"tck-stream-basic-{name}")))
+        return states_seen(events), wire.taps[name].last
 
-    out = asyncio.run(run())
+    out = on_every_binding(stream)
     expected = ["Task: submitted", "working", "artifact stream-artifact", "completed"]
     assert all(seen == expected for seen, _ in out.values())
     jsonrpc, rest = out["jsonrpc"][1], out["rest"][1]

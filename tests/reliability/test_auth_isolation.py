@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from servers import AUTH_CLIENTS, secured
+from test_auth_mode import rpc, token
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.demo.auth import TOKEN_PATH, secure
-from agentproto.runtime import SystemClock
 from agentproto.testing import RunningServer
 
 grpc = pytest.importorskip("grpc", reason="needs grpcio")
@@ -20,12 +20,7 @@ A2A = {"A2A-Version": "1.0"}
 @pytest.fixture(scope="module")
 def server():
     app = create_app(clock=FakeClock(), ids=IdFactory("iso"), a2a_agent="conformance", a2a_grpc=True)
-    gate = secure(
-        app,
-        {"alice": "s3cret-a", "bob": "s3cret-b"},
-        clock=SystemClock(),
-        issuer="http://127.0.0.1/test-issuer",
-    )
+    gate = secured(app)
     running = RunningServer(gate).start()
     try:
         yield running.url, app.state.a2a_service
@@ -33,24 +28,14 @@ def server():
         running.stop()
 
 
-def _token(url: str, name: str) -> str:
-    form = {"grant_type": "client_credentials", "client_id": name, "client_secret": f"s3cret-{name[0]}"}
-    return httpx.post(url + TOKEN_PATH, data=form).json()["access_token"]
-
-
 @pytest.fixture(scope="module")
 def tokens(server):
     url, _ = server
-    return {"alice": _token(url, "alice"), "bob": _token(url, "bob")}
+    return {name: token(url, name, secret) for name, secret in AUTH_CLIENTS.items()}
 
 
 def _auth(tok: str | None) -> dict[str, str]:
     return {**A2A, **({"Authorization": f"Bearer {tok}"} if tok else {})}
-
-
-def _rpc(url: str, tok: str | None, method: str, params: dict) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    return httpx.post(url + "/a2a", json=body, headers=_auth(tok), timeout=10)
 
 
 def _message(mid: str, **fields) -> dict:
@@ -59,7 +44,7 @@ def _message(mid: str, **fields) -> dict:
 
 def _alice_task(url: str, tok: str, mid: str, tenant: str = "") -> dict:
     params = {"message": _message(mid), **({"tenant": tenant} if tenant else {})}
-    return _rpc(url, tok, "SendMessage", params).json()["result"]["task"]
+    return rpc(url, tok, "SendMessage", params).json()["result"]["task"]
 
 
 # --- JSON-RPC ------------------------------------------------------------------------------
@@ -77,7 +62,7 @@ def test_jsonrpc_another_client_gets_task_not_found_for_subscribe_and_push_confi
         ("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": "any"}),
         ("SendMessage", {"message": _message("m-b", taskId=task["id"])}),
     ]:
-        answer = _rpc(url, bob, method, params)
+        answer = rpc(url, bob, method, params)
         assert answer.headers["content-type"].startswith("application/json"), method
         assert answer.json()["error"]["code"] == -32001, method
         assert "result" not in answer.json()
@@ -86,7 +71,7 @@ def test_jsonrpc_another_client_gets_task_not_found_for_subscribe_and_push_confi
 def test_jsonrpc_another_client_cannot_join_a_context(server, tokens):
     url, _ = server
     task = _alice_task(url, tokens["alice"], "tck-input-required-j2")
-    joined = _rpc(
+    joined = rpc(
         url,
         tokens["bob"],
         "SendMessage",
@@ -190,9 +175,9 @@ def test_the_same_client_in_two_tenants_sees_two_task_lists_on_every_binding(ser
     alice = tokens["alice"]
     task = _alice_task(url, alice, "tck-input-required-t1", tenant="acme")
     assert (
-        _rpc(url, alice, "GetTask", {"id": task["id"], "tenant": "acme"}).json()["result"]["id"] == task["id"]
+        rpc(url, alice, "GetTask", {"id": task["id"], "tenant": "acme"}).json()["result"]["id"] == task["id"]
     )
-    assert _rpc(url, alice, "GetTask", {"id": task["id"]}).json()["error"]["code"] == -32001
+    assert rpc(url, alice, "GetTask", {"id": task["id"]}).json()["error"]["code"] == -32001
     rest = url + "/a2a/rest"
     assert httpx.get(f"{rest}/acme/tasks/{task['id']}", headers=_auth(alice)).status_code == 200
     assert httpx.get(f"{rest}/globex/tasks/{task['id']}", headers=_auth(alice)).status_code == 404

@@ -7,12 +7,11 @@ import base64
 
 import httpx
 import pytest
-from servers import SSE_HEADERS, decode, run_body
+from servers import SSE_HEADERS, decode, run_body, secured
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.demo.auth import JWKS_PATH, TOKEN_PATH, parse_client, secure
-from agentproto.runtime import SystemClock
+from agentproto.demo.auth import JWKS_PATH, TOKEN_PATH, parse_client
 from agentproto.testing import RunningServer
 
 A2A = {"A2A-Version": "1.0"}
@@ -21,12 +20,7 @@ A2A = {"A2A-Version": "1.0"}
 @pytest.fixture(scope="module")
 def url():
     app = create_app(clock=FakeClock(), ids=IdFactory("id"), a2a_agent="echo")
-    gate = secure(
-        app,
-        {"alice": "s3cret-a", "bob": "s3cret-b"},
-        clock=SystemClock(),
-        issuer="http://127.0.0.1/test-issuer",
-    )
+    gate = secured(app)
     running = RunningServer(gate).start()
     try:
         yield running.url
