@@ -50,7 +50,7 @@ $(COURSE_STAMP): pyproject.toml requirements/lock.txt | $(VENV)/bin/python
 
 $(TEST_STAMP): pyproject.toml requirements/lock.txt | $(VENV)/bin/python
 	$(PIP) -e ".[$(TEST_EXTRAS)]"
-	@touch $@ $(COURSE_STAMP)
+	@touch $@ $(COURSE_STAMP) $(VENV)/.installed-classroom
 
 venv: $(COURSE_STAMP)
 

@@ -9,9 +9,14 @@ NB ?= notebooks/10_a2a_task_lifecycle.ipynb
 # `make present` listens on 8866 unless PORT= is given (the Makefile's PORT default, 8888, is `make lab`'s).
 PRESENT_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8866)
 
-# The classroom tools (hub, Voilà, site generator) are the `classroom` extra, which
-# `make test` installs (TEST_EXTRAS in the Makefile).
-CLASSROOM_STAMP := $(TEST_STAMP)
+# The classroom tools (hub, Voilà, site generator) are the `classroom` extra: the course
+# environment (`make venv`) plus those tools, without the test toolchain. `make test` installs
+# it too (TEST_EXTRAS in the Makefile), so its stamp counts.
+CLASSROOM_STAMP := $(VENV)/.installed-classroom
+
+$(CLASSROOM_STAMP): pyproject.toml requirements/lock.txt | $(VENV)/bin/python
+	$(PIP) -e ".[classroom]"
+	@touch $@ $(COURSE_STAMP)
 
 .PHONY: classroom site present
 
