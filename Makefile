@@ -25,7 +25,7 @@ TEST_EXTRAS   := course,classroom,grpc,test,interop
 # JupyterLab refuses to run as root unless told; classroom images often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test venv regen bench soak gates clean help
+.PHONY: lab test venv regen bench soak gates clean help wheelhouse
 
 help:
 	@echo "make lab    - set up .venv (course extra) and open JupyterLab on notebooks/00_start_here.ipynb"
@@ -35,6 +35,7 @@ help:
 	@echo "make regen  - re-execute all notebooks (or NB=path) and store clean outputs"
 	@echo "make bench  - run every benchmark side by side with the official SDKs"
 	@echo "make soak   - the reliability suite at its large sizes (loopback only)"
+	@echo "make wheelhouse - every wheel of agentproto[course] in build/wheelhouse, to install offline (EXTRAS=classroom)"
 	@echo "make clean  - remove .venv and caches"
 
 $(VENV)/bin/python:
@@ -75,6 +76,14 @@ bench: $(TEST_STAMP)
 
 soak: $(TEST_STAMP)
 	AGENTPROTO_SOAK=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider -p no:xdist tests/reliability
+
+# Every wheel `pip install "agentproto[$(EXTRAS)]"` needs, pinned by the lock, for .venv's Python
+# and this OS/CPU: laptops like this machine install from the folder with no network (its README.txt).
+WHEELHOUSE ?= build/wheelhouse
+EXTRAS     ?= course
+
+wheelhouse: | $(VENV)/bin/python
+	$(BIN)/python tools/wheelhouse.py --out "$(WHEELHOUSE)" --extras "$(EXTRAS)"
 
 # The classroom targets (make classroom STUDENTS=N, make site, make present NB=...).
 -include mk/classroom.mk
