@@ -353,3 +353,24 @@ def test_trace_shows_models_in_their_wire_form():
     a2a = show_trace([update])
     assert a2a.kinds() == ["statusUpdate"]
     assert a2a.events[0]["statusUpdate"]["status"] == {"state": "TASK_STATE_WORKING"}
+
+
+def test_an_answer_key_captures_what_it_prints_and_shows_it_closed(capsys):
+    from agentproto.course import answer_key
+
+    with answer_key("Solution <1>") as key:
+        print("a < b & c")
+    assert key.text == "a < b & c\n"
+    shown = key._repr_html_()
+    assert shown.startswith('<details class="answer-key"><summary>Solution &lt;1&gt;')
+    assert "<pre>a &lt; b &amp; c\n</pre></details>" in shown and "<details open" not in shown
+    assert "a < b" not in capsys.readouterr().out  # outside IPython: the closed summary only
+
+
+def test_an_answer_key_that_fails_shows_what_it_printed_and_raises(capsys):
+    from agentproto.course import answer_key
+
+    with pytest.raises(ValueError), answer_key("Solution 2"):
+        print("partial work")
+        raise ValueError("the check failed")
+    assert "partial work" in capsys.readouterr().out

@@ -31,7 +31,7 @@ from agentproto.a2a.jsonrpc import JSONRPCDispatcher
 from agentproto.a2a.service import A2AService
 from agentproto.clock import FakeClock, IdFactory
 
-__all__ = ["sample_files", "write_samples", "BASE_URL"]
+__all__ = ["sample_files", "write_samples", "v03_card", "seed_card", "BASE_URL"]
 
 BASE_URL = "http://127.0.0.1:8000"
 
@@ -40,7 +40,8 @@ def _dump(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 
 
-def _v03_card() -> dict[str, Any]:
+def v03_card() -> dict[str, Any]:
+    """The travel desk as an A2A v0.3 card (written to ``cards/v0.3-travel-desk.json``)."""
     card = TravelDeskAgent().card(BASE_URL + "/a2a").to_wire()
     iface = card.pop("supportedInterfaces")[0]
     caps = card["capabilities"]
@@ -65,8 +66,8 @@ def _v03_card() -> dict[str, Any]:
     }
 
 
-def _seed_card() -> dict[str, Any]:
-    # Seed 004 §2, in English; the shape is the seed's, mistakes included.
+def seed_card() -> dict[str, Any]:
+    """Seed 004 §2's card in English, its shape and mistakes kept (``cards/seed-004-flight-agent.json``)."""
     return {
         "name": "Flight search agent",
         "description": "Searches domestic and international flights",
@@ -115,8 +116,8 @@ def sample_files() -> dict[str, str]:
     return {
         "cards/travel-desk.json": _dump(TravelDeskAgent().card(BASE_URL + "/a2a").to_wire()),
         "cards/conformance.json": _dump(ConformanceAgent().card(BASE_URL + "/a2a").to_wire()),
-        "cards/v0.3-travel-desk.json": _dump(_v03_card()),
-        "cards/seed-004-flight-agent.json": _dump(_seed_card()),
+        "cards/v0.3-travel-desk.json": _dump(v03_card()),
+        "cards/seed-004-flight-agent.json": _dump(seed_card()),
         "streams/travel-desk.sse": asyncio.run(_travel_stream()),
         "errors.json": _errors(),
     }

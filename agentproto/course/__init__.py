@@ -10,6 +10,8 @@ The names below are the shared notebook framework, importable straight from
 ``check``, ``check_equal``, ``expect_error``,            exercise self-checks (``checks``)
 ``describe_error``, ``ExerciseFailed``
 ``Question``, ``Quiz``                                   end-of-notebook quizzes (``quiz``)
+``answer_key``                                           answers kept closed until opened
+                                                         (``reveal``)
 ``show_trace``, ``Trace``, ``IdNormalizer``              stable event tables (``trace``)
 ``Stepper``, ``measure_redraw``                          step-through widgets (``widgets``)
 ``use_course_style``, ``PALETTE``, ``STATE_COLORS``      plot defaults (``plots``)
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from agentproto.course.doctor import check_environment
     from agentproto.course.plots import PALETTE, STATE_COLORS, use_course_style
     from agentproto.course.quiz import Question, Quiz
+    from agentproto.course.reveal import answer_key
     from agentproto.course.trace import IdNormalizer, Trace, show_trace
     from agentproto.course.widgets import Stepper, measure_redraw
 
@@ -58,6 +61,7 @@ _HOMES: dict[str, str] = {
     "use_course_style": "agentproto.course.plots",
     "Question": "agentproto.course.quiz",
     "Quiz": "agentproto.course.quiz",
+    "answer_key": "agentproto.course.reveal",
     "IdNormalizer": "agentproto.course.trace",
     "Trace": "agentproto.course.trace",
     "show_trace": "agentproto.course.trace",
@@ -81,6 +85,7 @@ __all__ = [
     "use_course_style",
     "Question",
     "Quiz",
+    "answer_key",
     "IdNormalizer",
     "Trace",
     "show_trace",

@@ -5,8 +5,6 @@ HTTP+JSON/REST (§11) and gRPC (§10), and its clients speak all three
 (:func:`agentproto.a2a.client_bindings.connect`). This module only *watches* them:
 
 ==============================  ==================================================================
-:func:`grpc_ready`              can this environment run the gRPC binding (grpcio + a2a-sdk)?
-:data:`GRPC_MISSING_NOTE`       the fixed sentence a notebook prints when it cannot
 :class:`HttpTap`                an httpx transport that records each exchange: request line,
                                 headers, body, status, response headers and the raw bytes
 :class:`GrpcTap`                gRPC client interceptors that record the method path, the
@@ -30,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import importlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -43,8 +40,6 @@ from agentproto.a2a.types import StreamResponse
 from agentproto.course.checks import expect_error_async
 
 __all__ = [
-    "grpc_ready",
-    "GRPC_MISSING_NOTE",
     "HttpExchange",
     "HttpTap",
     "GrpcExchange",
@@ -73,23 +68,6 @@ SHOWN_HEADERS = (
     "authorization",
     "cache-control",
 )
-
-GRPC_MISSING_NOTE = (
-    "gRPC is not installed in this environment, so the gRPC column is skipped. `make lab` "
-    "installs the `course` extra only; for gRPC run  pip install -e '.[grpc,interop]'  "
-    "(grpcio, and a2a-sdk for the generated lf.a2a.v1 stubs) and restart the kernel."
-)
-
-
-def grpc_ready() -> bool:
-    """True when the gRPC binding can run here: grpcio and a2a-sdk's generated stubs import."""
-    for name in ("grpc", "a2a.types.a2a_pb2_grpc", "google.rpc.status_pb2"):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            return False
-    return True
-
 
 # --------------------------------------------------------------------------- HTTP
 

@@ -218,21 +218,22 @@ class StateDiagram:
             ring.set_visible(False)
             self._overlays[n] = ring
 
-        legend = [
-            Patch(facecolor=STATE_COLORS["working"], edgecolor="black", label="active"),
-            Patch(
-                facecolor=STATE_COLORS["input-required"],
-                edgecolor="black",
-                label="interrupted (waits for the client)",
+        # One entry per node colour, so the key matches the picture: each state with its kind.
+        legend: list[Any] = [
+            Patch(facecolor="white", edgecolor="black", label="(new): no task yet"),
+            *(
+                Patch(facecolor=STATE_COLORS[s.short], edgecolor="black", label=f"{s.short} ({_kind(s)})")
+                for s in sorted(
+                    (s for s in TaskState if s.short in STATE_COLORS),
+                    key=lambda s: ("active", "interrupted", "terminal").index(_kind(s)),
+                )
             ),
-            Patch(
-                facecolor=STATE_COLORS["completed"], edgecolor="black", label="terminal (never changes again)"
-            ),
+            Line2D([], [], color="#333333", lw=1.2, label="move to a state that is not terminal"),
             Line2D([], [], color=PALETTE["muted"], lw=1, label="move into a terminal state"),
         ]
         if legend_path:
             legend.append(Line2D([], [], color=PALETTE["bad"], lw=3, label="the path taken / current state"))
-        ax.legend(handles=legend, loc="lower left", fontsize=7.5, bbox_to_anchor=(-0.02, -0.02))
+        ax.legend(handles=legend, loc="lower left", fontsize=7, ncol=2, bbox_to_anchor=(-0.02, -0.03))
         ax.set_xlim(-0.7, 6.3)
         ax.set_ylim(-2.7, 2.7)
         ax.set_axis_off()
@@ -510,7 +511,12 @@ class TransitionLab:
             f"<b>task {html.escape(self.task_id)}</b>: <code>{_label(state)}</code> ({kind}) "
             f"— the agent may move it to: {html.escape(allowed)}"
         )
-        self.log_view.value = "<pre>" + html.escape(self.report()) + "</pre>"
+        # white-space: pre, scrolled rather than wrapped: a narrow screen must not split words
+        self.log_view.value = (
+            '<pre style="white-space: pre; overflow-x: auto; margin: 0">'
+            + html.escape(self.report())
+            + "</pre>"
+        )
         if self._figure is not None:
             path = [(t.source, t.target) for t in self.machine.history]
             self.diagram.value = self._figure.update(current=state, path=path).png()
@@ -526,7 +532,8 @@ class TransitionLab:
                 widgets.HTML("<b>client calls…</b>"),
                 widgets.HBox(ops),
                 self.status,
-                widgets.HBox([self.diagram, self.log_view]),
+                self.diagram,
+                self.log_view,
             ]
         )
 

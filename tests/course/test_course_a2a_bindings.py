@@ -6,10 +6,7 @@ import asyncio
 
 import pytest
 
-from agentproto.course.a2a_bindings import grpc_ready
-
-GRPC = grpc_ready()
-BINDINGS = ("jsonrpc", "rest", "grpc") if GRPC else ("jsonrpc", "rest")
+BINDINGS = ("jsonrpc", "rest", "grpc")  # the course extra carries grpcio and the official stubs
 
 
 def three_binding_server(agent: str = "conformance"):
@@ -17,7 +14,7 @@ def three_binding_server(agent: str = "conformance"):
     from agentproto.clock import FakeClock, IdFactory
     from agentproto.testing import RunningServer
 
-    app = create_a2a_app(agent=agent, clock=FakeClock(), ids=IdFactory("task"), grpc=GRPC)
+    app = create_a2a_app(agent=agent, clock=FakeClock(), ids=IdFactory("task"), grpc=True)
     return RunningServer(app)
 
 
@@ -51,13 +48,10 @@ def test_one_task_on_every_binding_is_the_same_task_in_three_envelopes():
     assert out["jsonrpc"][1] == out["rest"][1] == "HTTP 200"
     assert '"method": "SendMessage"' in out["jsonrpc"][2] and "a2a-version: 1.0" in out["jsonrpc"][2]
     assert "→ POST /a2a/rest/message:send" in out["rest"][2] and '"jsonrpc"' not in out["rest"][2]
-    if GRPC:
-        assert out["grpc"][1] == "OK"
-        grpc_text = out["grpc"][2]
-        assert grpc_text.startswith("→ /lf.a2a.v1.A2AService/SendMessage")
-        assert (
-            "metadata a2a-version: 1.0" in grpc_text and 'message_id: "tck-complete-task-grpc"' in grpc_text
-        )
+    assert out["grpc"][1] == "OK"
+    grpc_text = out["grpc"][2]
+    assert grpc_text.startswith("→ /lf.a2a.v1.A2AService/SendMessage")
+    assert "metadata a2a-version: 1.0" in grpc_text and 'message_id: "tck-complete-task-grpc"' in grpc_text
 
 
 def test_task_not_found_is_minus_32001_on_json_rpc_404_on_rest_and_not_found_on_grpc():
@@ -73,9 +67,8 @@ def test_task_not_found_is_minus_32001_on_json_rpc_404_on_rest_and_not_found_on_
     assert out["rest"][0] == "HTTP 404" and '"status": "NOT_FOUND"' in out["rest"][1]
     for name in ("jsonrpc", "rest"):
         assert '"reason": "TASK_NOT_FOUND"' in out[name][1]
-    if GRPC:
-        assert out["grpc"][0] == "NOT_FOUND"
-        assert "grpc-status-details-bin" in out["grpc"][1] and 'reason: "TASK_NOT_FOUND"' in out["grpc"][1]
+    assert out["grpc"][0] == "NOT_FOUND"
+    assert "grpc-status-details-bin" in out["grpc"][1] and 'reason: "TASK_NOT_FOUND"' in out["grpc"][1]
 
 
 def test_streams_are_sse_on_the_http_bindings_and_server_streaming_on_grpc():
@@ -98,9 +91,8 @@ def test_streams_are_sse_on_the_http_bindings_and_server_streaming_on_grpc():
         "artifactUpdate",
         "statusUpdate",
     ]
-    if GRPC:
-        call = out["grpc"][1]
-        assert call.streaming and len(call.responses) == 4 and call.code == "OK"
+    call = out["grpc"][1]
+    assert call.streaming and len(call.responses) == 4 and call.code == "OK"
 
 
 def test_a_second_subscriber_sees_another_clients_answer_through_to_the_terminal_state():
@@ -153,23 +145,6 @@ def test_the_wire_viewer_shows_the_chosen_exchange_on_the_chosen_binding():
     assert viewer.text == "R-send"
     viewer.exchange.value = "Get"
     assert "not captured" in viewer.text and "not captured" in viewer.view.value
-
-
-def test_grpc_ready_is_false_without_grpcio(monkeypatch):
-    import importlib
-
-    from agentproto.course import a2a_bindings
-
-    real = importlib.import_module
-
-    def missing_grpc(name, *args, **kwargs):
-        if name == "grpc":
-            raise ImportError("No module named 'grpc'")
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(a2a_bindings.importlib, "import_module", missing_grpc)
-    assert a2a_bindings.grpc_ready() is False
-    assert "pip install" in a2a_bindings.GRPC_MISSING_NOTE
 
 
 def test_expect_error_async_insists_on_an_error():

@@ -74,6 +74,35 @@ def test_draw_state_diagram_returns_a_figure_with_every_state_labelled():
     assert {"(new)", "submitted", "input-required", "rejected"} <= texts
 
 
+def test_the_legend_names_every_node_in_the_colour_it_is_drawn():
+    from matplotlib.colors import to_hex
+
+    from agentproto.course.a2a_lifecycle import _kind
+
+    fig = draw_state_diagram()
+    ax = fig.axes[0]
+    nodes = ax.collections[0]  # networkx draws the nodes first, in the graph's order
+    drawn = {n: to_hex(c) for n, c in zip(state_graph().nodes, nodes.get_facecolors())}
+    key = {
+        t.get_text(): to_hex(h.get_facecolor())
+        for t, h in zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles)
+        if hasattr(h, "get_facecolor") and h.get_label() == t.get_text()
+    }
+    for name, colour in drawn.items():
+        label = "(new): no task yet" if name == NEW else f"{name} ({_kind(TaskState(_enum(name)))})"
+        assert key.get(label) == colour, f"{name} is drawn {colour}, the legend says {key.get(label)}"
+
+
+def _enum(short: str) -> str:
+    return "TASK_STATE_" + short.upper().replace("-", "_")
+
+
+def test_the_lab_log_never_wraps_inside_a_word():
+    the_lab = TransitionLab(show_diagram=False)
+    the_lab.fire("SendMessage")
+    assert "white-space: pre;" in the_lab.log_view.value and "submitted" in the_lab.log_view.value
+
+
 def test_transition_table_lists_every_row_and_marks_terminal_ones():
     table = transition_table()
     assert table.count("— nothing (terminal)") == 4
