@@ -164,9 +164,15 @@ class ThreadStore(Store):
     {'step': 1}
     """
 
-    def __init__(self, path: str | Path = ":memory:", *, clock: Clock | None = None) -> None:
-        super().__init__(path, clock=clock)
-        self.ensure_schema("agui", AGUI_SCHEMA_VERSION, _AGUI_MIGRATIONS)
+    def __init__(
+        self, path: str | Path = ":memory:", *, clock: Clock | None = None, exclusive: bool = False
+    ) -> None:
+        super().__init__(path, clock=clock, exclusive=exclusive)
+        try:
+            self.ensure_schema("agui", AGUI_SCHEMA_VERSION, _AGUI_MIGRATIONS)
+        except BaseException:  # e.g. a newer schema: give the file (and its lock) back
+            self.close()
+            raise
 
     # -- threads ----------------------------------------------------------------------------
 
