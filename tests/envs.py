@@ -1,13 +1,16 @@
 """Clean virtual environments outside the checkout, built from this tree's wheel.
 
-Shared by the packaging tests. The wheel is built with the hatchling of the test environment
-(no build isolation, so no download); dependencies are installed at the versions pinned in
-requirements/lock.txt, which needs the package index or a warm pip cache, so a test is skipped
-when neither answers. Sizes count every file under site-packages, pip included.
+Shared by the packaging tests and the browser checks. The learner's environment
+(:func:`shared_course_env`: the wheel with the ``course`` extra and nothing else) is built once
+per test run and shared by every xdist worker, under a file lock. The wheel is built with the
+hatchling of the test environment (no build isolation, so no download); dependencies are
+installed at the versions pinned in requirements/lock.txt, which needs the package index or a
+warm pip cache, so a test is skipped when neither answers.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements" / "lock.txt"
 _OFFLINE = (
     "No matching distribution",
@@ -29,8 +32,7 @@ _OFFLINE = (
 
 def run(args: list[str], timeout: float = 900, **kwargs) -> subprocess.CompletedProcess[str]:
     """Run a command without this test environment leaking into it."""
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
-    env.update(kwargs.pop("env", {}))
+    env = clean_env(**kwargs.pop("env", {}))
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env, **kwargs)
 
 
@@ -61,13 +63,52 @@ def install(home: Path, requirement: str, *, drop_setuptools: bool = False) -> P
     return home
 
 
+def shared_course_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``pip install "agentproto[course]"`` from this tree's wheel, as ``make venv`` builds it.
+
+    One per test run: the first worker to ask builds it in the run's temporary root (shared by
+    all xdist workers) while the others wait on a lock; a build that failed is retried by the
+    next one to ask rather than handed out half made.
+    """
+    base = tmp_path_factory.getbasetemp()
+    run_root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    home, ready = run_root / "course-venv", run_root / "course-venv.ready"
+    with open(run_root / "course-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not ready.exists():
+            dist = run_root / "course-dist"
+            dist.mkdir(exist_ok=True)
+            for old in dist.glob("*.whl"):
+                old.unlink()
+            wheel = build_wheel(dist)
+            install(home, f"{wheel}[course]", drop_setuptools=True)
+            ready.touch()
+    assert not home.resolve().is_relative_to(ROOT)
+    return home
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment without what would point a child at the test venv."""
+    drop = {"PYTHONPATH", "VIRTUAL_ENV", "JUPYTER_PATH", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR"}
+    return {k: v for k, v in os.environ.items() if k not in drop} | extra
+
+
 def site_packages(home: Path) -> Path:
     (path,) = (home / "lib").glob("python3.*/site-packages")
     return path
 
 
-def size_mb(folder: Path) -> float:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+def size_mb(folder: Path, *, without: tuple[str, ...] = ()) -> float:
+    """Megabytes of the files under ``folder``, leaving out the top-level entries whose names
+    start with one of ``without`` (e.g. the venv's own ``pip``)."""
+    return (
+        sum(
+            p.stat().st_size
+            for p in folder.rglob("*")
+            if p.is_file() and not p.relative_to(folder).parts[0].startswith(without or ("\0",))
+        )
+        / 1e6
+    )
 
 
 def installed(home: Path) -> set[str]:

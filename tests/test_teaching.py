@@ -286,14 +286,20 @@ def test_doctor_reports_a_missing_course_extra_and_how_to_install_it():
     result = _doctor_without("ipywidgets", "matplotlib")
     assert not result["ok"]
     assert result["extras"]["course"] is False and result["extras"]["server"] is True
-    assert result["fix"].startswith('pip install --upgrade "agentproto[course]"')
+    assert result["fix"].startswith('pip install --upgrade ".[course]" in a clone')
     assert "[FAIL] ipywidgets" in result["text"] and "[OK]   httpx" in result["text"]
 
 
 def test_a_missing_optional_extra_is_reported_but_does_not_fail():
-    result = _doctor_without("a2a")
+    result = _doctor_without("ag_ui")
     assert result["ok"] and result["extras"]["interop"] is False
-    assert "[--]   a2a-sdk" in result["text"] and "interop ✗ (optional)" in result["text"]
+    assert "[--]   ag-ui-protocol" in result["text"] and "interop ✗ (optional)" in result["text"]
+
+
+def test_the_grpc_binding_is_needed_by_the_course():
+    result = _doctor_without("grpc")
+    assert not result["ok"] and result["extras"]["grpc"] is False
+    assert result["fix"].startswith('pip install --upgrade ".[grpc]"')
 
 
 def test_importing_the_doctor_or_the_course_package_loads_no_course_library():

@@ -57,8 +57,9 @@ PACKAGES: list[tuple[str, str, str, str]] = [
     ("interop", "a2a-sdk", "a2a", "official A2A SDK (interop tests)"),
 ]
 
-#: The extras the notebooks need; the others (``interop``) are reported but optional.
-NEEDED_EXTRAS = ("server", "course")
+#: The extras the notebooks need (``course`` brings ``server`` and ``grpc``); the others
+#: (``interop``) are reported but optional.
+NEEDED_EXTRAS = ("server", "grpc", "course")
 
 #: Packaged data the course reads (through :mod:`agentproto.resources`).
 COURSE_DATA = (("course", "question_bank.json"), ("course", "glossary.csv"))
@@ -109,8 +110,11 @@ class EnvironmentReport:
         if not self.failures:
             return ""
         missing = sorted({c.extra for c in self.failures if c.extra})
-        spec = "agentproto" + (f"[{','.join(missing)}]" if missing else "")
-        return f'pip install --upgrade "{spec}" (in a clone of the repository: `make lab`)'
+        spec = "." + (f"[{','.join(missing)}]" if missing else "")
+        return (
+            f'pip install --upgrade "{spec}" in a clone of the repository (or `make lab`); agentproto '
+            "is not on the public package index, so install from the clone, a built wheel or a wheelhouse"
+        )
 
     def __str__(self) -> str:
         lines = [c.line() for c in self.checks]

@@ -1,5 +1,10 @@
 """The browser check's fixtures: JupyterLab on a copy of the course, and headless Chromium.
 
+JupyterLab and its kernels come from the learner's environment: the built wheel with the
+``course`` extra only, in a venv outside the checkout (envs.shared_course_env), serving the
+notebooks copied alone into a scratch folder. So a notebook that needs a test tool or another
+extra, or reads a file of the clone by a relative path, fails here as it would for a learner.
+
 Module-scoped, so each of the two browser modules (the course's two halves) gets its own
 JupyterLab and browser and the halves can run on two xdist workers at once.
 """
@@ -9,13 +14,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 import nbformat
 import pytest
+from envs import clean_env, shared_course_env
 from servers import CHROMIUM_ARGS, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, chromium_path) -> str:
-    """JupyterLab on a free loopback port, serving a scratch copy of the course."""
+    """JupyterLab of the course environment on a free loopback port, serving a copy of the course."""
+    course_env = shared_course_env(tmp_path_factory)
     root = tmp_path_factory.mktemp("course")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     for path in (root / "notebooks").glob("*.ipynb"):  # start from blank outputs, as a learner
@@ -32,14 +38,11 @@ def lab(tmp_path_factory, chromium_path) -> str:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(nb, path)
-    shutil.copytree(ROOT / "data", root / "data")
     port = free_port()
     log = open(root / "jupyter.log", "wb")
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "jupyter",
+            str(course_env / "bin" / "jupyter"),
             "lab",
             "--no-browser",
             "--ip=127.0.0.1",
@@ -57,6 +60,9 @@ def lab(tmp_path_factory, chromium_path) -> str:
         stdout=log,
         stderr=subprocess.STDOUT,
         cwd=root,
+        env=clean_env(
+            JUPYTER_CONFIG_DIR=str(root / "jupyter-config"), JUPYTER_DATA_DIR=str(root / "jupyter-data")
+        ),
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
