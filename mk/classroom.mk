@@ -1,11 +1,13 @@
 # The classroom targets (included by the Makefile; VENV, BIN, PIP, TEST_STAMP, PORT come from it).
 #   make classroom STUDENTS=N   a real JupyterHub on 127.0.0.1, N simulated students -> build/classroom.json
 #   make site                   the course as a static website -> build/site/index.html
-#   make present NB=notebooks/10_a2a_task_lifecycle.ipynb [PORT=8866]   one notebook via Voilà, no code
+#   make present [NB=notebooks/10_a2a_task_lifecycle.ipynb] [PORT=8866]   the course via Voilà, no code:
+#                               every notebook at /voila/render/NN_name.ipynb of one server, the
+#                               listing at /; NB= prints that notebook's page, without NB the listing;
+#                               OPEN=1 opens it in a web browser
 # docs/workshop.md is the instructor's guide to all three.
 
 STUDENTS ?= 3
-NB ?= notebooks/10_a2a_task_lifecycle.ipynb
 # `make present` listens on 8866 unless PORT= is given (the Makefile's PORT default, 8888, is `make lab`'s).
 PRESENT_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8866)
 
@@ -27,4 +29,4 @@ site: $(CLASSROOM_STAMP)
 	$(BIN)/python tools/build_site.py
 
 present: $(CLASSROOM_STAMP)
-	$(BIN)/python tools/present.py "$(NB)" --port $(PRESENT_PORT)
+	$(BIN)/python tools/present.py $(if $(NB),"$(NB)") --port $(PRESENT_PORT) $(if $(OPEN),--open)
