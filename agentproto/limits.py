@@ -34,7 +34,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Limits", "LimitError", "DEFAULT_LIMITS", "loads", "check", "check_parts", "has_lone_surrogate"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "Limits",
+    "LimitError",
+    "DEFAULT_LIMITS",
+    "loads",
+    "check",
+    "check_parts",
+    "has_lone_surrogate",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -51,6 +60,10 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+#: The request body budget of every binding: HTTP bodies (413 beyond it) and gRPC messages
+#: (``grpc.max_receive_message_length``, RESOURCE_EXHAUSTED beyond it).
+MAX_BODY_BYTES = 1_000_000
 
 
 class LimitError(ValueError):

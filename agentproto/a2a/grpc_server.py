@@ -26,7 +26,11 @@ so the Agent Card lists it. gRPC targets are ``host:port`` (no scheme), as gRPC 
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import json
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
@@ -39,10 +43,12 @@ from google.protobuf.message import Message as PbMessage
 from google.rpc import error_details_pb2, status_pb2
 from pydantic import ValidationError
 
+from agentproto import limits
 from agentproto.a2a.errors import (
     ERROR_INFO_TYPE,
     A2AError,
     InternalError,
+    InvalidParamsError,
     grpc_status_name,
 )
 from agentproto.a2a.jsonrpc import ANONYMOUS, A2AHandler, CallerScope, JSONRPCDispatcher, validation_error
@@ -72,6 +78,7 @@ __all__ = [
     "GRPC_BINDING",
     "STATUS_DETAILS_KEY",
     "GrpcAuthError",
+    "SERVER_OPTIONS",
 ]
 
 log = logging.getLogger(__name__)
@@ -85,6 +92,19 @@ _M = TypeVar("_M", bound=ProtoModel)
 Context: TypeAlias = Any
 _P = TypeVar("_P", bound=PbMessage)
 
+#: Channel options of the server (F5, F6): the same 1 MB request budget as the HTTP bindings;
+#: at most 100 concurrent streams on one connection; a connection lives at most one hour (then
+#: GOAWAY, 60 s grace for calls in flight) and closes after 5 idle minutes; a client that has
+#: not finished the HTTP/2 handshake within 5 s is dropped (slowloris on the gRPC port).
+SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.max_receive_message_length", limits.MAX_BODY_BYTES),
+    ("grpc.max_concurrent_streams", 100),
+    ("grpc.max_connection_age_ms", 3_600_000),
+    ("grpc.max_connection_age_grace_ms", 60_000),
+    ("grpc.max_connection_idle_ms", 300_000),
+    ("grpc.server_handshake_timeout_ms", 5_000),
+)
+
 
 class GrpcAuthError(Exception):
     """Raised by an ``authenticate`` hook to refuse a call: ``code`` is ``UNAUTHENTICATED``
@@ -97,13 +117,48 @@ class GrpcAuthError(Exception):
         self.challenge = challenge
 
 
-#: ``authenticate(metadata) -> subject``; raises :class:`GrpcAuthError` to refuse the call.
-Authenticate = Callable[[Mapping[str, str]], "str | None"]
+#: ``authenticate(metadata) -> subject``; raises :class:`GrpcAuthError` to refuse the call. It
+#: may also return the verified claims (an object with ``subject`` and ``expires_at``, e.g.
+#: :class:`agentproto.security.tokens.Claims`): streams then end at the token's expiry.
+Authenticate = Callable[[Mapping[str, str]], Any]
+
+#: The challenge sent when a stream outlives its token (RFC 6750 §3.1 ``invalid_token``).
+EXPIRED_CHALLENGE = (
+    'Bearer realm="agentproto", error="invalid_token", error_description="the access token expired"'
+)
+
+
+def _bearer_expiry(metadata: Mapping[str, str]) -> float | None:
+    """The ``exp`` claim (seconds) of the bearer token in ``metadata``, or None.
+
+    Read only after ``authenticate`` has verified that very token (signature, audience,
+    expiry), so the unverified decode here cannot be fooled; used when the hook returns only
+    the subject."""
+    header = metadata.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or token.count(".") != 2:
+        return None
+    segment = token.split(".")[1]
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
+    except (ValueError, TypeError):
+        return None
+    exp = payload.get("exp") if isinstance(payload, dict) else None
+    return float(exp) if isinstance(exp, int | float) and not isinstance(exp, bool) else None
 
 
 def from_proto(message: PbMessage, model: type[_M]) -> _M:
-    """A protobuf message as this kit's model, through ProtoJSON."""
+    """A protobuf message as this kit's model, through ProtoJSON — after the input limits
+    JSON-RPC and REST apply (:mod:`agentproto.limits`): INVALID_ARGUMENT naming the field."""
     data = json_format.MessageToDict(message, preserving_proto_field_name=False)
+    try:
+        limits.check(data)
+        limits.check_parts(data.get("message"), path="$.message")
+    except limits.LimitError as exc:
+        field = exc.path.removeprefix("$").removeprefix(".") or "request"
+        raise InvalidParamsError(
+            f"Invalid parameters: {exc.message}", violations=[(f"request.{field}", exc.message)]
+        ) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -118,9 +173,15 @@ def to_proto(obj: ProtoModel | dict[str, Any], message: type[_P]) -> _P:
     return out
 
 
+def _status_name(exc: A2AError) -> str:
+    """The gRPC status of ``exc``: its own ``grpc_status`` (ResourceExhausted) or §5.4's."""
+    own = getattr(exc, "grpc_status", None)
+    return own if isinstance(own, str) else grpc_status_name(exc)
+
+
 def rich_status(exc: A2AError) -> status_pb2.Status:
     """``exc`` as a ``google.rpc.Status`` with ErrorInfo and BadRequest details (spec §10.6)."""
-    code = grpc.StatusCode[grpc_status_name(exc)]
+    code = grpc.StatusCode[_status_name(exc)]
     status = status_pb2.Status(code=code.value[0], message=exc.message)
     for detail in exc.details():
         packed = any_pb2.Any()
@@ -152,7 +213,7 @@ def rich_status(exc: A2AError) -> status_pb2.Status:
 async def _abort(context: Context, exc: A2AError) -> None:
     status = rich_status(exc)
     context.set_trailing_metadata(((STATUS_DETAILS_KEY, status.SerializeToString()),))
-    await context.abort(grpc.StatusCode[grpc_status_name(exc)], exc.message)
+    await context.abort(grpc.StatusCode[_status_name(exc)], exc.message)
 
 
 def _metadata(context: Context) -> dict[str, str]:
@@ -180,11 +241,22 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
 
     def _check(self, context: Context) -> str | None:
         """Authenticate (if configured), then the service parameters; returns the subject."""
+        return self._check_until(context)[0]
+
+    def _check_until(self, context: Context) -> tuple[str | None, float | None]:
+        """:meth:`_check`, and when the caller's token expires (epoch seconds; None: never)."""
         md: Mapping[str, str] = _metadata(context)
-        subject = self.authenticate(md) if self.authenticate is not None else None
+        who = self.authenticate(md) if self.authenticate is not None else None
+        expires: float | None = None
+        if who is not None and not isinstance(who, str):  # verified claims
+            exp = getattr(who, "expires_at", None)
+            expires = float(exp) if isinstance(exp, int | float) else None
+            who = getattr(who, "subject", None)
+        elif who is not None:
+            expires = _bearer_expiry(md)
         self._checks._check_version(md, None)
         self._checks._check_extensions(md)
-        return subject
+        return who, expires
 
     @staticmethod
     async def _refuse(context: Context, exc: GrpcAuthError) -> None:
@@ -208,9 +280,25 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     async def _streaming(self, context: Context, start: Any) -> AsyncIterator[pb.StreamResponse]:
         events: AsyncIterator[StreamResponse] | None = None
         try:
-            subject = self._check(context)
+            subject, expires = self._check_until(context)
             events = await start(subject)
-            async for event in events:
+            while True:
+                if expires is None:
+                    event = await anext(events, None)
+                else:  # F18: the stream ends when the token does (a wall-clock `exp`)
+                    left = expires - time.time()
+                    try:
+                        if left <= 0:
+                            raise TimeoutError
+                        event = await asyncio.wait_for(anext(events, None), left)
+                    except TimeoutError:
+                        raise GrpcAuthError(
+                            "the access token expired during the stream; get a new token and "
+                            "SubscribeToTask again",
+                            challenge=EXPIRED_CHALLENGE,
+                        ) from None
+                if event is None:
+                    break
                 yield to_proto(event, pb.StreamResponse)
         except GrpcAuthError as exc:
             await self._refuse(context, exc)
@@ -371,7 +459,7 @@ async def start_grpc_server(
     interface. ``base_url`` is what the extended card's HTTP interfaces are built from.
     ``authenticate`` (metadata → subject, or :class:`GrpcAuthError`) runs before every call.
     """
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=list(SERVER_OPTIONS))
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
         A2AGrpcServicer(service, base_url=base_url, authenticate=authenticate), server
     )

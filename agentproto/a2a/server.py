@@ -53,12 +53,16 @@ __all__ = [
     "AGENT_CARD_PATH",
     "RPC_PATH",
     "CARD_CACHE_CONTROL",
+    "SSE_SEND_TIMEOUT_S",
 ]
 
 AGENT_CARD_PATH = "/.well-known/agent-card.json"
 RPC_PATH = "/a2a"
 #: The card changes only when the server is redeployed; five minutes keeps clients fresh enough.
 CARD_CACHE_CONTROL = "public, max-age=300"
+#: An SSE event the client's connection cannot take within this many seconds ends the stream
+#: (a consumer that does not read holds no buffers beyond one event, F3).
+SSE_SEND_TIMEOUT_S = 30.0
 
 
 def _dumps(obj: Any) -> bytes:
@@ -105,7 +109,7 @@ class A2AApplication:
         self.dispatcher = JSONRPCDispatcher(service)
         self.rpc_path = rpc_path
         service.rpc_path = rpc_path
-        self.rest = RestBinding(service, path=rest_path)
+        self.rest = RestBinding(service, path=rest_path, public_url=public_url)
         service.rest_path = rest_path
         #: The card changes only on redeploy: its Last-Modified is the time the app was built.
         self.card_modified = formatdate(service.clock.now_ms() / 1000, usegmt=True)
@@ -146,7 +150,7 @@ class A2AApplication:
                     message=str(out["error"].get("message", ""))[:200],
                 )
             return JSONResponse(out)
-        return EventSourceResponse(self._sse(out), ping=15)
+        return EventSourceResponse(self._sse(out), ping=15, send_timeout=SSE_SEND_TIMEOUT_S)
 
     @staticmethod
     async def _sse(frames: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, str]]:

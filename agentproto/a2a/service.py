@@ -52,6 +52,7 @@ its next ``await``) and moves the task to CANCELED.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -80,7 +81,7 @@ from agentproto.a2a.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
+from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope, ResourceExhaustedError
 from agentproto.a2a.machine import (
     InvalidTransitionError,
     Operation,
@@ -116,16 +117,58 @@ from agentproto.a2a.types import (
 from agentproto.clock import Clock, IdSource, iso_utc
 from agentproto.runtime import SystemClock, uuid_ids
 
-__all__ = ["A2AService", "trim_task", "media_type_accepted"]
+__all__ = ["A2AService", "ServiceLimits", "DEFAULT_SERVICE_LIMITS", "trim_task", "media_type_accepted"]
 
 log = logging.getLogger(__name__)
 
-#: A subscriber's queue: stream events, then ``None`` when the stream must close.
-_Subscriber = asyncio.Queue[StreamResponse | None]
+#: A subscriber's queue: stream events, then ``None`` when the stream must close (or an error
+#: that ends it: the consumer fell too far behind).
+_Subscriber = asyncio.Queue[StreamResponse | A2AError | None]
 #: What ``_start`` returns for a task: the live task, its snapshot, the subscription (if asked).
 _Started = tuple["_Live", Task, "_Subscriber | None"]
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
+#: Streams (SendStreamingMessage + SubscribeToTask) one caller may hold open at once.
+MAX_STREAMS_PER_CALLER = 32
+#: Streams one task may have open at once (all callers; only its owner can open them).
+MAX_STREAMS_PER_TASK = 8
+#: Events a stream's consumer may fall behind before the stream is dropped (ended with
+#: ``ResourceExhaustedError``; the client can SubscribeToTask again and gets the current Task).
+MAX_QUEUED_EVENTS = 256
+#: A stream's maximum lifetime in seconds; then it ends cleanly and the client resubscribes.
+MAX_STREAM_SECONDS = 3600.0
+#: Messages of history in the first ``Task`` of a SubscribeToTask stream. The request has no
+#: ``historyLength`` (a2a.proto), so §3.2.4's "unset: the server's default amount" applies;
+#: ours is none — GetTask with ``historyLength`` reads the history.
+SUBSCRIBE_HISTORY_LENGTH = 0
+#: Non-terminal tasks one caller may have at once; the next new task gets ResourceExhausted.
+MAX_OPEN_TASKS_PER_CALLER = 200
+#: Messages of history per task in a ListTasks answer when ``historyLength`` is unset (§3.2.4).
+LIST_DEFAULT_HISTORY_LENGTH = 1
+#: Serialized bytes of the tasks in one ListTasks answer: the page is cut short (with a
+#: ``nextPageToken``) before it passes this; one task is always returned. Below gRPC's
+#: default 4 MB send limit.
+MAX_LIST_RESPONSE_BYTES = 2_000_000
+#: What a refused caller is told to wait (ErrorInfo ``retryAfterSeconds``; REST Retry-After).
+RETRY_AFTER_SECONDS = 5
+
+
+@dataclass(frozen=True)
+class ServiceLimits:
+    """Per-caller and per-task resource limits of :class:`A2AService` (module constants)."""
+
+    max_streams_per_caller: int = MAX_STREAMS_PER_CALLER
+    max_streams_per_task: int = MAX_STREAMS_PER_TASK
+    max_queued_events: int = MAX_QUEUED_EVENTS
+    max_stream_seconds: float = MAX_STREAM_SECONDS
+    subscribe_history_length: int = SUBSCRIBE_HISTORY_LENGTH
+    max_open_tasks_per_caller: int = MAX_OPEN_TASKS_PER_CALLER
+    list_default_history_length: int = LIST_DEFAULT_HISTORY_LENGTH
+    max_list_response_bytes: int = MAX_LIST_RESPONSE_BYTES
+    retry_after_s: int = RETRY_AFTER_SECONDS
+
+
+DEFAULT_SERVICE_LIMITS = ServiceLimits()
 
 
 def trim_task(task: Task, history_length: int | None, *, include_artifacts: bool = True) -> Task:
@@ -184,6 +227,8 @@ class _Live:
     watchers: list[_Subscriber] = field(default_factory=list)
     #: Who owns the task: only this scope may see or touch it.
     scope: CallerScope = ANONYMOUS
+    #: The queues behind client streams (SendStreamingMessage, SubscribeToTask), for the caps.
+    streams: list[_Subscriber] = field(default_factory=list)
 
     @property
     def state(self) -> TaskState:
@@ -220,8 +265,14 @@ class A2AService(PushConfigService):
         allow_loopback_webhooks: bool = False,
         allow_private_webhooks: bool = False,
         rpc_path: str = "/a2a",
+        limits: ServiceLimits = DEFAULT_SERVICE_LIMITS,
     ) -> None:
         self.agent = agent
+        self.limits = limits
+        #: Open client streams per caller, and open (non-terminal) tasks per caller (seeded
+        #: from the store the first time a caller creates a task).
+        self._streams_of: dict[CallerScope, int] = {}
+        self._open_tasks: dict[CallerScope, int] = {}
         self.store = store if store is not None else TaskStore()
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.ids: IdSource = ids if ids is not None else uuid_ids
@@ -325,6 +376,8 @@ class A2AService(PushConfigService):
                 item = await queue.get()
                 if item is None:
                     break
+                if isinstance(item, A2AError):
+                    raise item
                 su = item.status_update
                 if su is not None and (
                     su.status.state in TERMINAL_STATES or su.status.state in INTERRUPTED_STATES
@@ -332,6 +385,7 @@ class A2AService(PushConfigService):
                     break
         finally:
             self._unsubscribe(live, queue)
+            self._maybe_evict(live)
         return trim_task(self._snapshot(live), history_length)
 
     async def send_streaming_message(
@@ -339,25 +393,48 @@ class A2AService(PushConfigService):
     ) -> AsyncIterator[StreamResponse]:
         """``SendStreamingMessage``: validate now (errors raise here), then stream."""
         self.require_streaming()
-        started = await self._start(req, _scoped(req.tenant, scope), subscribe=True)
+        scope = _scoped(req.tenant, scope)
+        known = self._live.get(req.message.task_id) if req.message.task_id else None
+        self._admit_stream(scope, known if known is not None and known.scope == scope else None)
+        started = await self._start(req, scope, subscribe=True)
         if isinstance(started, Message):
             return _single(StreamResponse(message=started))
         live, snapshot, queue = started
         if queue is None:  # pragma: no cover - subscribe=True always subscribes
             raise InternalError("no subscription for a streaming message")
-        return self._stream(live, queue, StreamResponse(task=snapshot))
+        return self._stream(live, queue, StreamResponse(task=snapshot), scope)
 
     async def subscribe(
         self, req: SubscribeToTaskRequest, scope: CallerScope = ANONYMOUS
     ) -> AsyncIterator[StreamResponse]:
         """``SubscribeToTask``: the current Task first, then live updates (spec §3.1.6)."""
         self.require_streaming()
-        live = self._live_task(req.id, _scoped(req.tenant, scope))
+        scope = _scoped(req.tenant, scope)
+        live = self._live_task(req.id, scope)
         live.machine.check(Operation.SUBSCRIBE)
+        self._admit_stream(scope, live)
         queue = self._subscribe(live)
         live.watchers.append(queue)  # open until terminal, through interruptions (§3.1.6)
-        first = StreamResponse(task=self._snapshot(live))
-        return self._stream(live, queue, first)
+        # The first event is the Task with its current state (§3.1.6), not a copy of its whole
+        # history for every watcher (F3): SUBSCRIBE_HISTORY_LENGTH messages of it.
+        first = StreamResponse(task=trim_task(self._snapshot(live), self.limits.subscribe_history_length))
+        return self._stream(live, queue, first, scope)
+
+    def _admit_stream(self, scope: CallerScope, live: _Live | None) -> None:
+        """Refuse a new stream beyond the per-caller or per-task cap (ResourceExhausted)."""
+        lim = self.limits
+        if self._streams_of.get(scope, 0) >= lim.max_streams_per_caller:
+            raise ResourceExhaustedError(
+                f"too many open streams: at most {lim.max_streams_per_caller} per caller",
+                retry_after_s=lim.retry_after_s,
+                metadata={"limit": "streamsPerCaller", "max": lim.max_streams_per_caller},
+            )
+        if live is not None and len(live.streams) >= lim.max_streams_per_task:
+            raise ResourceExhaustedError(
+                f"too many open streams on task {live.task.id}: at most {lim.max_streams_per_task} per task",
+                retry_after_s=lim.retry_after_s,
+                metadata={"limit": "streamsPerTask", "max": lim.max_streams_per_task, "taskId": live.task.id},
+            )
 
     async def _start(
         self, req: SendMessageRequest, scope: CallerScope, *, subscribe: bool = False
@@ -440,6 +517,15 @@ class A2AService(PushConfigService):
             )
 
         if live is None:
+            if not self._may_open_task(scope):
+                await _aclose(gen)
+                lim = self.limits
+                raise ResourceExhaustedError(
+                    f"too many open tasks: at most {lim.max_open_tasks_per_caller} non-terminal "
+                    "tasks per caller; finish or cancel one first",
+                    retry_after_s=lim.retry_after_s,
+                    metadata={"limit": "openTasksPerCaller", "max": lim.max_open_tasks_per_caller},
+                )
             msg = msg.model_copy(update={"task_id": self.ids()})
             task = Task(
                 id=msg.task_id,
@@ -450,6 +536,7 @@ class A2AService(PushConfigService):
             )
             live = _Live(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
             self._live[task.id] = live
+            self._open_tasks[scope] = self._open_tasks.get(scope, 0) + 1
             t = live.machine.create(TaskState.SUBMITTED, reason="message received")
             self._stamp(live, t, None)
         else:
@@ -458,6 +545,7 @@ class A2AService(PushConfigService):
         if push_cfg is not None:
             self._register_push(push_cfg, live.task.id, scope)
         live.accepted = list(cfg.accepted_output_modes) if cfg else []
+        self._live[live.task.id] = live  # (again, if it was evicted while interrupted)
         queue = self._subscribe(live) if subscribe else None
         snapshot = self._snapshot(live)
         self._notify_push(live, StreamResponse(task=snapshot))
@@ -521,6 +609,7 @@ class A2AService(PushConfigService):
                 log.exception("task %s: agent failed to close", live.task.id)
             if live.machine.is_interrupted and not live.running:
                 self._close_streams(live, keep_watchers=True)
+                self._maybe_evict(live)
 
     def _apply(self, live: _Live, update: Update, *, reason: str = "") -> None:
         """One update → machine, task, store, streams, webhooks (all or nothing before publish)."""
@@ -548,6 +637,8 @@ class A2AService(PushConfigService):
                 self._close_streams(live)
                 self.push.retire(task.id)
                 self._live.pop(task.id, None)
+                if live.scope in self._open_tasks:
+                    self._open_tasks[live.scope] = max(0, self._open_tasks[live.scope] - 1)
         elif isinstance(update, ArtifactChunk):
             parts = fit_parts(update.parts, live.accepted)
             artifact = Artifact(
@@ -613,9 +704,51 @@ class A2AService(PushConfigService):
             live.watchers.remove(queue)
 
     def _publish(self, live: _Live, event: StreamResponse) -> None:
-        for queue in live.subscribers:
-            queue.put_nowait(event)
+        limit = self.limits.max_queued_events
+        for queue in list(live.subscribers):
+            if queue.qsize() >= limit:  # a consumer that does not read: drop it, free its queue
+                self._drop(live, queue, limit)
+            else:
+                queue.put_nowait(event)
         self._notify_push(live, event)
+
+    def _drop(self, live: _Live, queue: _Subscriber, limit: int) -> None:
+        while not queue.empty():
+            queue.get_nowait()
+        log.warning("task %s: a stream fell %d events behind and was dropped", live.task.id, limit)
+        queue.put_nowait(
+            ResourceExhaustedError(
+                f"stream dropped: its consumer fell more than {limit} events behind; "
+                "SubscribeToTask again for the current task",
+                retry_after_s=self.limits.retry_after_s,
+                metadata={"limit": "queuedEvents", "max": limit, "taskId": live.task.id},
+            )
+        )
+        self._unsubscribe(live, queue)
+
+    def _maybe_evict(self, live: _Live) -> None:
+        """Forget an interrupted task nobody is running or watching (F4): it stays in the store,
+        and :meth:`_live_task` reloads it when a client next touches it."""
+        if (
+            live.machine.is_interrupted
+            and not live.running
+            and not live.subscribers
+            and self._live.get(live.task.id) is live
+        ):
+            del self._live[live.task.id]
+
+    def _may_open_task(self, scope: CallerScope) -> bool:
+        if scope not in self._open_tasks:
+            open_states = (
+                TaskState.SUBMITTED,
+                TaskState.WORKING,
+                TaskState.INPUT_REQUIRED,
+                TaskState.AUTH_REQUIRED,
+            )
+            self._open_tasks[scope] = sum(
+                self.store.page(scope=scope, state=s, page_size=1).total_size for s in open_states
+            )
+        return self._open_tasks[scope] < self.limits.max_open_tasks_per_caller
 
     def _notify_push(self, live: _Live, event: StreamResponse) -> None:
         try:
@@ -636,18 +769,24 @@ class A2AService(PushConfigService):
         live.subscribers[:] = kept
         live.watchers[:] = kept
 
-    async def _stream(
-        self, live: _Live, queue: _Subscriber, first: StreamResponse
-    ) -> AsyncIterator[StreamResponse]:
-        try:
-            yield first
-            while True:
-                item = await queue.get()
-                if item is None:
-                    return
-                yield item
-        finally:
+    def _stream(self, live: _Live, queue: _Subscriber, first: StreamResponse, scope: CallerScope) -> _Stream:
+        """A client stream over ``queue``: counted against the caps from now until it closes."""
+        live.streams.append(queue)
+        self._streams_of[scope] = self._streams_of.get(scope, 0) + 1
+
+        def release() -> None:
             self._unsubscribe(live, queue)
+            if queue in live.streams:
+                live.streams.remove(queue)
+            left = self._streams_of.get(scope, 0) - 1
+            if left > 0:
+                self._streams_of[scope] = left
+            else:
+                self._streams_of.pop(scope, None)
+            self._maybe_evict(live)
+
+        loop = asyncio.get_running_loop()
+        return _Stream(queue, first, release, loop.time() + self.limits.max_stream_seconds)
 
     # ------------------------------------------------------------------ reads
 
@@ -717,9 +856,28 @@ class A2AService(PushConfigService):
             page_token=req.page_token,
         )
         include = bool(req.include_artifacts)
-        tasks = [trim_task(t, req.history_length, include_artifacts=include) for t in page.tasks]
+        history = (
+            self.limits.list_default_history_length if req.history_length is None else req.history_length
+        )
+        tasks = [trim_task(t, history, include_artifacts=include) for t in page.tasks]
+        token = page.next_page_token
+        budget = self.limits.max_list_response_bytes
+        used = 0
+        for i, t in enumerate(tasks):
+            used += len(json.dumps(t.to_wire(), ensure_ascii=False, separators=(",", ":")).encode())
+            if used > budget and i > 0:  # cut the page before task i; its cursor resumes there
+                tasks = tasks[:i]
+                token = self.store.page(
+                    scope=scope,
+                    context_id=req.context_id,
+                    state=req.status,
+                    status_after_ms=after_ms,
+                    page_size=i,
+                    page_token=req.page_token,
+                ).next_page_token
+                break
         return ListTasksResponse(
-            tasks=tasks, next_page_token=page.next_page_token, page_size=size, total_size=page.total_size
+            tasks=tasks, next_page_token=token, page_size=size, total_size=page.total_size
         )
 
     def timeline(self, task_id: str, scope: CallerScope = ANONYMOUS) -> list[Transition]:
@@ -779,6 +937,53 @@ class A2AService(PushConfigService):
 
 async def _single(item: StreamResponse) -> AsyncIterator[StreamResponse]:
     yield item
+
+
+class _Stream:
+    """The events of one client stream: ``first``, then ``queue`` until ``None``, an error
+    (raised: the consumer was dropped), or ``deadline`` (loop time: the maximum lifetime, after
+    which it ends cleanly). ``release`` runs exactly once, on the end or on ``aclose`` — also
+    for a stream nobody ever iterated, which an async generator's ``finally`` would miss."""
+
+    def __init__(
+        self, queue: _Subscriber, first: StreamResponse, release: Callable[[], None], deadline: float
+    ) -> None:
+        self._queue = queue
+        self._first: StreamResponse | None = first
+        self._release: Callable[[], None] | None = release
+        self._deadline = deadline
+
+    def __aiter__(self) -> _Stream:
+        return self
+
+    async def __anext__(self) -> StreamResponse:
+        if self._release is None:
+            raise StopAsyncIteration
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
+        left = self._deadline - asyncio.get_running_loop().time()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            item = await asyncio.wait_for(self._queue.get(), left)
+        except TimeoutError:
+            item = None
+        except BaseException:
+            await self.aclose()
+            raise
+        if item is None:
+            await self.aclose()
+            raise StopAsyncIteration
+        if isinstance(item, A2AError):
+            await self.aclose()
+            raise item
+        return item
+
+    async def aclose(self) -> None:
+        release, self._release = self._release, None
+        if release is not None:
+            release()
 
 
 async def _aclose(gen: AsyncIterator[Update]) -> None:

@@ -1,0 +1,188 @@
+"""The limits on every binding (findings F3, F5, F18): what a client of JSON-RPC, HTTP+JSON and
+gRPC gets when it passes a stream cap or an input limit, and a gRPC stream that outlives its
+bearer token."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+grpc = pytest.importorskip("grpc", reason="needs grpcio")
+pytest.importorskip("a2a.types", reason="needs the official protobuf stubs (a2a-sdk)")
+
+from a2a.types import a2a_pb2 as pb  # noqa: E402
+from a2a.types import a2a_pb2_grpc  # noqa: E402
+from google.protobuf import json_format  # noqa: E402
+
+from agentproto import limits  # noqa: E402
+from agentproto.a2a.agents import make_agent  # noqa: E402
+from agentproto.a2a.grpc_server import SERVER_OPTIONS, start_grpc_server  # noqa: E402
+from agentproto.a2a.server import create_a2a_app  # noqa: E402
+from agentproto.a2a.service import MAX_STREAMS_PER_TASK, A2AService  # noqa: E402
+from agentproto.clock import FakeClock, IdFactory  # noqa: E402
+from agentproto.testing import RunningServer  # noqa: E402
+
+pytestmark = pytest.mark.anyio
+V = {"A2A-Version": "1.0"}
+GRPC_MD = (("a2a-version", "1.0"),)
+
+
+@pytest.fixture(scope="module")
+def served():
+    app = create_a2a_app(agent="conformance", clock=FakeClock(), ids=IdFactory("lim"), grpc=True)
+    server = RunningServer(app).start()
+    try:
+        card = httpx.get(server.url + "/.well-known/agent-card.json").json()
+        target = next(i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC")
+        yield server.url, target
+    finally:
+        server.stop()
+
+
+def rpc(url: str, method: str, params: dict) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    return httpx.post(url + "/a2a", json=body, headers=V, timeout=30)
+
+
+def interrupted_task(url: str, message_id: str) -> str:
+    msg = {"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    answer = rpc(url, "SendMessage", {"message": msg}).json()
+    assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", answer
+    return answer["result"]["task"]["id"]
+
+
+# --- F3: the stream cap on each binding ---------------------------------------------------------
+
+
+async def test_the_stream_cap_is_resource_exhausted_on_every_binding(served):
+    url, target = served
+    tid = interrupted_task(url, "tck-multi-turn-cap")
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        calls = []
+        for _ in range(MAX_STREAMS_PER_TASK):
+            call = stub.SubscribeToTask(pb.SubscribeToTaskRequest(id=tid), metadata=GRPC_MD)
+            first = await call.read()
+            assert first.task.id == tid and len(first.task.history) == 0
+            calls.append(call)
+        try:
+            extra = stub.SubscribeToTask(pb.SubscribeToTaskRequest(id=tid), metadata=GRPC_MD)
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await extra.read()
+            assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            answer = await asyncio.to_thread(rpc, url, "SubscribeToTask", {"id": tid})
+            assert answer.status_code == 200
+            err = answer.json()["error"]
+            assert err["code"] == -32603 and err["data"][0]["reason"] == "RESOURCE_EXHAUSTED"
+            assert err["data"][0]["metadata"]["retryAfterSeconds"] == "5"
+            rest = await asyncio.to_thread(
+                httpx.post, f"{url}/a2a/rest/tasks/{tid}:subscribe", headers=V, timeout=30
+            )
+            assert rest.status_code == 429
+        finally:
+            for call in calls:
+                call.cancel()
+
+
+# --- F5: the same input limits on the three bindings -------------------------------------------
+
+
+def _message(parts=None, metadata=None) -> dict:
+    msg: dict = {"messageId": "m-big", "role": "ROLE_USER", "parts": parts or [{"text": "hi"}]}
+    if metadata is not None:
+        msg["metadata"] = metadata
+    return msg
+
+
+BODIES = {
+    "3,000,000-char text": _message([{"text": "x" * 3_000_000}]),
+    "300,000-char text": _message([{"text": "x" * 300_000}]),
+    "5,000 parts": _message([{"text": "p"}] * 5_000),
+    "50,000-item array": _message(metadata={"items": list(range(50_000))}),
+}
+OVER_THE_BODY_BUDGET = {"3,000,000-char text"}
+
+
+@pytest.mark.parametrize("name", BODIES)
+def test_jsonrpc_refuses_each_body(served, name):
+    url, _ = served
+    answer = rpc(url, "SendMessage", {"message": BODIES[name]})
+    if name in OVER_THE_BODY_BUDGET:
+        assert answer.status_code == 413
+    else:
+        assert answer.json()["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize("name", BODIES)
+def test_rest_refuses_each_body(served, name):
+    url, _ = served
+    answer = httpx.post(f"{url}/a2a/rest/message:send", json={"message": BODIES[name]}, headers=V, timeout=30)
+    assert answer.status_code == (413 if name in OVER_THE_BODY_BUDGET else 400)
+
+
+@pytest.mark.parametrize("name", BODIES)
+async def test_grpc_refuses_each_body_as_http_does(served, name):
+    _, target = served
+    request = json_format.ParseDict({"message": BODIES[name]}, pb.SendMessageRequest())
+    async with grpc.aio.insecure_channel(
+        target, options=[("grpc.max_send_message_length", 16_000_000)]
+    ) as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.SendMessage(request, metadata=GRPC_MD, timeout=30)
+    if name in OVER_THE_BODY_BUDGET:  # grpc's own answer for a message over the budget
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    else:
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "at most" in info.value.details()
+
+
+def test_the_grpc_message_budget_is_the_http_body_budget():
+    assert dict(SERVER_OPTIONS)["grpc.max_receive_message_length"] == limits.MAX_BODY_BYTES == 1_000_000
+
+
+# --- F18: a gRPC stream ends with its token ----------------------------------------------------
+
+
+def _fake_jwt(exp: float) -> str:
+    def seg(obj: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+    return f"{seg({'alg': 'ES256'})}.{seg({'sub': 'alice', 'exp': exp})}.c2ln"
+
+
+@pytest.mark.parametrize("hook_returns", ["claims", "subject"])
+async def test_a_grpc_subscription_ends_unauthenticated_when_the_token_expires(hook_returns):
+    expires = time.time() + 1.5
+
+    def authenticate(metadata):
+        if hook_returns == "claims":  # e.g. agentproto.security.tokens.Claims
+            return SimpleNamespace(subject="alice", expires_at=expires)
+        return "alice"  # the binding reads `exp` from the (verified) bearer token itself
+
+    service = A2AService(make_agent("conformance"), clock=FakeClock(), ids=IdFactory("exp"))
+    server = await start_grpc_server(service, authenticate=authenticate)
+    md = (*GRPC_MD, ("authorization", f"Bearer {_fake_jwt(expires)}"))
+    try:
+        async with grpc.aio.insecure_channel(server.url) as channel:
+            stub = a2a_pb2_grpc.A2AServiceStub(channel)
+            msg = pb.Message(message_id="tck-multi-turn-exp", role=pb.ROLE_USER, parts=[pb.Part(text="hi")])
+            task = (await stub.SendMessage(pb.SendMessageRequest(message=msg), metadata=md)).task
+            assert task.status.state == pb.TASK_STATE_INPUT_REQUIRED
+            call = stub.SubscribeToTask(pb.SubscribeToTaskRequest(id=task.id), metadata=md)
+            assert (await call.read()).task.id == task.id
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await asyncio.wait_for(call.read(), 30)  # the task stays interrupted: no event
+            assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            assert "expired" in info.value.details()
+            challenge = dict(info.value.trailing_metadata())["www-authenticate"]
+            assert 'error="invalid_token"' in challenge
+    finally:
+        await server.stop()
+        await service.aclose()
