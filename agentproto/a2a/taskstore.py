@@ -19,6 +19,17 @@ MUST occur before any database queries or operations that could leak information
 existence of resources outside the caller's authorization scope"). A version-1 database is
 migrated in place: its rows belong to the anonymous caller of the default tenant, which is who
 could read them before.
+
+Contexts per caller (schema version 3): a ``contextId`` is keyed by ``(tenant, owner,
+contextId)``, so two callers may use the same client-chosen string and each gets a context of
+their own. Neither can tell whether the other used it — no answer differs — and nobody can
+claim a predictable id (``c-1``) before its owner does. A version-2 database keeps every
+context row, with the owner it had.
+
+History is append-only: a transition ``n`` is recorded once (plain ``INSERT``; a second writer
+of the same ``n`` gets :class:`TaskConflictError` instead of rewriting history), and a task in a
+terminal state never changes state again — the ``UPDATE`` itself refuses it, so no process,
+however stale its view of the task, can turn a FAILED task into CANCELED.
 """
 
 from __future__ import annotations
@@ -34,16 +45,18 @@ from dataclasses import dataclass
 from agentproto.a2a.errors import InvalidParamsError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.machine import Transition
-from agentproto.a2a.states import TaskState
+from agentproto.a2a.states import TERMINAL_STATES, TaskState
 from agentproto.a2a.types import Task, TaskPushNotificationConfig
-from agentproto.store import Store
+from agentproto.store import Store, StoreError
 
-__all__ = ["TaskStore", "TaskPage", "A2A_SCHEMA_VERSION"]
+__all__ = ["TaskStore", "TaskPage", "TaskConflictError", "A2A_SCHEMA_VERSION"]
 
 log = logging.getLogger(__name__)
 
 #: Version of the ``a2a_*`` tables (component ``"a2a"`` of the shared store).
-A2A_SCHEMA_VERSION = 2
+A2A_SCHEMA_VERSION = 3
+
+_TERMINAL_SQL = ", ".join(f"'{state.value}'" for state in sorted(TERMINAL_STATES, key=lambda s: s.value))
 
 _SCHEMA_V1 = (
     """CREATE TABLE IF NOT EXISTS a2a_tasks (
@@ -91,6 +104,33 @@ _SCHEMA_V2 = (
     "SELECT context_id, tenant, owner FROM a2a_tasks ORDER BY seq",
 )
 
+#: Version 3: contexts keyed by ``(tenant, owner, context_id)`` — a client-chosen id is the
+#: caller's own, whoever else uses the same string. Every version-2 row is kept as it was.
+_SCHEMA_V3 = (
+    """CREATE TABLE a2a_contexts_v3 (
+    tenant     TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    context_id TEXT NOT NULL,
+    PRIMARY KEY (tenant, owner, context_id)
+)""",
+    "INSERT INTO a2a_contexts_v3 (tenant, owner, context_id) "
+    "SELECT tenant, owner, context_id FROM a2a_contexts",
+    "DROP TABLE a2a_contexts",
+    "ALTER TABLE a2a_contexts_v3 RENAME TO a2a_contexts",
+)
+
+
+class TaskConflictError(StoreError):
+    """A write that would rewrite a task's history: a transition number already recorded, or a
+    new state for a task that has already ended. Another writer got there first — most likely
+    a second server on the same database (see ``Store(path, exclusive=True)``)."""
+
+    code = "task_conflict"
+
+    def __init__(self, task_id: str, message: str) -> None:
+        super().__init__(f"task {task_id}: {message}")
+        self.task_id = task_id
+
 
 @dataclass(frozen=True)
 class TaskPage:
@@ -127,7 +167,7 @@ class TaskStore:
         self.store = store if isinstance(store, Store) else Store(store)
         #: The schema version this database had when opened (0: new, 1: migrated from v1 …).
         self.found_version = self.store.ensure_schema(
-            "a2a", A2A_SCHEMA_VERSION, {1: _SCHEMA_V1, 2: _SCHEMA_V2}
+            "a2a", A2A_SCHEMA_VERSION, {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3}
         )
         self._tx = self.store.transaction
         #: Records that failed to load: task id (or body prefix) → the error (see ``_task``).
@@ -156,15 +196,19 @@ class TaskStore:
         silently for another scope: it matches no row). ``transition`` — ``(n, t)``, the
         task's ``n``-th transition (0 = creation) — is stored in the same transaction, so the
         task and its history never disagree.
+
+        Raises :class:`TaskConflictError` (and stores nothing) if the stored task has ended in
+        another state than ``task``'s, or if transition ``n`` is already recorded.
         """
         body = task.model_dump_json(by_alias=True, exclude_defaults=True)
         with self._tx() as db:
-            db.execute(
+            cur = db.execute(
                 "INSERT INTO a2a_tasks (id, context_id, state, status_ms, body, tenant, owner) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                 "context_id=excluded.context_id, state=excluded.state, "
                 "status_ms=excluded.status_ms, body=excluded.body "
-                "WHERE a2a_tasks.tenant = excluded.tenant AND a2a_tasks.owner = excluded.owner",
+                "WHERE a2a_tasks.tenant = excluded.tenant AND a2a_tasks.owner = excluded.owner "
+                f"AND (a2a_tasks.state NOT IN ({_TERMINAL_SQL}) OR a2a_tasks.state = excluded.state)",
                 (
                     task.id,
                     task.context_id,
@@ -175,6 +219,17 @@ class TaskStore:
                     scope.owner,
                 ),
             )
+            if cur.rowcount == 0:  # matched no row: another scope's task (silent) or an ended one
+                row = db.execute(
+                    "SELECT state FROM a2a_tasks WHERE id = ? AND tenant = ? AND owner = ?",
+                    (task.id, scope.tenant, scope.owner),
+                ).fetchone()
+                if row is None:
+                    return
+                raise TaskConflictError(
+                    task.id,
+                    f"it has already ended as {row[0]} and cannot become {task.status.state.value}",
+                )
             if transition is not None:
                 self._insert_transition(db, task.id, *transition)
 
@@ -268,16 +323,21 @@ class TaskStore:
     # -- contexts ---------------------------------------------------------------------------
 
     def claim_context(self, context_id: str, scope: CallerScope) -> bool:
-        """Make ``scope`` the owner of ``context_id`` if nobody is; True if it owns it now."""
+        """Record that ``scope`` uses ``context_id``; True once it is ``scope``'s.
+
+        Contexts are keyed per caller (schema v3), so this always succeeds: another scope using
+        the same string has a context of its own, invisible from here. (The boolean is kept
+        for callers written when a context had a single owner.)"""
         with self._tx() as db:
             db.execute(
-                "INSERT OR IGNORE INTO a2a_contexts (context_id, tenant, owner) VALUES (?, ?, ?)",
-                (context_id, scope.tenant, scope.owner),
+                "INSERT OR IGNORE INTO a2a_contexts (tenant, owner, context_id) VALUES (?, ?, ?)",
+                (scope.tenant, scope.owner, context_id),
             )
             row = db.execute(
-                "SELECT tenant, owner FROM a2a_contexts WHERE context_id = ?", (context_id,)
+                "SELECT 1 FROM a2a_contexts WHERE tenant = ? AND owner = ? AND context_id = ?",
+                (scope.tenant, scope.owner, context_id),
             ).fetchone()
-        return row is not None and (row[0], row[1]) == (scope.tenant, scope.owner)
+        return row is not None
 
     # -- transitions -----------------------------------------------------------------------
 
@@ -288,10 +348,15 @@ class TaskStore:
 
     @staticmethod
     def _insert_transition(db: sqlite3.Connection, task_id: str, n: int, t: Transition) -> None:
-        db.execute(
-            "INSERT OR REPLACE INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
-            (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms, t.reason),
-        )
+        try:
+            db.execute(
+                "INSERT INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
+                (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms, t.reason),
+            )
+        except sqlite3.IntegrityError:
+            raise TaskConflictError(
+                task_id, f"transition {n} is already recorded; history is never rewritten"
+            ) from None
 
     def transitions(self, task_id: str) -> list[Transition]:
         with self._tx() as db:
