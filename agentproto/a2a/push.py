@@ -4,16 +4,25 @@ Each event the task produces — the same ``StreamResponse`` a streaming client 
 POSTed as the request body to every webhook configured for the task, with
 ``Content-Type: application/a2a+json``, the config's ``token`` in ``X-A2A-Notification-Token``
 (the header a2a-sdk uses) and, if the config has ``authentication``, an
-``Authorization: <scheme> <credentials>`` header.
+``Authorization: <scheme> <credentials>`` header. A ``task`` snapshot goes without its history
+(:data:`PUSH_HISTORY_LENGTH`): the webhook learns the task's state and artifacts, not the
+conversation.
 
 Delivery runs off the task's critical path: one queue and one worker per webhook keeps the
 events of a task in order for that webhook, and a slow or dead webhook never stalls the agent.
-The agent MUST try at least once; we retry failed POSTs (connection errors, 5xx, 408, 425,
-429 — not other 4xx, which a retry will not change) with exponential backoff, and log every
-attempt in :attr:`PushNotifier.deliveries` for the notebooks.
+At most :data:`MAX_CONCURRENT_DELIVERIES` POSTs are in flight at once, whatever the number of
+webhooks. The agent MUST try at least once; we retry failed POSTs (connection errors, 5xx, 408,
+425, 429 — not other 4xx, which a retry will not change) with exponential backoff, and log every
+attempt in :attr:`PushNotifier.deliveries` for the notebooks. Redirects are never followed.
 
-Webhook URLs are checked when a config is created (:func:`check_webhook_url`): the spec says
-servers SHOULD refuse private and loopback targets (§13.2, server-side request forgery).
+Webhook URLs are checked twice, under one policy: the spec says servers SHOULD refuse private
+and loopback targets (§13.2, server-side request forgery). When a config is created,
+:func:`check_webhook_url` judges the URL as httpx will send it (legacy IPv4 spellings such as
+``2130706433`` or ``127.1`` are refused, and the URL stored is exactly the URL used). When a
+notification is sent, the URL is checked again and the host is resolved: every address must
+pass, and the connection goes to the checked address (:mod:`agentproto.a2a.push_egress`), so a host
+name — or a DNS answer that changes — cannot lead to an internal host. A URL refused then is a
+permanent failure (one WARNING per config, no retry); URLs are logged with ``%r``, escaped.
 Loopback is allowed only when the server is told so — the teaching server on 127.0.0.1 does,
 so a learner can watch pushes arrive on their own laptop.
 """
@@ -25,9 +34,9 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
 import threading
 import time
-import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,6 +44,14 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from agentproto.a2a.errors import InvalidParamsError
+from agentproto.a2a.push_egress import (
+    LOOPBACK_REFUSED,
+    PRIVATE_REFUSED,
+    EgressPolicy,
+    IPAddress,
+    address_refusal,
+    pinned_client,
+)
 from agentproto.a2a.types import StreamResponse, TaskPushNotificationConfig
 
 if TYPE_CHECKING:  # pragma: no cover - starlette is imported when the recorder app is built
@@ -52,6 +69,10 @@ __all__ = [
     "ReceivedPush",
     "A2A_JSON",
     "TOKEN_HEADER",
+    "MAX_CONCURRENT_DELIVERIES",
+    "MAX_WEBHOOK_URL_CHARS",
+    "PUSH_HISTORY_LENGTH",
+    "PRIVATE_USE_SUFFIXES",
 ]
 
 log = logging.getLogger(__name__)
@@ -61,44 +82,88 @@ A2A_JSON = "application/a2a+json"
 TOKEN_HEADER = "X-A2A-Notification-Token"
 
 
-def check_webhook_url(url: str, *, allow_loopback: bool = False, allow_private: bool = False) -> None:
-    """Refuse webhook URLs that would let a client aim the server at internal hosts.
+#: The longest webhook URL accepted (a webhook needs no more; it keeps log lines short).
+MAX_WEBHOOK_URL_CHARS = 2048
 
-    Only literal addresses and ``localhost`` are judged (no DNS lookup: this runs offline and
-    inside request handling); raises :class:`InvalidParamsError` naming the problem.
+#: Host names that resolve inside a private network by definition: mDNS (RFC 6762), home
+#: networks (RFC 8375) and ICANN's private-use ``.internal`` (cloud metadata lives there).
+PRIVATE_USE_SUFFIXES = (".local", ".home.arpa", ".internal")
+
+#: A last label like this makes the C resolver read the host as an IPv4 address (inet_aton:
+#: decimal, octal, hex, short forms); only canonical dotted-quad decimal is accepted.
+_NUMERIC_LABEL = re.compile(r"0x[0-9a-f]*|[0-9]+", re.IGNORECASE)
+
+
+def check_webhook_url(url: str, *, allow_loopback: bool = False, allow_private: bool = False) -> None:
+    """Refuse webhook URLs that would let a client aim the server at internal hosts, or that
+    would not be sent as written.
+
+    The URL is read as httpx will read it, and must come back unchanged (so the URL stored is
+    exactly the URL used): printable ASCII only, ``http``/``https``, no userinfo, a port in
+    1–65535. Its host is judged without a DNS lookup (this runs inside request handling):
+    literal addresses by :func:`~agentproto.a2a.push_egress.address_refusal`; legacy IPv4 spellings
+    (``2130706433``, ``0x7f000001``, ``0177.0.0.1``, ``127.1``, ``0``), trailing dots and
+    percent-encoded hosts are refused outright; ``localhost`` is loopback; private-use names
+    (``.local``, ``.home.arpa``, ``.internal``) are private. Any other name passes here and
+    its addresses are checked when a notification is sent (:mod:`agentproto.a2a.push_egress`).
+    Raises :class:`InvalidParamsError` naming the problem (the URL shown escaped, ``%r``).
     """
+    policy = EgressPolicy(allow_loopback=allow_loopback, allow_private=allow_private)
 
     def refuse(why: str) -> InvalidParamsError:
+        shown = url if len(url) <= 200 else url[:200] + "…"
         return InvalidParamsError(
-            f"push notification url {url!r} refused: {why}",
+            f"push notification url {shown!r} refused: {why}",
             violations=[("url", why)],
         )
 
-    parsed = urllib.parse.urlsplit(url)
+    if len(url) > MAX_WEBHOOK_URL_CHARS:
+        raise refuse(f"longer than {MAX_WEBHOOK_URL_CHARS} characters")
+    if not url.isascii() or any(c <= " " or c == "\x7f" for c in url):
+        raise refuse(
+            "control, space and non-ASCII characters are not allowed "
+            "(percent-encode them; write an IDN host in its xn-- form)"
+        )
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise refuse(f"not a URL that can be sent: {exc}") from None
     if parsed.scheme not in ("http", "https"):
         raise refuse("scheme must be http or https")
-    host = parsed.hostname
+    host = parsed.raw_host.decode("ascii")
     if not host:
         raise refuse("no host")
-    if host == "localhost" or host.endswith(".localhost"):
-        if not allow_loopback:
-            raise refuse("loopback targets are not allowed (spec §13.2)")
-        return
+    if str(parsed) != url:
+        raise refuse(f"not as written when sent; write it as {str(parsed)!r}")
+    if parsed.userinfo:
+        raise refuse("credentials in the URL are not allowed (RFC 9110 §4.2.4); use authentication")
+    if parsed.port is not None and not 1 <= parsed.port <= 65535:
+        raise refuse("port out of range")
+    literal = host
+    if "%" in host:
+        if ":" not in host:  # only an IPv6 zone (fe80::1%25eth0) may hold a percent sign
+            raise refuse("percent-encoded host names are not allowed")
+        literal = host.replace("%25", "%", 1)
+    if host.endswith("."):
+        raise refuse("host names ending in a dot are not allowed")
     try:
-        addr = ipaddress.ip_address(host)
+        addr: IPAddress | None = ipaddress.ip_address(literal)
     except ValueError:
-        return  # a host name: judged by the network, not here
-    mapped = getattr(addr, "ipv4_mapped", None)
-    if isinstance(mapped, ipaddress.IPv4Address):
-        addr = mapped
-    if addr.is_loopback:
-        if not allow_loopback:
-            raise refuse("loopback targets are not allowed (spec §13.2)")
-        return
-    if not allow_private and (
-        addr.is_private or addr.is_link_local or addr.is_multicast or addr.is_reserved or addr.is_unspecified
-    ):
-        raise refuse("private, link-local and reserved addresses are not allowed (spec §13.2)")
+        addr = None
+    if addr is None:
+        name = host.lower()
+        if _NUMERIC_LABEL.fullmatch(name.rsplit(".", 1)[-1]):
+            raise refuse("not a canonical IPv4 address (write a.b.c.d in decimal)")
+        if name == "localhost" or name.endswith(".localhost"):
+            if not allow_loopback:
+                raise refuse(LOOPBACK_REFUSED)
+            return
+        if name.endswith(PRIVATE_USE_SUFFIXES) and not allow_private:
+            raise refuse(PRIVATE_REFUSED)
+        return  # a host name: every address it resolves to is checked at delivery time
+    why = address_refusal(addr, policy)
+    if why is not None:
+        raise refuse(why)
 
 
 def _retryable(status: int) -> bool:
@@ -123,8 +188,32 @@ class Delivery:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
+#: POSTs in flight at once, over all webhooks of a notifier (the rest wait their turn).
+MAX_CONCURRENT_DELIVERIES = 8
+
+#: Messages of the task's history a pushed ``task`` snapshot keeps (``None``: all of them).
+#: The webhook gets the task's state and artifacts; the conversation stays with the server.
+PUSH_HISTORY_LENGTH: int | None = 0
+
+#: Configs remembered as refused for good, so later events log at DEBUG, not WARNING.
+_MAX_REMEMBERED_REFUSALS = 10_000
+
+
 class PushNotifier:
-    """Delivers StreamResponses to webhooks, in order per webhook, with retries."""
+    """Delivers StreamResponses to webhooks, in order per webhook, with retries.
+
+    ``allow_loopback`` / ``allow_private`` are the webhook policy (spec §13.2), judged again
+    at every delivery: the URL by :func:`check_webhook_url` (a config stored before a check
+    existed gets no pass), then every address its host resolves to, with the connection
+    pinned to the checked address (:mod:`agentproto.a2a.push_egress`). An
+    :class:`~agentproto.a2a.service.A2AService` keeps its own settings on its notifier, so
+    create time and delivery time judge alike. A refused URL is a permanent failure: one
+    WARNING per config, no retry. With your own ``http`` client, its transport decides where
+    connections go (the URL check still runs).
+
+    At most ``max_concurrent`` POSTs are in flight at once, and a pushed ``task`` snapshot
+    keeps ``history_length`` messages of its history (0 by default; ``None`` keeps all).
+    """
 
     def __init__(
         self,
@@ -134,6 +223,10 @@ class PushNotifier:
         attempts: int = 3,
         backoff_s: float = 0.2,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        allow_loopback: bool = False,
+        allow_private: bool = False,
+        max_concurrent: int = MAX_CONCURRENT_DELIVERIES,
+        history_length: int | None = PUSH_HISTORY_LENGTH,
     ) -> None:
         self._http = http
         self._own_http = http is None
@@ -141,10 +234,20 @@ class PushNotifier:
         self.attempts = max(1, attempts)
         self.backoff_s = backoff_s
         self._sleep = sleep
+        self.allow_loopback = allow_loopback
+        self.allow_private = allow_private
+        self.max_concurrent = max(1, max_concurrent)
+        self.history_length = history_length
+        self._slots: asyncio.Semaphore | None = None
         self._queues: dict[tuple[str, str], asyncio.Queue[_Job]] = {}
         self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._refused: set[tuple[str, str]] = set()
         #: Every attempt, in the order made (bounded to the last 10 000).
         self.deliveries: list[Delivery] = []
+
+    @property
+    def policy(self) -> EgressPolicy:
+        return EgressPolicy(allow_loopback=self.allow_loopback, allow_private=self.allow_private)
 
     def enqueue(self, config: TaskPushNotificationConfig, event: StreamResponse) -> None:
         """Schedule ``event`` for ``config``'s webhook (needs a running event loop)."""
@@ -191,29 +294,58 @@ class PushNotifier:
                 try:
                     await self._deliver(config, event)
                 except Exception:  # pragma: no cover - _deliver catches transport errors
-                    log.exception("push delivery crashed for task %s", config.task_id)
+                    log.exception("push delivery crashed for task %r", config.task_id)
                 finally:
                     queue.task_done()
         finally:
             if self._workers.get(key) is asyncio.current_task():
                 del self._workers[key]
 
+    def _body(self, event: StreamResponse) -> str:
+        task = event.task
+        if task is not None and self.history_length is not None:
+            keep = task.history[-self.history_length :] if self.history_length > 0 else []
+            event = event.model_copy(update={"task": task.model_copy(update={"history": keep})})
+        return event.model_dump_json(by_alias=True, exclude_defaults=True)
+
     async def _deliver(self, config: TaskPushNotificationConfig, event: StreamResponse) -> None:
+        try:  # the policy may have changed, and the config may predate today's checks
+            check_webhook_url(
+                config.url, allow_loopback=self.allow_loopback, allow_private=self.allow_private
+            )
+        except InvalidParamsError as exc:
+            self._give_up(config, event, 1, exc.violations[0][1] if exc.violations else exc.message)
+            return
         if self._http is None:
-            self._http = httpx.AsyncClient(timeout=self.timeout_s)
+            self._http = pinned_client(
+                lambda: self.policy, timeout_s=self.timeout_s, max_connections=self.max_concurrent
+            )
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.max_concurrent)
         headers = {"Content-Type": A2A_JSON}
         if config.token:
             headers[TOKEN_HEADER] = config.token
         auth = config.authentication
         if auth is not None and auth.scheme:
             headers["Authorization"] = f"{auth.scheme} {auth.credentials}".strip()
-        body = event.model_dump_json(by_alias=True, exclude_defaults=True)
+        body = self._body(event)
         for attempt in range(1, self.attempts + 1):
             status: int | None = None
             error = ""
             try:
-                response = await self._http.post(config.url, content=body, headers=headers)
+                async with self._slots:
+                    # follow_redirects=False (the client's default, and pinned_client's): a
+                    # 3xx is the webhook's answer, never a new target to POST to.
+                    response = await self._http.post(
+                        config.url, content=body, headers=headers, follow_redirects=False
+                    )
                 status = response.status_code
+            except InvalidParamsError as exc:  # an address refused when connecting (egress)
+                self._give_up(config, event, attempt, exc.message)
+                return
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
+                self._give_up(config, event, attempt, f"cannot be sent: {type(exc).__name__}: {exc}")
+                return
             except httpx.HTTPError as exc:
                 error = f"{type(exc).__name__}: {exc}"
             self._log(Delivery(config.task_id, config.id, config.url, event.kind, attempt, status, error))
@@ -222,8 +354,22 @@ class PushNotifier:
             if attempt < self.attempts:
                 await self._sleep(self.backoff_s * 2 ** (attempt - 1))
         log.warning(
-            "push to %s for task %s failed after %d attempts", config.url, config.task_id, self.attempts
+            "push to %r for task %r failed after %d attempts", config.url, config.task_id, self.attempts
         )
+
+    def _give_up(
+        self, config: TaskPushNotificationConfig, event: StreamResponse, attempt: int, why: str
+    ) -> None:
+        """A permanent failure: record it; one WARNING per config (DEBUG after that). The URL
+        is logged with ``%r``, so control and bidi characters arrive escaped."""
+        error = f"refused: {why}"
+        self._log(Delivery(config.task_id, config.id, config.url, event.kind, attempt, None, error))
+        key = (config.task_id, config.id)
+        level = logging.DEBUG if key in self._refused else logging.WARNING
+        if len(self._refused) >= _MAX_REMEMBERED_REFUSALS:
+            self._refused.clear()
+        self._refused.add(key)
+        log.log(level, "push to %r for task %r not sent: %s", config.url, config.task_id, error)
 
     def _log(self, d: Delivery) -> None:
         self.deliveries.append(d)

@@ -6,15 +6,31 @@ must be the caller's (else TaskNotFound, as for an unknown task), and the config
 are stored and read with the scope's tenant and owner (:class:`~agentproto.a2a.taskstore.
 TaskStore`), so a guessed config id never reaches another caller's webhook, token or
 credentials. A stored config records the tenant it was made in (``tenant`` field).
+
+Fan-out is bounded (a config multiplies every event of its task into one outbound POST): a
+task holds at most :data:`MAX_PUSH_CONFIGS_PER_TASK` configs, and one per URL. The server
+assigns ``id`` when the client gives none. A client-chosen id is kept — the spec's
+``TaskPushNotificationConfig.id`` is an optional input ("created configuration with assigned
+ID", §3.1.7) and a2a-sdk treats Create with a known id as set-or-update — but it must be a
+short plain name (:data:`CONFIG_ID_PATTERN`), it lives in the namespace of its task (which is
+the caller's), and creating it again replaces that config rather than adding one. A config
+given with ``SendMessage`` for a URL the task already has updates that config (clients that
+attach the same webhook to every message keep one config); ``CreateTaskPushNotificationConfig``
+for a URL already there, under another id, is refused.
+
+The webhook policy (``allow_loopback_webhooks`` / ``allow_private_webhooks``) lives on the
+service's :class:`~agentproto.a2a.push.PushNotifier`: setting it on the service sets it there,
+so the check when a config is created and the check when a notification is sent are one policy.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agentproto.a2a.errors import InvalidParamsError, TaskNotFoundError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
-from agentproto.a2a.push import check_webhook_url
+from agentproto.a2a.push import PushNotifier, check_webhook_url
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
     DeleteTaskPushNotificationConfigRequest,
@@ -26,7 +42,13 @@ from agentproto.a2a.types import (
 )
 from agentproto.clock import IdSource
 
-__all__ = ["PushConfigService", "scoped"]
+__all__ = ["PushConfigService", "scoped", "MAX_PUSH_CONFIGS_PER_TASK", "CONFIG_ID_PATTERN"]
+
+#: Push configs one task may hold (each one turns every event of the task into a POST).
+MAX_PUSH_CONFIGS_PER_TASK = 5
+
+#: What a client-chosen config id may look like: it ends up in REST paths and log lines.
+CONFIG_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,63}")
 
 
 def scoped(tenant: str, scope: CallerScope) -> CallerScope:
@@ -51,9 +73,26 @@ class PushConfigService:
 
     store: TaskStore
     ids: IdSource
-    allow_loopback_webhooks: bool
-    allow_private_webhooks: bool
+    push: PushNotifier
     _live: dict[str, Any]
+
+    @property
+    def allow_loopback_webhooks(self) -> bool:
+        """May webhooks target loopback? (Kept on :attr:`push`, which judges every delivery.)"""
+        return self.push.allow_loopback
+
+    @allow_loopback_webhooks.setter
+    def allow_loopback_webhooks(self, value: bool) -> None:
+        self.push.allow_loopback = value
+
+    @property
+    def allow_private_webhooks(self) -> bool:
+        """May webhooks target private, link-local and reserved addresses? (On :attr:`push`.)"""
+        return self.push.allow_private
+
+    @allow_private_webhooks.setter
+    def allow_private_webhooks(self, value: bool) -> None:
+        self.push.allow_private = value
 
     def _require_push(self) -> None:  # pragma: no cover - A2AService defines it
         raise NotImplementedError
@@ -66,9 +105,48 @@ class PushConfigService:
             url, allow_loopback=self.allow_loopback_webhooks, allow_private=self.allow_private_webhooks
         )
 
-    def _register_push(
-        self, cfg: TaskPushNotificationConfig, task_id: str, scope: CallerScope
+    def _check_push_room(
+        self, cfg: TaskPushNotificationConfig, task_id: str, scope: CallerScope, *, created: bool = False
     ) -> TaskPushNotificationConfig:
+        """May ``cfg`` be stored on the task? Returns it as it will be stored (``id`` set if it
+        updates the task's config for the same URL). Raises InvalidParams for a bad id, a URL
+        the task already has under another id (Create, or an explicit id), or a task already
+        holding :data:`MAX_PUSH_CONFIGS_PER_TASK` configs. Reads only: call it before changing
+        anything, so a refusal leaves the task as it was."""
+        if cfg.id and not CONFIG_ID_PATTERN.fullmatch(cfg.id):
+            raise InvalidParamsError(
+                f"push notification config id {cfg.id[:80]!r} refused: up to 64 letters, digits "
+                "and . _ ~ - (not starting with a punctuation mark)",
+                violations=[("id", "not a plain name of at most 64 characters")],
+            )
+        existing = self.store.push_configs(task_id, scope)
+        same_url = next((c for c in existing if c.url == cfg.url and c.id != cfg.id), None)
+        if same_url is not None:
+            if created or cfg.id:
+                raise InvalidParamsError(
+                    f"task {task_id} already has a push notification config for this url "
+                    f"(id {same_url.id!r}); update or delete that one",
+                    violations=[("url", "already configured on this task")],
+                )
+            cfg = cfg.model_copy(update={"id": same_url.id})  # the same webhook again: update it
+        others = [c for c in existing if c.id != cfg.id]
+        if len(others) >= MAX_PUSH_CONFIGS_PER_TASK:
+            raise InvalidParamsError(
+                f"task {task_id} has {len(others)} push notification configs; a task takes at most "
+                f"{MAX_PUSH_CONFIGS_PER_TASK} (delete one first)",
+                violations=[
+                    ("url", f"at most {MAX_PUSH_CONFIGS_PER_TASK} push notification configs per task")
+                ],
+                metadata={"taskId": task_id, "limit": MAX_PUSH_CONFIGS_PER_TASK},
+            )
+        return cfg
+
+    def _register_push(
+        self, cfg: TaskPushNotificationConfig, task_id: str, scope: CallerScope, *, created: bool = False
+    ) -> TaskPushNotificationConfig:
+        """Store ``cfg`` on the task: from ``CreateTaskPushNotificationConfig`` (``created``) or
+        from a ``SendMessage`` configuration, after :meth:`_check_push_room`."""
+        cfg = self._check_push_room(cfg, task_id, scope, created=created)
         ident = cfg.id or self.ids()
         stored = cfg.model_copy(update={"task_id": task_id, "id": ident, "tenant": scope.tenant})
         self.store.save_push_config(stored, scope)
@@ -83,14 +161,15 @@ class PushConfigService:
     async def create_push_config(
         self, cfg: TaskPushNotificationConfig, scope: CallerScope = ANONYMOUS
     ) -> TaskPushNotificationConfig:
-        """``CreateTaskPushNotificationConfig``: the server assigns ``id`` if missing."""
+        """``CreateTaskPushNotificationConfig``: the server assigns ``id`` if missing (see the
+        module docstring for client-chosen ids, duplicates and the per-task cap)."""
         self._require_push()
         scope = _scoped(cfg.tenant, scope)
         if not cfg.task_id:
             raise InvalidParamsError("taskId is required", violations=[("taskId", "required")])
         self._current(cfg.task_id, scope)
         self._check_url(cfg.url)
-        return self._register_push(cfg, cfg.task_id, scope)
+        return self._register_push(cfg, cfg.task_id, scope, created=True)
 
     async def get_push_config(
         self, req: GetTaskPushNotificationConfigRequest, scope: CallerScope = ANONYMOUS

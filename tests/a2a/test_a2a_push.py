@@ -94,7 +94,7 @@ async def test_a_failing_webhook_is_retried_with_backoff():
         sleeps.append(s)
 
     with running_server(hook.app()) as base:
-        notifier = PushNotifier(attempts=3, backoff_s=0.5, sleep=fake_sleep)
+        notifier = PushNotifier(attempts=3, backoff_s=0.5, sleep=fake_sleep, allow_loopback=True)
         config = TaskPushNotificationConfig(task_id="t", id="c", url=base + "/hook")
         notifier.enqueue(
             config,
@@ -113,7 +113,7 @@ async def test_an_unreachable_webhook_is_given_up_after_the_last_attempt():
     async def no_sleep(_: float) -> None:
         return None
 
-    notifier = PushNotifier(attempts=2, sleep=no_sleep)
+    notifier = PushNotifier(attempts=2, sleep=no_sleep, allow_loopback=True)  # the default refuses loopback
     config = TaskPushNotificationConfig(task_id="t", id="c", url="http://127.0.0.1:9/hook")
     notifier.enqueue(
         config,
