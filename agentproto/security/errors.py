@@ -227,3 +227,17 @@ class OAuthError(SecurityError):
     def to_json(self) -> dict[str, str]:
         """The error response body (RFC 6749 §5.2)."""
         return {"error": self.error, "error_description": self.message}
+
+
+class OAuthThrottled(OAuthError):
+    """Too many failed client authentications: the token endpoint refuses to check another
+    secret for this client (or from this address) for ``retry_after_s`` seconds. A plain HTTP
+    429 with ``Retry-After`` (RFC 6585 §4, RFC 9110 §10.2.3); the body's ``error`` is
+    ``slow_down``, the token-endpoint code registered for "ask less often" (RFC 8628 §3.5)."""
+
+    rule = "oauth.slow_down"
+    http_status = 429
+
+    def __init__(self, description: str, *, retry_after_s: int) -> None:
+        super().__init__("slow_down", description, http_status=429)
+        self.retry_after_s = retry_after_s

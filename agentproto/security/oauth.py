@@ -20,7 +20,15 @@ unsupported_grant_type anything but ``client_credentials``                      
 invalid_client         unknown client id or wrong secret (compared in constant time)   401
 invalid_target         the requested resource is not one this client may call (8707)   400
 invalid_scope          a requested scope the client was never granted                  400
+slow_down              too many failed authentications (with a ``throttle``):          429
+                       :class:`~agentproto.security.errors.OAuthThrottled`,
+                       ``retry_after_s`` for the ``Retry-After`` header
 =====================  ==============================================================  =====
+
+With ``throttle`` (a :class:`~agentproto.security.throttle.ClientAuthThrottle`), failures
+are counted per ``(peer, client_id)`` and per ``peer`` — the address the request came from,
+which the adapter passes to :meth:`AuthorizationServer.token` — and answered with backoff.
+``issued`` keeps the last :data:`ISSUED_LOG_SIZE` tokens only (a bounded audit log).
 
 No HTTP here: a notebook or a test calls it directly, and an adapter could mount it on a route.
 """
@@ -28,6 +36,7 @@ No HTTP here: a notebook or a test calls it directly, and an adapter could mount
 from __future__ import annotations
 
 import hmac
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,11 +45,14 @@ from agentproto.clock import Clock
 from agentproto.runtime import uuid_ids
 from agentproto.security.errors import OAuthError
 from agentproto.security.keys import KeySet, algorithm_for
+from agentproto.security.throttle import ClientAuthThrottle
 from agentproto.security.tokens import issue_token
 
-__all__ = ["AuthorizationServer", "RegisteredClient", "CLIENT_CREDENTIALS"]
+__all__ = ["AuthorizationServer", "RegisteredClient", "CLIENT_CREDENTIALS", "ISSUED_LOG_SIZE"]
 
 CLIENT_CREDENTIALS = "client_credentials"
+#: Entries :attr:`AuthorizationServer.issued` keeps (the most recent); 0 keeps none.
+ISSUED_LOG_SIZE = 1000
 
 
 @dataclass(frozen=True)
@@ -57,7 +69,8 @@ class AuthorizationServer:
     """Issues access tokens to registered clients; publishes its verification keys.
 
     ``key`` is the signing key (private), published under ``kid``; ``clock`` and ``ids`` are
-    injected (``ids`` names each token, the ``jti`` claim).
+    injected (``ids`` names each token, the ``jti`` claim). ``throttle`` backs off after failed
+    client authentications (none by default: a notebook's model answers every guess).
     """
 
     def __init__(
@@ -69,6 +82,8 @@ class AuthorizationServer:
         clock: Clock,
         ids: Callable[[], str] | None = None,
         ttl_s: int = 3600,
+        throttle: ClientAuthThrottle | None = None,
+        issued_log_size: int = ISSUED_LOG_SIZE,
     ) -> None:
         self.issuer = issuer
         self.kid = kid
@@ -79,7 +94,9 @@ class AuthorizationServer:
         self._keys = KeySet()
         self._keys.add(kid, key, alg=algorithm_for(key))
         self._clients: dict[str, RegisteredClient] = {}
-        self.issued: list[dict[str, Any]] = []  #: an audit log: one entry per token issued
+        self.throttle = throttle
+        #: an audit log, one entry per token issued: the last ``issued_log_size`` only
+        self.issued: deque[dict[str, Any]] = deque(maxlen=max(0, issued_log_size))
 
     def register_client(
         self, client_id: str, secret: str, *, scopes: Iterable[str], resources: Iterable[str]
@@ -97,21 +114,29 @@ class AuthorizationServer:
         """The same keys as a :class:`KeySet` of public keys, ready for ``verify_token``."""
         return self._keys.public()
 
-    def token(self, form: Mapping[str, str]) -> dict[str, Any]:
-        """Answer a token request (the form fields of RFC 6749 §4.4.2 plus ``resource``)."""
+    def token(self, form: Mapping[str, str], *, peer: str = "") -> dict[str, Any]:
+        """Answer a token request (the form fields of RFC 6749 §4.4.2 plus ``resource``);
+        ``peer`` is the address it came from (what the ``throttle`` counts by)."""
         grant = form.get("grant_type")
         if grant != CLIENT_CREDENTIALS:
             raise OAuthError(
                 "unsupported_grant_type", f"grant_type {grant!r} is not supported; use client_credentials"
             )
-        client = self._clients.get(form.get("client_id", ""))
+        client_id = form.get("client_id", "")
+        if self.throttle is not None:
+            self.throttle.check(peer, client_id)  # before any secret is compared
+        client = self._clients.get(client_id)
         # Compare against something even for an unknown id, so timing does not reveal ids.
         expected = client.secret if client else "\0" * 32
         if (
             not hmac.compare_digest(expected.encode(), form.get("client_secret", "").encode())
             or client is None
         ):
+            if self.throttle is not None:
+                self.throttle.failed(peer, client_id)
             raise OAuthError("invalid_client", "Client authentication failed", http_status=401)
+        if self.throttle is not None:
+            self.throttle.succeeded(peer, client_id)
         resource = form.get("resource", "")
         if resource not in client.resources:
             raise OAuthError("invalid_target", f"{client.client_id} may not obtain tokens for {resource!r}")

@@ -96,6 +96,7 @@ __all__ = [
     "decode_unverified",
     "bearer_token",
     "authorize",
+    "valid_until_ms",
     "challenge",
     "error_body",
 ]
@@ -571,6 +572,13 @@ def authorize(
         issuer=issuer,
         algorithms=algorithms,
     )
+
+
+def valid_until_ms(claims: Claims, leeway_s: float = 0) -> int:
+    """The clock time (ms) from which ``claims``' token is refused as expired — ``exp`` plus
+    the verifier's leeway. A stream (SSE, gRPC server streaming) opened with the token must
+    end there: it was authorised once, at its start, and must not outlive the token."""
+    return int((claims.expires_at + leeway_s) * 1000)
 
 
 def _quoted(text: str) -> str:

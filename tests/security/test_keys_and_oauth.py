@@ -155,7 +155,7 @@ def test_client_credentials_yield_a_bearer_token_the_agent_accepts(auth, clock):
         issuer="https://auth.example",
     )
     assert (claims.subject, claims.token_id) == ("orchestrator", "tok-1")
-    assert auth.issued == [
+    assert list(auth.issued) == [
         {"jti": "tok-1", "client": "orchestrator", "resource": "flight-agent", "scope": "flights:search"}
     ]
 
@@ -188,4 +188,4 @@ def test_token_requests_are_refused_with_rfc_6749_codes(auth, over, error, statu
     assert (info.value.error, info.value.http_status) == (error, status)
     assert info.value.to_json()["error"] == error
     assert info.value.rule == f"oauth.{error}"
-    assert auth.issued == []
+    assert list(auth.issued) == []

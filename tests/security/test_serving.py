@@ -149,7 +149,7 @@ def test_the_middleware_logs_each_decision(world):
     before = len(world["app"].log)
     rpc(world, {})
     rpc(world, {"Authorization": f"Bearer {token(world)}"})
-    assert [entry[2] for entry in world["app"].log[before:]] == ["token.missing", "ok"]
+    assert [entry[2] for entry in list(world["app"].log)[before:]] == ["token.missing", "ok"]
 
 
 def test_mutual_check_refuses_a_forged_orchestrator_and_a_forged_card(world):
