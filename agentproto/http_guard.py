@@ -4,6 +4,7 @@ hostile client could do to a loopback server *before* any endpoint runs.
 =====================================  =====  ==============================================
 check (in order)                       HTTP   body ``{"error": {"code": …}}``
 =====================================  =====  ==============================================
+``Host`` missing, repeated, malformed  400    ``bad_host`` (RFC 9112 §3.2, RFC 3986 §3.2.2)
 ``Host`` not on the allow-list         421    ``host_not_allowed`` (DNS rebinding)
 ``Origin`` present, not configured     403    ``origin_not_allowed`` (cross-site request)
 preflight from a configured origin     204    CORS headers for that origin only
@@ -16,17 +17,26 @@ The allow-list holds the loopback names (``127.0.0.1``, ``localhost``, ``::1``),
 the server is bound to, and any configured names; an ``Origin`` is accepted only if it is
 listed in ``allowed_origins`` (exact ``scheme://host[:port]``). Every refusal and every
 failure is logged as one JSON line on the ``agentproto.http`` logger.
+
+``Host`` is parsed strictly (:func:`parse_host`): a reg-name, an IPv4 address or an ``[IPv6]``
+literal, then optionally ``:`` and digits — nothing else (no userinfo, path, fragment or text
+after a ``]``). A guard that wraps another app applies once: when an outer guard with the same
+configuration already passed a request (auth mode puts the guard in front of the bearer
+check, so that CORS preflights and foreign origins are answered before any token is asked
+for), the inner one lets it straight through.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["HTTPGuard", "GuardConfig", "LOOPBACK_HOSTS", "log_event"]
+__all__ = ["HTTPGuard", "GuardConfig", "LOOPBACK_HOSTS", "log_event", "parse_host", "socket_base_url"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -80,11 +90,50 @@ class GuardConfig:
         )
 
 
-def _host_name(host: str) -> str:
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host.split("]")[0] + "]"
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+#: RFC 3986 §3.2.2 reg-name (unreserved, pct-encoded, sub-delims), then an optional port.
+_REG_NAME = re.compile(r"(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+")
+_PORT = re.compile(r"[0-9]{0,5}")
+#: The scope key an outer :class:`HTTPGuard` sets to its config once a request passed it.
+_GUARDED = "agentproto.guarded"
+
+
+def parse_host(host: str) -> str | None:
+    """The name part of a ``Host`` value, lower-cased (``[::1]`` keeps its brackets), or None
+    if the value is not ``host [ ":" port ]`` with host a reg-name, IPv4 or ``[IPv6]``."""
+    value = host.strip()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        name, rest = value[: end + 1], value[end + 1 :]
+        try:
+            ipaddress.IPv6Address(name[1:-1])
+        except ValueError:
+            return None
+    else:
+        name, sep, port = value.partition(":")
+        rest = sep + port
+        if not _REG_NAME.fullmatch(name):
+            return None
+    if rest and not (rest.startswith(":") and _PORT.fullmatch(rest[1:])):
+        return None
+    return name.lower()
+
+
+def socket_base_url(scope: Scope, public_url: str | None = None) -> str:
+    """``public_url`` when configured, else ``scheme://address:port[/root]`` of the socket the
+    request arrived on — never the ``Host`` header (an A2A card's interface URLs)."""
+    if public_url:
+        return public_url.rstrip("/")
+    scheme = str(scope.get("scheme", "http"))
+    server = scope.get("server")
+    if not server:
+        return f"{scheme}://127.0.0.1{scope.get('root_path', '')}".rstrip("/")
+    host, port = str(server[0]), server[1]
+    host = f"[{host}]" if ":" in host else host
+    default = {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(scheme)
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    return f"{scheme}://{netloc}{scope.get('root_path', '')}".rstrip("/")
 
 
 async def _send_json(
@@ -139,22 +188,35 @@ class HTTPGuard:
         self.app = app
         self.config = config or GuardConfig()
 
-    def _host_allowed(self, scope: Scope, host: str) -> bool:
-        name = _host_name(host)
+    def _host_allowed(self, scope: Scope, name: str) -> bool:
         if name in self.config.allowed_hosts:
             return True
         server = scope.get("server")
         return server is not None and name.strip("[]") == str(server[0]).lower()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope.get(_GUARDED) == self.config:
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        raw = scope.get("headers", [])
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw}
         method, path = scope.get("method", "GET"), scope.get("path", "")
-        where = {"method": method, "path": path}
+        where = {"method": method, "path": path[:200]}
         host = headers.get("host", "")
-        if not self._host_allowed(scope, host):
+        hosts = sum(1 for k, _ in raw if k.lower() == b"host")
+        name = parse_host(host) if hosts == 1 else None
+        if name is None:
+            log_event("http_refused", status=400, code="bad_host", host=host[:200], hosts=hosts, **where)
+            await _send_json(
+                send,
+                400,
+                "bad_host",
+                "The request needs exactly one Host header of the form name[:port], "
+                "IPv4[:port] or [IPv6][:port]",
+                [(b"connection", b"close")],
+            )
+            return
+        if not self._host_allowed(scope, name):
             log_event("http_refused", status=421, code="host_not_allowed", host=host, **where)
             await _send_json(
                 send,
@@ -243,6 +305,7 @@ class HTTPGuard:
                     message = {**message, "headers": [*message.get("headers", []), *cors]}
             await send(message)
 
+        scope[_GUARDED] = self.config  # an inner guard with this config lets it through
         try:
             await self.app(scope, buffered, send_with)
         except Exception as exc:

@@ -76,6 +76,7 @@ from agentproto.a2a.types import (
     Task,
     TaskPushNotificationConfig,
 )
+from agentproto.http_guard import socket_base_url
 
 __all__ = [
     "RestBinding",
@@ -264,9 +265,10 @@ class RestBinding:
     refuse exactly the same requests.
     """
 
-    def __init__(self, service: A2AHandler, *, path: str = REST_PATH) -> None:
+    def __init__(self, service: A2AHandler, *, path: str = REST_PATH, public_url: str | None = None) -> None:
         self.service = service
         self.path = path.rstrip("/")
+        self.public_url = public_url  # the card's base URL, as the JSON-RPC binding's
         self._checks = JSONRPCDispatcher(service)
 
     def routes(self) -> list[BaseRoute]:
@@ -280,7 +282,7 @@ class RestBinding:
             self._checks._check_version(request.headers, request.query_params)
             self._checks._check_extensions(request.headers)
             params = await self._params(request, route)
-            base = str(request.base_url).rstrip("/")
+            base = socket_base_url(request.scope, self.public_url)  # never from Host
             scope = CallerScope(route.tenant, caller_subject(request.scope))
             return await self._call(route, params, base, media, scope)
         except A2AError as exc:

@@ -30,9 +30,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
+import re
+import stat
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qsl, unquote_plus
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -40,10 +44,11 @@ from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import AgentCard
 from agentproto.agui.threadstore_owners import ThreadOwners
 from agentproto.clock import Clock
-from agentproto.http_guard import HTTPGuard
-from agentproto.security.errors import OAuthError, TokenError
+from agentproto.http_guard import HTTPGuard, log_event
+from agentproto.security.errors import OAuthError, OAuthThrottled, TokenError
 from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import BearerAuth, client_credentials_scheme, requirement
+from agentproto.security.throttle import ClientAuthThrottle
 from agentproto.security.tokens import authorize, challenge
 from agentproto.store import Store
 
@@ -52,6 +57,11 @@ __all__ = [
     "OwnerTable",
     "secure",
     "parse_client",
+    "resolve_clients",
+    "read_clients_file",
+    "secret_env_name",
+    "token_form",
+    "MIN_SECRET_CHARS",
     "grpc_authenticator",
     "TOKEN_PATH",
     "JWKS_PATH",
@@ -96,12 +106,110 @@ _OWNERS_V3 = [
 ]
 
 
+#: The shortest client secret ``agentproto serve --auth`` starts with (characters).
+MIN_SECRET_CHARS = 16
+#: ``--client NAME`` reads the secret from this variable + NAME (upper case, ``[^A-Z0-9]`` → ``_``).
+SECRET_ENV_PREFIX = "AGENTPROTO_CLIENT_SECRET_"
+
+
 def parse_client(spec: str) -> tuple[str, str]:
     """``"NAME:SECRET"`` → ``(name, secret)`` (the ``--client`` option)."""
     name, sep, secret = spec.partition(":")
     if not sep or not name or not secret:
         raise ValueError(f"--client wants NAME:SECRET, got {spec!r}")
     return name, secret
+
+
+def secret_env_name(name: str) -> str:
+    """The environment variable ``--client NAME`` reads: ``AGENTPROTO_CLIENT_SECRET_<NAME>``."""
+    return SECRET_ENV_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
+def read_clients_file(path: str | os.PathLike[str]) -> dict[str, str]:
+    """The clients in a ``--clients-file``: lines ``NAME:SECRET`` (blank lines and ``#``
+    comments skipped). Refused unless it is a regular file owned by this user that no one
+    else may read or write (mode 0600 or stricter) — the secrets are in it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise ValueError(f"--clients-file {str(path)!r}: cannot open it ({exc.strerror})") from None
+    with os.fdopen(fd, encoding="utf-8") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"--clients-file {str(path)!r} is not a regular file")
+        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+            raise ValueError(f"--clients-file {str(path)!r} belongs to another user; it must be yours")
+        if info.st_mode & 0o077:
+            raise ValueError(
+                f"--clients-file {str(path)!r} has mode {stat.S_IMODE(info.st_mode):04o}: other users "
+                f"can read it; run chmod 600 {str(path)!r}"
+            )
+        try:
+            text = handle.read()
+        except UnicodeDecodeError:
+            raise ValueError(f"--clients-file {str(path)!r} is not UTF-8 text") from None
+    clients: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, secret = line.partition(":")
+        if not sep or not name.strip() or not secret:
+            raise ValueError(f"--clients-file {str(path)!r}, line {number}: want NAME:SECRET")
+        if name.strip() in clients:
+            raise ValueError(f"--clients-file {str(path)!r}, line {number}: client {name!r} twice")
+        clients[name.strip()] = secret
+    return clients
+
+
+def resolve_clients(
+    specs: Iterable[str],
+    *,
+    clients_file: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] = os.environ,
+    min_secret_chars: int = MIN_SECRET_CHARS,
+) -> tuple[dict[str, str], list[str]]:
+    """The clients of ``serve --auth`` and the warnings to print, from ``--client`` options
+    (``NAME``: secret from :func:`secret_env_name`; ``NAME:SECRET``: works, with a warning
+    that the secret is in the process list) and a ``--clients-file``. Raises ``ValueError``
+    with the fix for a missing variable, a file others can read, a client named twice or a
+    secret shorter than ``min_secret_chars``."""
+    clients: dict[str, str] = {}
+    warnings: list[str] = []
+    for spec in specs:
+        if ":" in spec:
+            name, secret = parse_client(spec)
+            warnings.append(
+                f"warning: the secret of client {name!r} is on the command line, in the process "
+                "list where every user of this machine can read it (ps, /proc/PID/cmdline); "
+                f"use --client {name} with {secret_env_name(name)} set, or --clients-file"
+            )
+        else:
+            name = spec.strip()
+            if not name:
+                raise ValueError("--client wants NAME (secret in the environment) or NAME:SECRET")
+            variable = secret_env_name(name)
+            secret = environ.get(variable, "")
+            if not secret:
+                raise ValueError(
+                    f"--client {name}: set {variable} to its secret (or list it in --clients-file)"
+                )
+        if name in clients:
+            raise ValueError(f"client {name!r} is given twice")
+        clients[name] = secret
+    if clients_file is not None:
+        for name, secret in read_clients_file(clients_file).items():
+            if name in clients:
+                raise ValueError(f"client {name!r} is given twice (--client and --clients-file)")
+            clients[name] = secret
+    for name, secret in clients.items():
+        if len(secret) < min_secret_chars:
+            raise ValueError(
+                f"the secret of client {name!r} has {len(secret)} characters; use at least "
+                f"{min_secret_chars} (make one: python -c "
+                "'import secrets; print(secrets.token_urlsafe(24))')"
+            )
+    return clients, warnings
 
 
 class OwnerTable:
@@ -169,8 +277,56 @@ async def _read(receive: Receive) -> tuple[bytes, Receive]:
     return body, replay
 
 
+def token_form(body: bytes, headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The fields of a token request: the form body, plus the client's id and secret from
+    ``Authorization: Basic`` (each form-url-decoded, RFC 6749 §2.3.1). Refused with
+    ``invalid_request`` (RFC 6749 §5.2): a parameter sent twice (§3.1, §3.2), or two client
+    authentication methods in one request — Basic *and* ``client_secret`` in the body, or a
+    body ``client_id`` that is not Basic's (§2.3)."""
+    pairs = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    counts = Counter(name for name, _ in pairs)
+    repeated = sorted(name for name, n in counts.items() if n > 1)
+    if repeated:
+        shown = ", ".join(repr(name[:40]) for name in repeated[:5])
+        raise OAuthError("invalid_request", f"parameters must not be repeated (RFC 6749 §3.2): {shown}")
+    form = dict(pairs)
+    authorization = [v.decode("latin-1") for k, v in headers if k.lower() == b"authorization"]
+    if len(authorization) > 1:
+        raise OAuthError("invalid_request", "one Authorization header at most")
+    basic = authorization[0] if authorization else ""
+    if basic[:6].lower() == "basic ":  # client_secret_basic (RFC 6749 §2.3.1)
+        try:
+            raw_name, _, raw_secret = (
+                base64.b64decode(basic[6:].strip(), validate=True).decode().partition(":")
+            )
+        except (binascii.Error, UnicodeDecodeError):
+            raise OAuthError(
+                "invalid_client", "Authorization: Basic is not base64 of id:secret", http_status=401
+            ) from None
+        name, secret = unquote_plus(raw_name), unquote_plus(raw_secret)
+        if "client_secret" in form:
+            raise OAuthError(
+                "invalid_request",
+                "use one client authentication method: Basic or client_secret in the body (RFC 6749 §2.3)",
+            )
+        if "client_id" in form and form["client_id"] != name:
+            raise OAuthError(
+                "invalid_request", "client_id in the body is not the one in Authorization: Basic"
+            )
+        form["client_id"], form["client_secret"] = name, secret
+    form.setdefault("resource", AUDIENCE)
+    return form
+
+
 class AuthGate:
-    """The ASGI layer described in the module docstring; wraps the demo app."""
+    """The ASGI layer described in the module docstring; wraps the demo app.
+
+    Layers, outside in: the app's HTTP guard (Host, Origin and CORS preflight, content type,
+    body size) → this gate (token and JWKS endpoints; the bearer check) → the app. The guard
+    comes first so that a CORS preflight from a configured origin gets its 204 and a foreign
+    Origin its 403 without a token; the app's own copy of the guard, inside, sees the request
+    was already checked and lets it through.
+    """
 
     def __init__(
         self,
@@ -195,25 +351,24 @@ class AuthGate:
             issuer=authority.issuer,
             public_paths=("/", CARD_PATH),
         )
-
-        # The token and JWKS endpoints answer before the app, so they get the app's own guard
-        # (Host allow-list, Origin check, body limit): found by the outside probe.
-        self._own_endpoints = HTTPGuard(self._endpoints, config=getattr(app.state, "guard_config", None))
+        self._guarded = HTTPGuard(self._route, config=getattr(app.state, "guard_config", None))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] in (TOKEN_PATH, JWKS_PATH):
-            await self._own_endpoints(scope, receive, send)
-        else:
-            await self.bearer(scope, receive, send)
+        if scope["type"] == "http":
+            await self._guarded(scope, receive, send)
+        else:  # lifespan (and anything else) goes to the app as it is
+            await self.app(scope, receive, send)
 
-    async def _endpoints(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["path"] == TOKEN_PATH:
             await self._token(scope, receive, send)
-        else:
+        elif scope["path"] == JWKS_PATH:
             await _json(send, 200, self.authority.jwks())
+        else:
+            await self.bearer(scope, receive, send)
 
     async def _token(self, scope: Scope, receive: Receive, send: Send) -> None:
         body, _ = await _read(receive)
@@ -226,20 +381,28 @@ class AuthGate:
                 no_store,
             )
             return
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        basic = headers.get("authorization", "")
-        if basic[:6].lower() == "basic ":  # client_secret_basic (RFC 6749 §2.3.1)
-            try:
-                name, _, secret = base64.b64decode(basic[6:].strip()).decode().partition(":")
-            except (binascii.Error, UnicodeDecodeError):
-                name, secret = "", ""
-            form["client_id"], form["client_secret"] = name, secret
-        form.setdefault("resource", AUDIENCE)
+        client = scope.get("client")
+        peer = str(client[0]) if client else ""
+        form: dict[str, str] = {}
         try:
-            answer = self.authority.token(form)
+            form = token_form(body, scope.get("headers", []))
+            answer = self.authority.token(form, peer=peer)
         except OAuthError as exc:
-            extra = [(b"www-authenticate", b'Basic realm="agentproto"')] if exc.http_status == 401 else []
+            extra: list[tuple[bytes, bytes]] = []
+            fields: dict[str, Any] = {}
+            if exc.http_status == 401:
+                extra = [(b"www-authenticate", b'Basic realm="agentproto"')]
+            if isinstance(exc, OAuthThrottled):
+                extra = [(b"retry-after", str(exc.retry_after_s).encode())]
+                fields["retryAfter"] = exc.retry_after_s
+            log_event(
+                "oauth_refused",
+                status=exc.http_status,
+                code=exc.error,
+                client=form.get("client_id", "")[:200],
+                peer=peer,
+                **fields,
+            )
             await _json(send, exc.http_status, exc.to_json(), [*no_store, *extra])
             return
         await _json(send, 200, answer, no_store)
@@ -262,32 +425,50 @@ def secure(
 ) -> AuthGate:
     """Wrap the demo ``app`` for auth mode; ``clients`` maps client ids to secrets."""
     authority = AuthorizationServer(
-        issuer, key or ec.generate_private_key(ec.SECP256R1()), kid="demo-1", clock=clock, ttl_s=ttl_s
+        issuer,
+        key or ec.generate_private_key(ec.SECP256R1()),
+        kid="demo-1",
+        clock=clock,
+        ttl_s=ttl_s,
+        throttle=ClientAuthThrottle(clock),  # backoff per (address, client) and per address
     )
     for name, secret in clients.items():
         authority.register_client(name, secret, scopes=[SCOPE], resources=[AUDIENCE])
     service = app.state.a2a_service
     if service is not None:
         _declare(service, issuer.rstrip("/") + TOKEN_PATH)
-    # the gRPC binding (started by the app's lifespan) checks the same tokens
-    app.state.a2a_grpc_authenticate = grpc_authenticator(authority, clock=clock, leeway_s=leeway_s)
+    # the gRPC binding (started by the app's lifespan) checks the same tokens; it gets the
+    # verified claims, whose expires_at ends a stream opened with the token (F18)
+    app.state.a2a_grpc_authenticate = grpc_authenticator(
+        authority, clock=clock, leeway_s=leeway_s, claims=True
+    )
     return AuthGate(app, authority, clock=clock, leeway_s=leeway_s)
 
 
 def grpc_authenticator(
-    authority: AuthorizationServer, *, clock: Clock, leeway_s: float = 30, audience: str = AUDIENCE
-) -> Callable[[Mapping[str, str]], str | None]:
+    authority: AuthorizationServer,
+    *,
+    clock: Clock,
+    leeway_s: float = 30,
+    audience: str = AUDIENCE,
+    claims: bool = False,
+) -> Callable[[Mapping[str, str]], Any]:
     """``metadata → subject`` for the gRPC binding: the bearer token in the ``authorization``
     metadata, verified as :class:`BearerAuth` verifies it over HTTP. A refusal is a
     ``GrpcAuthError`` — ``UNAUTHENTICATED`` (``PERMISSION_DENIED`` for a missing scope) with
-    the RFC 6750 challenge (spec §7.4: binding-specific codes, challenge information)."""
+    the RFC 6750 challenge (spec §7.4: binding-specific codes, challenge information).
+
+    ``claims=True``: ``metadata →`` the verified :class:`~agentproto.security.tokens.Claims`
+    instead (``subject``, and ``expires_at``: when a stream opened with the token must end
+    with ``UNAUTHENTICATED``; :func:`~agentproto.security.tokens.valid_until_ms` adds the
+    leeway). The gRPC binding accepts either."""
     keys = authority.key_set()
 
-    def authenticate(metadata: Mapping[str, str]) -> str | None:
+    def authenticate(metadata: Mapping[str, str]) -> Any:
         from agentproto.a2a.grpc_server import GrpcAuthError  # needs grpcio, as the binding does
 
         try:
-            claims = authorize(
+            verified = authorize(
                 metadata,
                 audience=audience,
                 keys=keys,
@@ -299,7 +480,7 @@ def grpc_authenticator(
         except TokenError as exc:
             code = "PERMISSION_DENIED" if exc.http_status == 403 else "UNAUTHENTICATED"
             raise GrpcAuthError(exc.message, code=code, challenge=challenge(exc)) from None
-        return claims.subject
+        return verified if claims else verified.subject
 
     return authenticate
 
