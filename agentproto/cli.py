@@ -90,6 +90,8 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
             problem = _configure(sp, name, module_path)
             if problem is not None:
                 sp.set_defaults(handler=_Unavailable(problem))
+            elif name == "serve":
+                _serve_clients(sp)
     return parser
 
 
@@ -114,6 +116,67 @@ def _configure(sp: argparse.ArgumentParser, name: str, module_path: str) -> str 
             f"install it with: {fix}"
         )
     return None
+
+
+#: ``serve --client NAME`` reads the secret from this variable + NAME (upper case, others ``_``).
+CLIENT_SECRET_ENV = "AGENTPROTO_CLIENT_SECRET_"
+
+
+def _serve_clients(sp: argparse.ArgumentParser) -> None:
+    """How ``serve --auth`` gets its clients without putting secrets in the process list:
+    ``--client NAME`` with the secret in ``AGENTPROTO_CLIENT_SECRET_<NAME>``, or
+    ``--clients-file PATH`` (mode 0600, lines ``NAME:SECRET``). ``--client NAME:SECRET``
+    still works, with a warning. The handler resolves them (``demo.auth.resolve_clients``),
+    refuses short secrets, and hands ``serve`` the clients."""
+    for action in sp._actions:
+        if action.dest == "client":
+            action.metavar = "NAME[:SECRET]"
+            action.help = (
+                "a client allowed to get tokens in --auth mode (repeatable). The secret comes "
+                f"from the environment variable {CLIENT_SECRET_ENV}<NAME> (NAME upper-cased, "
+                "other characters as _); NAME:SECRET also works but every user of the "
+                "machine can read it in the process list. Secrets have 16 characters or more"
+            )
+    sp.add_argument(
+        "--clients-file",
+        default=None,
+        metavar="PATH",
+        help="read --auth clients from PATH, one NAME:SECRET a line (# comments); the file "
+        "must be yours with mode 0600 (chmod 600 PATH)",
+    )
+    run = sp.get_default("handler")
+    if run is not None:
+        sp.set_defaults(handler=_ServeWithClients(run))
+
+
+class _ServeWithClients:
+    """``serve``'s handler, after the clients are resolved and checked (exit 2 if they fail)."""
+
+    def __init__(self, run: object) -> None:
+        self.run = run
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        from agentproto.demo.auth import resolve_clients
+
+        specs = list(getattr(args, "client", None) or [])
+        clients_file = getattr(args, "clients_file", None)
+        if specs or clients_file is not None:
+            try:
+                clients, warnings = resolve_clients(specs, clients_file=clients_file)
+            except ValueError as exc:
+                print(f"agentproto serve: {exc}", file=sys.stderr)
+                return 2
+            for warning in warnings:
+                print(f"agentproto serve: {warning}", file=sys.stderr)
+            args.client = [f"{name}:{secret}" for name, secret in clients.items()]  # memory only
+        if getattr(args, "auth", False) and not args.client:
+            print(
+                "agentproto serve: --auth needs at least one client: --client NAME with "
+                f"{CLIENT_SECRET_ENV}<NAME> set, or --clients-file PATH",
+                file=sys.stderr,
+            )
+            return 2
+        return int(self.run(args) or 0)  # type: ignore[operator]
 
 
 def _command_of(argv: Sequence[str]) -> str | None:

@@ -134,3 +134,91 @@ def test_serve_imports_the_first_runs_slow_dependency_before_it_is_ready():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+# --------------------------------------------------------------------------- --auth clients (F7, F8)
+
+STRONG = "alice-secret-0123456789"
+
+
+def recorded_serve(monkeypatch):
+    """Replace serve's handler with one that records the arguments it would have run with."""
+    seen: list = []
+    monkeypatch.setattr("agentproto.demo.serve.run", lambda args: seen.append(args) or 0)
+    return seen
+
+
+def test_a_short_client_secret_is_refused_at_start_up(tmp_path, capsys):
+    db = str(tmp_path / "missing" / "x.sqlite3")
+    assert main(["serve", "--auth", "--client", "bob:b", "--db", db, "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "at least 16" in err and "bob" in err and "cannot start" not in err
+
+
+def test_client_name_alone_takes_its_secret_from_the_environment(monkeypatch, capsys):
+    seen = recorded_serve(monkeypatch)
+    monkeypatch.setenv("AGENTPROTO_CLIENT_SECRET_ALICE_2", STRONG)
+    assert main(["serve", "--auth", "--client", "alice-2"]) == 0
+    assert seen[0].client == [f"alice-2:{STRONG}"]
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_missing_secret_variable_names_the_variable(monkeypatch, capsys):
+    recorded_serve(monkeypatch)
+    monkeypatch.delenv("AGENTPROTO_CLIENT_SECRET_CAROL", raising=False)
+    assert main(["serve", "--auth", "--client", "carol"]) == 2
+    assert "AGENTPROTO_CLIENT_SECRET_CAROL" in capsys.readouterr().err
+
+
+def test_a_secret_on_the_command_line_still_works_with_a_warning(monkeypatch, capsys):
+    seen = recorded_serve(monkeypatch)
+    assert main(["serve", "--auth", "--client", f"alice:{STRONG}"]) == 0
+    assert seen[0].client == [f"alice:{STRONG}"]
+    err = capsys.readouterr().err
+    assert "warning" in err and "process list" in err and "AGENTPROTO_CLIENT_SECRET_ALICE" in err
+    assert STRONG not in err
+
+
+def test_clients_come_from_a_file_only_this_user_can_read(monkeypatch, tmp_path, capsys):
+    seen = recorded_serve(monkeypatch)
+    path = tmp_path / "clients"
+    path.write_text(f"# name:secret\nalice:{STRONG}\n\nbob:bob-secret-0123456789:with-colon\n")
+    path.chmod(0o644)
+    assert main(["serve", "--auth", "--clients-file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "0644" in err and "chmod 600" in err and STRONG not in err
+    path.chmod(0o600)
+    assert main(["serve", "--auth", "--clients-file", str(path)]) == 0
+    assert seen[0].client == [f"alice:{STRONG}", "bob:bob-secret-0123456789:with-colon"]
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_auth_without_any_client_says_how_to_give_one(monkeypatch, capsys):
+    recorded_serve(monkeypatch)
+    assert main(["serve", "--auth"]) == 2
+    err = capsys.readouterr().err
+    assert "--clients-file" in err and "AGENTPROTO_CLIENT_SECRET_" in err
+
+
+def test_the_secret_from_the_environment_is_not_in_the_process_list(tmp_path):
+    from servers import free_port, serving_process
+
+    port = free_port()
+    env = {**os.environ, "AGENTPROTO_CLIENT_SECRET_ALICE": STRONG, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "agentproto", "serve", "--auth", "--client", "alice", "--port", str(port)]
+    cmd += ["--db", ":memory:", "--no-grpc", "--log-level", "warning"]
+    base = f"http://127.0.0.1:{port}"
+    with serving_process(
+        cmd, cwd=tmp_path, env=env, log_path=tmp_path / "serve.log", ready_url=base + "/", headers={}
+    ):
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+        cmdlines = []
+        for pid in pids:
+            try:
+                cmdlines.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+            except OSError:
+                continue
+        ours = [c for c in cmdlines if b"agentproto" in c and str(port).encode() in c]
+        assert ours and not any(STRONG.encode() in c for c in ours)
+        form = {"grant_type": "client_credentials", "client_id": "alice", "client_secret": STRONG}
+        assert httpx.post(base + "/oauth/token", data=form, timeout=10).status_code == 200
