@@ -847,6 +847,13 @@ class A2AService(PushConfigService):
         after_ms = None
         if req.status_timestamp_after is not None:
             after_ms = int(parse_timestamp(req.status_timestamp_after).timestamp() * 1000)
+        # Reading, parsing and measuring a page of big tasks takes long: in a worker thread
+        # (the store is thread-safe), so the event loop keeps serving others meanwhile (F4).
+        return await asyncio.to_thread(self._list_page, req, scope, size, after_ms)
+
+    def _list_page(
+        self, req: ListTasksRequest, scope: CallerScope, size: int, after_ms: int | None
+    ) -> ListTasksResponse:
         page = self.store.page(
             scope=scope,
             context_id=req.context_id,

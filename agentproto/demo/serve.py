@@ -4,16 +4,226 @@ Binds 127.0.0.1 by default — a teaching server has no business on a public int
 ``--host 0.0.0.0`` deliberately if you must. Threads, pending approvals and refunds live in a
 SQLite file under the user's data directory (``--db``), so stopping the server loses nothing;
 ``--db :memory:`` keeps everything in memory instead.
+
+Connection limits (slowloris and idle connections; each has a flag):
+
+=============================  =========  ============================================================
+limit                          default    what a client gets beyond it
+=============================  =========  ============================================================
+``HEAD_TIMEOUT_S``             10 s       a request head (or an idle new connection) not complete in
+                                          time: ``408 Request Timeout``, connection closed
+``BODY_TIMEOUT_S``             30 s       a body not received in time: ``408``, connection closed
+``KEEP_ALIVE_S``               5 s        an idle keep-alive connection is closed
+``MAX_CONNECTIONS_PER_PEER``   256        ``429 Too Many Requests`` + ``Retry-After``, closed
+``LIMIT_CONCURRENCY``          1000       uvicorn's ``503`` (all peers together; the last resort)
+=============================  =========  ============================================================
+
+At start the process raises its open-file limit (``RLIMIT_NOFILE``) to the hard limit, so the
+caps above, not the file descriptor table, decide. Beyond loopback put a reverse proxy in front
+(nginx ``client_header_timeout``, ``client_body_timeout``, ``limit_conn``): it is the place for
+slow clients, TLS and per-address limits across many machines.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import collections
+import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-__all__ = ["configure", "default_db_path", "run"]
+__all__ = [
+    "configure",
+    "default_db_path",
+    "run",
+    "BodyDeadline",
+    "GuardedH11Protocol",
+    "raise_nofile_limit",
+    "HEAD_TIMEOUT_S",
+    "BODY_TIMEOUT_S",
+    "KEEP_ALIVE_S",
+    "MAX_CONNECTIONS_PER_PEER",
+    "LIMIT_CONCURRENCY",
+]
+
+HEAD_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 30.0
+KEEP_ALIVE_S = 5
+MAX_CONNECTIONS_PER_PEER = 256
+LIMIT_CONCURRENCY = 1000
+
+_log = logging.getLogger("agentproto.serve")
+
+
+def _plain(status: str, text: str, *extra: str) -> bytes:
+    body = text.encode()
+    head = [f"HTTP/1.1 {status}", "content-type: text/plain", *extra, f"content-length: {len(body)}"]
+    return ("\r\n".join([*head, "connection: close", "", ""])).encode() + body
+
+
+_TIMEOUT_408 = _plain("408 Request Timeout", "request head timed out.\n")
+_BUSY_429 = _plain("429 Too Many Requests", "too many connections from your address\n", "retry-after: 5")
+
+
+def raise_nofile_limit() -> tuple[int, int] | None:
+    """Raise the soft ``RLIMIT_NOFILE`` to the hard limit; returns ``(soft, hard)`` now in force."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):  # pragma: no cover - e.g. macOS with RLIM_INFINITY
+            pass
+    return soft, hard
+
+
+def _guarded_protocol() -> type[Any]:
+    """:class:`GuardedH11Protocol`, built on first use (uvicorn is a ``server`` extra)."""
+    global GuardedH11Protocol
+    if GuardedH11Protocol is not None:
+        return GuardedH11Protocol
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class _Guarded(H11Protocol):
+        """uvicorn's h11 protocol with a deadline on request heads and a per-peer cap.
+
+        uvicorn times out only *between* requests (``timeout_keep_alive``); a client that opens
+        a connection, or starts a head, and then sends a byte now and then holds the connection
+        forever. Here a head (from the connection's first byte, or its opening) must be complete
+        within ``head_timeout_s``, else ``408`` and close."""
+
+        head_timeout_s: ClassVar[float] = HEAD_TIMEOUT_S
+        max_per_peer: ClassVar[int] = MAX_CONNECTIONS_PER_PEER
+        per_peer: ClassVar[collections.Counter[str]] = collections.Counter()
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._head_timer: asyncio.TimerHandle | None = None
+            self._peer = str(self.client[0]) if self.client else ""
+            self.per_peer[self._peer] += 1
+            if self.per_peer[self._peer] > self.max_per_peer:
+                _log.warning("refused a connection: more than %d from one address", self.max_per_peer)
+                transport.write(_BUSY_429)
+                transport.close()
+                return
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            left = self.per_peer[self._peer] - 1
+            if left > 0:
+                self.per_peer[self._peer] = left
+            else:
+                self.per_peer.pop(self._peer, None)
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self.conn.their_state is h11.IDLE and self._head_timer is None:
+                self._arm()  # the first byte of a head on a kept-alive connection
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:
+                self._disarm()  # the head is complete
+
+        def _arm(self) -> None:
+            self._head_timer = self.loop.call_later(self.head_timeout_s, self._head_timed_out)
+
+        def _disarm(self) -> None:
+            timer = getattr(self, "_head_timer", None)
+            if timer is not None:
+                timer.cancel()
+                self._head_timer = None
+
+        def _head_timed_out(self) -> None:
+            self._head_timer = None
+            if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+                return
+            if self.cycle is not None and not self.cycle.response_complete:
+                return  # pragma: no cover - a response in flight (pipelining)
+            self.transport.write(_TIMEOUT_408)
+            self.transport.close()
+
+    GuardedH11Protocol = _Guarded
+    return _Guarded
+
+
+#: Set by :func:`_guarded_protocol` (a subclass of uvicorn's ``H11Protocol``).
+GuardedH11Protocol: type[Any] | None = None
+
+
+class _BodyTimeout(Exception):
+    pass
+
+
+class BodyDeadline:
+    """ASGI middleware: the whole request body must arrive within ``timeout_s`` of the request
+    head, else ``408 Request Timeout`` with ``Connection: close`` (slowloris on bodies). Reads
+    after the body (an SSE response waiting for the disconnect) have no deadline."""
+
+    def __init__(self, app: Any, timeout_s: float = BODY_TIMEOUT_S) -> None:
+        self.app = app
+        self.timeout_s = timeout_s
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)  # ``served.state`` and friends reach the app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout_s
+        body_done = False
+        started = False
+        timed_out = False
+
+        async def timed_receive() -> Any:
+            nonlocal body_done, timed_out
+            if body_done or timed_out:
+                return await receive() if not timed_out else {"type": "http.disconnect"}
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                timed_out = True
+                await reply_408()
+                return {"type": "http.disconnect"}
+            if message.get("type") != "http.request" or not message.get("more_body", False):
+                body_done = True
+            return message
+
+        async def reply_408() -> None:
+            if started:
+                return
+            _log.warning("request body not received within %.0f s: 408", self.timeout_s)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 408,
+                    "headers": [(b"content-type", b"text/plain"), (b"connection", b"close")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"request body timed out.\n"})
+
+        async def tracked_send(message: Any) -> None:
+            nonlocal started
+            if timed_out:
+                return  # the 408 is the answer
+            if message.get("type") == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, timed_receive, tracked_send)
+        except Exception:
+            if not timed_out:
+                raise
 
 
 def default_db_path() -> Path:
@@ -88,6 +298,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--public-url", default=None, help="the base URL the Agent Card advertises (default: bound address)"
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        default=HEAD_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"time a client has to send a request head: 408 beyond (default: {HEAD_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=BODY_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"time a client has to send a request body: 408 beyond (default: {BODY_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--max-connections-per-peer",
+        type=int,
+        default=MAX_CONNECTIONS_PER_PEER,
+        metavar="N",
+        help=f"open HTTP connections from one address: 429 beyond (default: {MAX_CONNECTIONS_PER_PEER})",
+    )
+    parser.add_argument(
+        "--limit-concurrency",
+        type=int,
+        default=LIMIT_CONCURRENCY,
+        metavar="N",
+        help=f"open HTTP connections in all: uvicorn's 503 beyond (default: {LIMIT_CONCURRENCY})",
     )
     parser.set_defaults(handler=run)
 
@@ -168,6 +406,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"agentproto serve: cannot start: {exc}", file=sys.stderr)
         return 2
     _warm_up()
+    raise_nofile_limit()
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -205,8 +444,19 @@ def run(args: argparse.Namespace) -> int:
         events.setLevel(logging.INFO)
     # proxy_headers off: the card's URLs come from configuration (--public-url), never from a
     # request, and that includes the scheme an X-Forwarded-Proto header would claim.
+    protocol = _guarded_protocol()
+    protocol.head_timeout_s = float(getattr(args, "header_timeout", HEAD_TIMEOUT_S))
+    protocol.max_per_peer = int(getattr(args, "max_connections_per_peer", MAX_CONNECTIONS_PER_PEER))
+    served = BodyDeadline(served, float(getattr(args, "body_timeout", BODY_TIMEOUT_S)))
     config = uvicorn.Config(
-        served, log_level=args.log_level, timeout_graceful_shutdown=2, proxy_headers=False
+        served,
+        log_level=args.log_level,
+        timeout_graceful_shutdown=2,
+        proxy_headers=False,
+        http=protocol,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        limit_concurrency=int(getattr(args, "limit_concurrency", LIMIT_CONCURRENCY)),
+        h11_max_incomplete_event_size=16 * 1024,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])

@@ -169,7 +169,9 @@ async def test_open_tasks_per_caller_are_capped(make_service):
     await svc.cancel_task(CancelTaskRequest(id=ids[0]))  # frees one
     assert (await svc.send_message(send_req(message_id="tck-multi-turn-8"))).status.state is S.INPUT_REQUIRED
     other = CallerScope("", "bob")  # per caller
-    assert (await svc.send_message(send_req(message_id="tck-multi-turn-7"), other)).status.state is S.INPUT_REQUIRED
+    assert (
+        await svc.send_message(send_req(message_id="tck-multi-turn-7"), other)
+    ).status.state is S.INPUT_REQUIRED
 
 
 async def test_the_open_task_count_is_read_back_from_the_store(make_service, tmp_path):
