@@ -119,3 +119,13 @@ def test_the_lock_error_is_a_store_error_naming_the_holder(tmp_path):
             assert reader.recorded("k") == (False, None)
     with Store(db, exclusive=True):  # closed: free again
         pass
+
+
+def test_an_ended_agui_run_keeps_its_outcome(tmp_path):
+    """F10 on the AG-UI side: a second writer cannot turn an abandoned run into a success."""
+    with ThreadStore(tmp_path / "runs.sqlite3") as store:
+        store.start_run("t-1", "r-1")
+        (abandoned,) = store.abandon_running_runs()  # what a second server's start-up did
+        store.finish_run("t-1", "r-1", status="success", outcome={"type": "success"})  # the first, later
+        run = store.run("t-1", "r-1")
+        assert run.status == "error" and run.error["code"] == "SERVER_RESTARTED"

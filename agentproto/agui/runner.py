@@ -149,7 +149,8 @@ class RunDriver:
     ``store`` may be None (a notebook that only wants the events). ``kind`` is the run record's
     kind (``new`` or ``resume``); the store's run row must already exist when a store is given.
     ``input_warnings`` (wire dicts ``{code, message, path}``) go out in one
-    :data:`INPUT_WARNINGS_EVENT` right after ``RUN_STARTED``.
+    :data:`INPUT_WARNINGS_EVENT` right after ``RUN_STARTED``. ``thread_key`` is the thread's
+    key in ``store`` when it differs from ``ctx.thread_id`` (default: the same).
     """
 
     def __init__(
@@ -160,8 +161,12 @@ class RunDriver:
         *,
         kind: str = "new",
         input_warnings: Iterable[dict[str, Any]] = (),
+        thread_key: str | None = None,
     ) -> None:
         self.agent = agent
+        #: The thread's key in ``store`` (the server keeps thread ids per owner); events carry
+        #: the client's ``ctx.thread_id`` whatever it is.
+        self.thread_key = thread_key or ctx.thread_id
         self.input_warnings = list(input_warnings)
         self.ctx = ctx
         self.store = store
@@ -242,7 +247,7 @@ class RunDriver:
         self.ctx._view.apply(event)
         self.events.append(event)
         if self.store is not None:
-            self.store.append_event(self.ctx.thread_id, self.ctx.run_id, ev.dump_event(event))
+            self.store.append_event(self.thread_key, self.ctx.run_id, ev.dump_event(event))
         if isinstance(event, ev.RunStartedEvent):
             self._started = True
         elif isinstance(event, (ev.RunFinishedEvent, ev.RunErrorEvent)):
@@ -281,7 +286,7 @@ class RunDriver:
         )
 
     def _record_end(self, event: ev.BaseEvent) -> None:
-        thread_id, run_id = self.ctx.thread_id, self.ctx.run_id
+        thread_id, run_id = self.thread_key, self.ctx.run_id
         if isinstance(event, ev.RunErrorEvent):
             self.status = "error"
         elif isinstance(event, ev.RunFinishedEvent):

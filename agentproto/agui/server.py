@@ -42,12 +42,23 @@ client goes away — **a disconnect is not a cancel** (the seed's "SSE 断开 �
 ``RUN_ERROR``. The response carries ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no``
 (so nginx-style proxies do not batch events) and a ``: keep-alive`` comment after
 ``heartbeat_s`` seconds without an event (so idle-timeout proxies do not cut long runs).
+
+*Ids.* AG-UI 1.1 (``basic/run-input``, "Identity") requires ``threadId`` and ``runId`` and
+says nothing of their form. This server's own limit, :data:`ID_PATTERN`: 1 to
+:data:`MAX_ID_CHARS` (128) characters from ``A-Z a-z 0-9 . _ : ~ -``, and not ``.`` or ``..``
+— every such id can be put in a URL path as is, so ``GET /ag-ui/threads/{threadId}`` reaches
+every thread a client can create. Anything else (``a/b``, CR/LF, 5,000 characters) is refused
+with 422 ``invalid_input`` before anything is stored. Thread ids are the client's choice and so
+are kept per caller (:mod:`~agentproto.agui.threadstore_owners`): another subject using the
+same ``threadId`` gets a thread of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,7 +85,16 @@ from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.security.client_input import check_client_tool_results
 from agentproto.security.errors import ForgedToolResult
 
-__all__ = ["agui_routes", "RunRegistry", "ActiveRun", "DEFAULT_MAX_BODY_BYTES", "SUPPORTED_MAJOR"]
+__all__ = [
+    "agui_routes",
+    "RunRegistry",
+    "ActiveRun",
+    "DEFAULT_MAX_BODY_BYTES",
+    "SUPPORTED_MAJOR",
+    "ID_PATTERN",
+    "MAX_ID_CHARS",
+    "valid_id",
+]
 
 #: Default request body limit: generous for a conversation, small enough to refuse abuse.
 DEFAULT_MAX_BODY_BYTES = 1_000_000
@@ -82,6 +102,26 @@ DEFAULT_MAX_BODY_BYTES = 1_000_000
 SUPPORTED_MAJOR = 1
 #: Headers on every event stream (the seed's production checklist).
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+#: The longest ``threadId``/``runId`` this server accepts (the kit's limit, not the spec's).
+MAX_ID_CHARS = 128
+#: What a ``threadId``/``runId`` may be made of here: URL-path-safe characters only, and not
+#: the dot segments ``.``/``..`` (a client would normalise them out of the URL).
+ID_PATTERN = re.compile(rf"(?!\.\.?\Z)[A-Za-z0-9._:~-]{{1,{MAX_ID_CHARS}}}\Z")
+
+
+def valid_id(value: str) -> bool:
+    """Is ``value`` a ``threadId``/``runId`` this server accepts (:data:`ID_PATTERN`)?"""
+    return ID_PATTERN.match(value) is not None
+
+
+def _id_problem(field_name: str, value: str) -> str | None:
+    if valid_id(value):
+        return None
+    if not value or len(value) > MAX_ID_CHARS:
+        return f"{field_name} must be 1 to {MAX_ID_CHARS} characters long (got {len(value)})"
+    if value in (".", ".."):
+        return f"{field_name} cannot be {value!r}"
+    return f"{field_name} may contain only A-Z, a-z, 0-9 and . _ : ~ - (this server's limit)"
 
 
 #: Our own (MAJOR, MINOR), for comparing a consumer's declaration numerically.
@@ -106,14 +146,22 @@ def _error(status: int, code: str, message: str, **details: Any) -> JSONResponse
 
 @dataclass
 class ActiveRun:
-    """A run executing in the background, and the queue its HTTP response reads from."""
+    """A run executing in the background, and the queue its HTTP response reads from.
+
+    ``thread_id`` is the client's; ``key`` the thread's storage key (its owner's namespace,
+    see :mod:`~agentproto.agui.threadstore_owners`; the thread id itself by default)."""
 
     thread_id: str
     run_id: str
+    key: str = ""
+    owner: str = ""
     driver: RunDriver | None = None
     queue: asyncio.Queue[ev.BaseEvent | None] = field(default_factory=asyncio.Queue)
     done: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+
+    def __post_init__(self) -> None:
+        self.key = self.key or self.thread_id
 
     def cancel(self) -> None:
         if self.driver is not None:
@@ -127,18 +175,22 @@ class RunRegistry:
         self._runs: dict[tuple[str, str], ActiveRun] = {}
 
     def add(self, run: ActiveRun) -> None:
-        self._runs[(run.thread_id, run.run_id)] = run
+        self._runs[(run.key, run.run_id)] = run
 
     def discard(self, run: ActiveRun) -> None:
-        self._runs.pop((run.thread_id, run.run_id), None)
+        self._runs.pop((run.key, run.run_id), None)
 
     def find(self, run_id: str, thread_id: str | None = None) -> list[ActiveRun]:
+        """Active runs ``run_id`` (on the client's ``thread_id``, if given), of any owner."""
         return [
-            r for (t, rid), r in self._runs.items() if rid == run_id and (thread_id is None or t == thread_id)
+            r
+            for (_, rid), r in self._runs.items()
+            if rid == run_id and (thread_id is None or r.thread_id == thread_id)
         ]
 
-    def on_thread(self, thread_id: str) -> list[ActiveRun]:
-        return [r for (t, _), r in self._runs.items() if t == thread_id]
+    def on_thread(self, key: str) -> list[ActiveRun]:
+        """Active runs on the thread stored under ``key``."""
+        return [r for (k, _), r in self._runs.items() if k == key]
 
     def __len__(self) -> int:
         return len(self._runs)
@@ -243,12 +295,12 @@ def agui_routes(
     async def replay(run: ActiveRun, original_run_id: str, input_warnings: list[dict[str, Any]]) -> None:
         try:
             deadline = asyncio.get_running_loop().time() + replay_wait_s
-            original = store.run(run.thread_id, original_run_id)
+            original = store.run(run.key, original_run_id)
             while original is not None and not original.finished:
                 if asyncio.get_running_loop().time() > deadline:
                     break
                 await asyncio.sleep(0.02)
-                original = store.run(run.thread_id, original_run_id)
+                original = store.run(run.key, original_run_id)
             if original is None or not original.finished:
                 message = (
                     f"Run {original_run_id} that first carried these answers is still "
@@ -257,16 +309,16 @@ def agui_routes(
                 failed = ev.RunErrorEvent(
                     message=message, code="RESUME_IN_PROGRESS", timestamp=clock.now_ms()
                 )
-                store.append_event(run.thread_id, run.run_id, ev.dump_event(failed))
+                store.append_event(run.key, run.run_id, ev.dump_event(failed))
                 store.finish_run(
-                    run.thread_id,
+                    run.key,
                     run.run_id,
                     status="error",
                     error={"message": message, "code": "RESUME_IN_PROGRESS"},
                 )
                 run.queue.put_nowait(failed)
                 return
-            snapshot = store.snapshot(run.thread_id)
+            snapshot = store.snapshot(run.key)
             events = replay_events(
                 run.thread_id,
                 run.run_id,
@@ -276,10 +328,10 @@ def agui_routes(
                 input_warnings=input_warnings,
             )
             for event in events:
-                store.append_event(run.thread_id, run.run_id, ev.dump_event(event))
+                store.append_event(run.key, run.run_id, ev.dump_event(event))
                 run.queue.put_nowait(event)
             store.finish_run(
-                run.thread_id,
+                run.key,
                 run.run_id,
                 status=original.status,
                 outcome=original.outcome,
@@ -354,35 +406,34 @@ def agui_routes(
                 )
 
         thread_id, run_id = run_input.thread_id, run_input.run_id
-        if not owners.claim(thread_id, request_subject(request.scope), exists=store.has_thread(thread_id)):
-            return _error(404, "thread_not_found", f"No thread {thread_id!r} on this server")
+        for field_name, value in (("threadId", thread_id), ("runId", run_id)):
+            problem = _id_problem(field_name, value)
+            if problem is not None:
+                return _error(422, "invalid_input", problem, path=f"/{field_name}")
+        subject = request_subject(request.scope)
         wire_messages = [ev.dump_model(m) for m in run_input.messages]
         try:
             with store.transaction():
-                if store.run(thread_id, run_id) is not None:  # checked first: most precise
+                # The caller's own thread of that id (a new one if it has none): never another
+                # caller's, and no answer says whether another caller uses the id.
+                key = owners.claim(thread_id, subject)
+                if store.run(key, run_id) is not None:  # checked first: most precise
                     raise RunIdReusedError(thread_id, run_id)
-                plan = validate_resume(
-                    store.thread_record(thread_id), run_input, clock.now_ms(), owner_of=store.interrupt_thread
-                )
+                record = dataclasses.replace(store.thread_record(key), thread_id=thread_id)
+                plan = validate_resume(record, run_input, clock.now_ms(), owner_of=store.interrupt_thread)
                 kind = plan.kind
-                store.start_run(thread_id, run_id, kind=kind, replay_of=plan.replay_of)
+                store.start_run(key, run_id, kind=kind, replay_of=plan.replay_of)
                 if kind == "resume":
-                    store.settle_interrupts(thread_id, plan.entries, run_id)
+                    store.settle_interrupts(key, plan.entries, run_id)
                 if kind != "replay":
                     # A new thread starts from the input's state; an existing one from its
                     # stored state (the server's record is authoritative). New messages —
                     # ids the thread has not seen, such as the user's latest — are appended.
-                    store.ensure_thread(
-                        thread_id, state=run_input.state if run_input.state is not None else {}
-                    )
-                    check_client_tool_results(
-                        store.messages(thread_id), wire_messages, server_tools=own_tools
-                    )
-                    store.append_messages(
-                        thread_id, [m for m in wire_messages if m.get("role") != "activity"]
-                    )
-                state = store.thread_state(thread_id)
-                messages = store.messages(thread_id)
+                    store.ensure_thread(key, state=run_input.state if run_input.state is not None else {})
+                    check_client_tool_results(store.messages(key), wire_messages, server_tools=own_tools)
+                    store.append_messages(key, [m for m in wire_messages if m.get("role") != "activity"])
+                state = store.thread_state(key)
+                messages = store.messages(key)
         except ResumeError as exc:
             log_event(
                 "agui_refused",
@@ -414,14 +465,16 @@ def agui_routes(
                 **_owners(plan),
             )
 
-        run = ActiveRun(thread_id, run_id)
+        run = ActiveRun(thread_id, run_id, key=key, owner=subject)
         registry.add(run)
         if kind == "replay":
             assert plan.replay_of is not None, "a replay plan names the run it replays"
             run.task = asyncio.create_task(replay(run, plan.replay_of, input_warnings))
         else:
             ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=state, messages=messages)
-            run.driver = RunDriver(agent, ctx, store, kind=kind, input_warnings=input_warnings)
+            run.driver = RunDriver(
+                agent, ctx, store, kind=kind, input_warnings=input_warnings, thread_key=key
+            )
             run.task = asyncio.create_task(drive(run))
         response = respond(run)
         if input_warnings:
@@ -430,28 +483,29 @@ def agui_routes(
 
     async def get_thread(request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
-        mine = owners.may_use(thread_id, request_subject(request.scope))
-        snapshot = store.snapshot(thread_id) if mine else None
-        if snapshot is None:
+        key = owners.key(thread_id, request_subject(request.scope))
+        snapshot = store.snapshot(key) if key is not None else None
+        if key is None or snapshot is None:
             return _error(404, "thread_not_found", f"No thread {thread_id!r} on this server")
         body = snapshot.to_json()
-        body["activeRunIds"] = [r.run_id for r in registry.on_thread(thread_id)]
+        body["threadId"] = thread_id  # the client's id, not the storage key
+        body["activeRunIds"] = [r.run_id for r in registry.on_thread(key)]
         return JSONResponse(body, headers={"Cache-Control": "no-cache"})
 
     async def get_run_events(request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
         run_id = request.path_params["run_id"]
-        mine = owners.may_use(thread_id, request_subject(request.scope))
-        record = store.run(thread_id, run_id) if mine else None
-        if record is None:
+        key = owners.key(thread_id, request_subject(request.scope))
+        record = store.run(key, run_id) if key is not None else None
+        if key is None or record is None:
             return _error(404, "run_not_found", f"No run {run_id!r} on thread {thread_id!r}")
-        return JSONResponse({"run": record.to_json(), "events": store.events(thread_id, run_id)})
+        return JSONResponse({"run": record.to_json(), "events": store.events(key, run_id)})
 
     async def cancel_run(request: Request) -> JSONResponse:
         run_id = request.path_params["run_id"]
         thread_id = request.query_params.get("threadId")
         subject = request_subject(request.scope)
-        active = [r for r in registry.find(run_id, thread_id) if owners.may_use(r.thread_id, subject)]
+        active = [r for r in registry.find(run_id, thread_id) if r.owner == subject]
         if len(active) > 1:
             return _error(
                 409, "ambiguous_run_id", f"Run id {run_id!r} is active on several threads; add ?threadId="

@@ -297,11 +297,14 @@ class ThreadStore(Store):
         result: Any = None,
         error: dict[str, Any] | None = None,
     ) -> None:
-        """Record how a run ended (``success``, ``interrupt``, ``cancelled`` or ``error``)."""
+        """Record how a run ended (``success``, ``interrupt``, ``cancelled`` or ``error``).
+
+        Only a run still ``running`` changes: an ended run's record is history, whoever writes
+        later (a second process on the same file, say) cannot rewrite it."""
         with self.transaction() as conn:
             conn.execute(
                 "UPDATE agui_runs SET status = ?, finished_ms = ?, outcome = ?, result = ?, "
-                "error = ? WHERE thread_id = ? AND run_id = ?",
+                "error = ? WHERE thread_id = ? AND run_id = ? AND status = 'running'",
                 (
                     status,
                     self.clock.now_ms(),
