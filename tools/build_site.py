@@ -17,15 +17,26 @@ The pages are generated into ``build/site-src`` (nothing is written into ``docs/
   it. It shows, but does not compute: a button needs a kernel. A widget without stored state,
   or every widget when the embedder cannot be fetched, becomes a note saying to run the
   notebook in JupyterLab. Links between notebooks (``06_x.ipynb``) point at the pages
-  (``06_x.html``);
+  (``06_x.html``). Answers stay closed until the reader opens them: a cell tagged
+  ``answer-key`` (a quiz answered in code, an exercise's solution) shows its source behind
+  "Show the code" and each output as a closed ``<details class="answer-key">``; a cell that
+  builds a quiz (its source holds the answers) or whose source the notebook hides shows its
+  source closed too. None of it is in the search index;
 * ``glossary.md`` — :func:`agentproto.course.curriculum.glossary`;
 * ``study-sheet.md`` — the question bank (``agentproto/data/course/question_bank.json``) as a
-  printable study sheet, one topic per printed page;
+  printable study sheet, one topic per printed page, each question's answers closed on screen
+  and all open in print (the instructor's copy); ``study-questions.md`` — the same questions
+  without any answer, to print as a quiz;
 * ``api/*.md`` — the library's API reference, from the docstrings (mkdocstrings reads the
   source statically: nothing is imported, so a module that does not import still gets a page).
+  The docstrings are reST; ``site/griffe_rest.py`` turns their roles into cross-references and
+  their doctest and ``::`` blocks into code blocks.
 
-``build/site-build.json`` records the page count and the build time. ``--prepare-only`` writes
-the pages and ``build/mkdocs.yml`` and stops before MkDocs.
+The site works from ``file://`` (zip ``build/site`` and hand it out): no link starts at the
+server's root, and search runs offline (mkdocs-material's ``offline`` plugin, with the
+``iframe-worker`` shim it needs vendored in ``site/``). Building needs the ``classroom`` extra
+only, not the test toolchain. ``build/site-build.json`` records the page count and the build
+time. ``--prepare-only`` writes the pages and ``build/mkdocs.yml`` and stops before MkDocs.
 """
 
 from __future__ import annotations
@@ -63,6 +74,8 @@ CDN_EMBEDDERS = (
     "https://unpkg.com/@jupyter-js-widgets@*/dist/embed.js",
 )
 EMBEDDER_DIR = "assets/widgets"
+#: Scripts in site/ the pages load (site/mkdocs.yml names them under javascripts/).
+SCRIPTS = ("iframe-worker-shim.js",)
 #: The API reference: one page per sub-package, plus the top-level modules.
 API_PACKAGES = ["agui", "a2a", "security", "orchestration", "demo", "course"]
 
@@ -70,6 +83,12 @@ RUN_IT = (
     'To run this notebook yourself: <code>pip install "agentproto[course]"</code> then '
     "<code>agentproto lab</code> (or <code>make lab</code> in a clone of the repository)."
 )
+#: The cell tag of a cell that reveals answers (a quiz answered in code, an exercise's solution).
+ANSWER_TAG = "answer-key"
+#: A cell that builds a quiz: its source lists each question's answer and explanation.
+QUIZ_SOURCE = re.compile(r"\bQuestion\((?s:.*?)\banswer\s*=")
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+ANSWER_KEY_HTML = re.compile(r"<details\b[^>]*\bclass=\"[^\"]*\banswer-key\b")
 WIDGET_NOTE = (
     '<div class="widget-note"><strong>Interactive widget.</strong> This output is live in '
     "JupyterLab: run this notebook there to use it (<code>agentproto lab</code>).</div>"
@@ -197,11 +216,91 @@ def install_embedder(dist: Path) -> int:
     return pointed
 
 
+def _highlight(source: str, lexer_name: str) -> str:
+    """The source highlighted as mkdocs-jupyter highlights an input (its ``highlight-ipynb`` CSS)."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer, get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_by_name(lexer_name)
+    except ClassNotFound:
+        lexer = PythonLexer()
+    return highlight(source, lexer, HtmlFormatter(cssclass="highlight-ipynb hl-python"))
+
+
+def _closed(summary: str, body: str, kind: str = "answer-key") -> str:
+    """A closed ``<details>`` block, left out of the search index (its snippets would show it)."""
+    return (
+        f'<details class="{kind}" data-search-exclude><summary>{html.escape(summary)}</summary>'
+        f"{body}</details>"
+    )
+
+
+def _answer_output(out: dict) -> dict:
+    """One output of an answer-key cell, shown closed: the notebook's own
+    ``<details class="answer-key">`` as it is (kept out of search), anything else wrapped."""
+    data = out.get("data", {})
+    if WIDGET_VIEW in data:  # a widget draws itself (or is a note); it is not printed text
+        return out
+    value = data.get("text/html")
+    if value is not None:
+        value = "".join(value) if isinstance(value, list) else value
+        if ANSWER_KEY_HTML.search(value):
+            data["text/html"] = ANSWER_KEY_HTML.sub(lambda m: m.group(0) + " data-search-exclude", value, 1)
+            return out
+        body = value
+    elif out.get("output_type") == "stream":
+        text = out.get("text", "")
+        body = f"<pre>{html.escape(''.join(text) if isinstance(text, list) else text)}</pre>"
+    elif out.get("output_type") == "error":
+        body = f"<pre>{html.escape(ANSI.sub('', chr(10).join(out.get('traceback', []))))}</pre>"
+    elif "image/png" in data:
+        body = f'<img alt="answer" src="data:image/png;base64,{"".join(data["image/png"]).strip()}">'
+    elif "text/plain" in data:
+        text = data["text/plain"]
+        body = f"<pre>{html.escape(''.join(text) if isinstance(text, list) else text)}</pre>"
+    else:
+        return out
+    wrapped = _closed("Answer key (click to open)", body)
+    return nbformat.v4.new_output("display_data", data={"text/html": wrapped, "text/plain": "[answer key]"})
+
+
+def hide_answer_cell(cell: dict, lexer_name: str) -> None:
+    """A cell that reveals answers shows closed on the page: its source behind "Show the code"
+    and, for a cell tagged ``answer-key``, each of its outputs a closed answer key."""
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else source
+    cell.setdefault("metadata", {}).setdefault("transient", {})["remove_source"] = True
+    outputs = list(cell.get("outputs", []))
+    if ANSWER_TAG in cell["metadata"].get("tags", []):
+        outputs = [_answer_output(out) for out in outputs]
+    if source.strip():
+        code = _closed("Show the code (it holds the answers)", _highlight(source, lexer_name), "answer-code")
+        outputs.insert(0, nbformat.v4.new_output("display_data", data={"text/html": code, "text/plain": ""}))
+    cell["outputs"] = outputs
+
+
+def _hidden(cell: dict) -> bool:
+    """Whether a code cell's source starts closed on the page: an answer key, a cell whose
+    source the notebook hides, or a quiz (the widget stays; its source holds the answers)."""
+    meta = cell.get("metadata", {})
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else source
+    return (
+        ANSWER_TAG in meta.get("tags", [])
+        or bool(meta.get("jupyter", {}).get("source_hidden"))
+        or bool(QUIZ_SOURCE.search(source))
+    )
+
+
 def prepare_notebook(src: Path, dest: Path, embed: bool = True) -> dict[str, int]:
     """Copy one notebook for the site; returns how many widgets were embedded or noted."""
     nb = nbformat.read(src, as_version=4)
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {}) if embed else {}
-    counts = {"embedded": 0, "noted": 0}
+    counts = {"embedded": 0, "noted": 0, "closed_cells": 0}
+    lexer = nb.metadata.get("language_info", {}).get("pygments_lexer", "python3")
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = anchor_headings(rewrite_links(cell.source))
@@ -227,6 +326,9 @@ def prepare_notebook(src: Path, dest: Path, embed: bool = True) -> dict[str, int
                     data[mime] = rewrite_links("".join(value) if isinstance(value, list) else value)
             outputs.append(out)
         cell.outputs = outputs
+        if _hidden(cell):
+            hide_answer_cell(cell, lexer)
+            counts["closed_cells"] += 1
     first_md = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), -1)
     nb.cells.insert(first_md + 1, nbformat.v4.new_markdown_cell(f'<div class="widget-note">{RUN_IT}</div>'))
     if not counts["embedded"]:
@@ -256,7 +358,8 @@ def home_page(lessons: list, present: set[str]) -> str:
         "```",
         "",
         "Also here: the [glossary](glossary.md), a printable [study sheet](study-sheet.md) of the "
-        "interview question bank, and the [API reference](api/index.md).",
+        "interview question bank (each answer closed until you open it; also as "
+        "[questions only](study-questions.md)), and the [API reference](api/index.md).",
         "",
         "## The curriculum",
         "",
@@ -305,59 +408,88 @@ def glossary_page(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def study_sheet(bank: dict, lessons: list, present: set[str]) -> str:
-    """The question bank as one printable page: a section per topic, every answer shown."""
+def _indented(lines: list[str], by: str = "    ") -> list[str]:
+    return [by + line if line else "" for line in lines]
+
+
+def study_sheet(bank: dict, lessons: list, present: set[str], answers: bool = True) -> str:
+    """The question bank as one printable page, a section per topic (one per printed sheet).
+
+    With ``answers``, each question's answers follow it in a closed "Answers" block: on screen
+    they open on a click, and printing opens them all (the instructor's copy: the Material
+    theme opens every ``<details>`` for the print and closes them after). Without, it is the
+    questions only (the quick checks' options included), to hand out as a quiz.
+    """
     by_number = {lesson.number: lesson for lesson in lessons}
     topics = bank.get("topics", {})
-    lines = [
-        '<div class="study-sheet" markdown>',
-        "",
-        f"# Study sheet: {bank.get('title', 'question bank')}",
-        "",
-        html.escape(bank.get("description", "")),
-        "",
-        f"{len(bank['questions'])} questions. Print this page (one topic per sheet) or read it "
-        "here; try each question before reading the answers.",
-        "",
-    ]
+    title = html.escape(bank.get("title", "question bank"))
     grouped: dict[str, list] = {}
     for q in bank["questions"]:
         grouped.setdefault(q.get("topic", "other"), []).append(q)
-    order = list(topics) + [t for t in grouped if t not in topics]
+    order = [t for t in topics if t in grouped] + [t for t in grouped if t not in topics]
+    if answers:
+        how = (
+            "Each question's answers are closed: try the question first, then open them. Printing "
+            "this page prints every answer (the instructor's copy); to hand out a quiz, print the "
+            "[questions-only sheet](study-questions.md)."
+        )
+    else:
+        how = (
+            "The questions only, no answers: print it as a quiz. The answers are on the "
+            "[study sheet](study-sheet.md)."
+        )
+    lines = [
+        '<div class="study-sheet" markdown="1">',
+        "",
+        f"# {'Study sheet' if answers else 'Questions only'}: {title}",
+        "",
+        html.escape(bank.get("description", "")),
+        "",
+        f"{len(bank['questions'])} questions, one topic per printed page. {how}",
+        "",
+        "| topic | questions |",
+        "|---|---:|",
+    ]
+    names = {}
     for topic in order:
-        if topic not in grouped:
-            continue
         name = topics.get(topic)
         name = name.get("title", topic) if isinstance(name, dict) else (name or topic)
-        lines += [f"## {html.escape(str(name))}", ""]
+        names[topic] = _cell(name)
+        lines.append(f"| [{names[topic]}](#topic-{topic}) | {len(grouped[topic])} |")
+    lines.append("")
+    for topic in order:
+        lines += [f"## {names[topic]} {{#topic-{topic}}}", ""]
         for q in grouped[topic]:
-            lines += ['<div class="question" markdown>', "", f"### {html.escape(q['question'])}", ""]
+            lines += ['<div class="question" markdown="1">', "", f"### {html.escape(q['question'])}", ""]
             where = [q.get("source", "")]
             lesson = by_number.get(q.get("notebook"))
             if lesson is not None and lesson.filename in present:
                 where.append(f"notebook [{lesson.number:02d} {lesson.title}](notebooks/{lesson.filename})")
             lines += [f"*{' · '.join(w for w in where if w)}*", ""]
-            lines += [
-                f"**Pass answer.** {html.escape(q.get('pass_answer', ''))}",
-                "",
-                f"**Full-marks answer.** {html.escape(q.get('full_marks_answer', ''))}",
-                "",
-            ]
-            if q.get("key_points"):
-                lines += ["**What the interviewer listens for:**", ""]
-                lines += [f"- {html.escape(p)}" for p in q["key_points"]] + [""]
             if q.get("follow_ups"):
                 lines += ["**Follow-ups:**", ""] + [f"- {html.escape(p)}" for p in q["follow_ups"]] + [""]
             choice = q.get("choice")
             if choice:
                 lines += [f"**Quick check.** {html.escape(choice['prompt'])}", ""]
                 lines += [f"{i + 1}. {html.escape(str(o))}" for i, o in enumerate(choice["options"])] + [""]
-                answer = choice["options"][choice["answer"]]
-                lines += [
-                    f'<span class="answer-key">Answer: {choice["answer"] + 1}. {html.escape(str(answer))} — '
-                    f"{html.escape(choice.get('explain', ''))}</span>",
+            if answers:
+                key = [
+                    f"**Pass answer.** {html.escape(q.get('pass_answer', ''))}",
+                    "",
+                    f"**Full-marks answer.** {html.escape(q.get('full_marks_answer', ''))}",
                     "",
                 ]
+                if q.get("key_points"):
+                    key += ["**What the interviewer listens for:**", ""]
+                    key += [f"- {html.escape(p)}" for p in q["key_points"]] + [""]
+                if choice:
+                    answer = choice["options"][choice["answer"]]
+                    key += [
+                        f"**Quick check:** {choice['answer'] + 1}. {html.escape(str(answer))} — "
+                        f"{html.escape(choice.get('explain', ''))}",
+                        "",
+                    ]
+                lines += ['??? answer-key "Answers"', "", *_indented(key)]
             lines += ["</div>", ""]
     lines += ["</div>", ""]
     return "\n".join(lines)
@@ -422,29 +554,39 @@ def prepare(embed: bool = True) -> dict:
         shutil.rmtree(SRC)
     (SRC / "stylesheets").mkdir(parents=True)
     shutil.copyfile(ROOT / "site" / "extra.css", SRC / "stylesheets" / "extra.css")
+    (SRC / "javascripts").mkdir()
+    for script in SCRIPTS:
+        shutil.copyfile(ROOT / "site" / script, SRC / "javascripts" / script)
 
     lessons = list(cur.LESSONS)
     known = {lesson.filename for lesson in lessons}
     present = {p.name for p in NOTEBOOKS.glob("*.ipynb")}
     extra = sorted(present - known)
     widgets = {"embedded": 0, "noted": 0}
+    closed_cells = 0
     nav_notebooks: dict[str, list] = {}
     for lesson in lessons:
         if lesson.filename in present:
             counts = prepare_notebook(NOTEBOOKS / lesson.filename, SRC / "notebooks" / lesson.filename, embed)
             for k in widgets:
                 widgets[k] += counts[k]
+            closed_cells += counts["closed_cells"]
             nav_notebooks.setdefault(lesson.part, []).append(
                 {f"{lesson.number:02d} {lesson.title}": f"notebooks/{lesson.filename}"}
             )
     for name in extra:
-        prepare_notebook(NOTEBOOKS / name, SRC / "notebooks" / name, embed)
+        counts = prepare_notebook(NOTEBOOKS / name, SRC / "notebooks" / name, embed)
+        for k in widgets:
+            widgets[k] += counts[k]
+        closed_cells += counts["closed_cells"]
         nav_notebooks.setdefault("Other notebooks", []).append({name[:-6]: f"notebooks/{name}"})
 
     (SRC / "index.md").write_text(home_page(lessons, present), encoding="utf-8")
     (SRC / "glossary.md").write_text(glossary_page(cur.glossary()), encoding="utf-8")
     bank = json.loads((ROOT / "agentproto" / "data" / "course" / "question_bank.json").read_text("utf-8"))
     (SRC / "study-sheet.md").write_text(study_sheet(bank, lessons, present), encoding="utf-8")
+    questions = study_sheet(bank, lessons, present, answers=False)
+    (SRC / "study-questions.md").write_text(questions, encoding="utf-8")
     (SRC / "api").mkdir()
     api = api_pages()
     for name, text in api.items():
@@ -455,6 +597,7 @@ def prepare(embed: bool = True) -> dict:
     nav += [
         {"Glossary": "glossary.md"},
         {"Study sheet": "study-sheet.md"},
+        {"Questions only": "study-questions.md"},
         {
             "API reference": [{"Overview": "api/index.md"}, {"agentproto (core)": "api/core.md"}]
             + [{f"agentproto.{n}": f"api/{n}.md"} for n in API_PACKAGES if n in api]
@@ -467,7 +610,38 @@ def prepare(embed: bool = True) -> dict:
         + "\n",
         encoding="utf-8",
     )
-    return {"notebooks": sum(len(v) for v in nav_notebooks.values()), "widgets": widgets}
+    return {
+        "notebooks": sum(len(v) for v in nav_notebooks.values()),
+        "widgets": widgets,
+        "closed_cells": closed_cells,
+    }
+
+
+ROOTED = re.compile(r"""(?P<attr>\b(?:href|src|action|poster)=["']?)/(?!/)""", re.I)
+ROOTED_CONFIG = re.compile(r'"(?P<key>base|search)": "/(?P<rest>[^"]*)"')
+
+
+def relative_404() -> None:
+    """MkDocs writes ``404.html`` with links from the server's root (``/stylesheets/...``),
+    which from ``file://`` point at the disk's root; the page sits at the site's root, so the
+    same links without the ``/`` are right there."""
+    page = SITE / "404.html"
+    if not page.exists():
+        return
+    text = ROOTED.sub(lambda m: m["attr"], page.read_text(encoding="utf-8"))
+    text = ROOTED_CONFIG.sub(lambda m: f'"{m["key"]}": "{m["rest"] or "."}"', text)
+    page.write_text(text, encoding="utf-8")
+
+
+def rooted_links(site: Path = SITE) -> list[str]:
+    """``page: link`` for every link or resource of the built site given from the server's root."""
+    found = []
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for m in ROOTED.finditer(text):
+            end = text.find(" ", m.end(), m.end() + 200)
+            found.append(f"{page.relative_to(site)}: {text[m.start() : end if end > 0 else m.end() + 60]}")
+    return found
 
 
 def build(timeout: float = 900) -> dict:
@@ -489,11 +663,13 @@ def build(timeout: float = 900) -> dict:
     info["embedder"] = HTML_MANAGER if embedder is not None else None
     if embedder is not None:
         info["pages_with_embedded_widgets"] = install_embedder(embedder)
-    leaks = [
-        p.name for p in (SITE / "notebooks").glob("*.html") if "unpkg.com" in p.read_text(encoding="utf-8")
-    ]
+    leaks = [p.name for p in SITE.rglob("*.html") if "unpkg.com" in p.read_text(encoding="utf-8")]
     if leaks:
-        raise SystemExit(f"pages still load the widget embedder from unpkg.com: {leaks}")
+        raise SystemExit(f"pages still load something from unpkg.com: {leaks}")
+    relative_404()
+    rooted = rooted_links()
+    if rooted:
+        raise SystemExit("links from the server's root break from file://:\n" + "\n".join(rooted[:20]))
     pages = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html"))
     info.update(
         pages=len(pages),
@@ -519,7 +695,8 @@ def main(argv: list[str] | None = None) -> int:
     info = build()
     print(
         f"site: {info['pages']} pages ({info['notebooks']} notebooks; widgets: {info['widgets']['embedded']} "
-        f"embedded, {info['widgets']['noted']} shown as a note) in {info['build_s']} s -> "
+        f"embedded, {info['widgets']['noted']} shown as a note; {info['closed_cells']} cells with answers "
+        f"closed) in {info['build_s']} s -> "
         f"{(SITE / 'index.html').relative_to(ROOT)}"
     )
     for warning in info["warnings"]:
