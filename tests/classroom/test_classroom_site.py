@@ -1,22 +1,37 @@
 """``make site``: the course website, checked in a real Chromium.
 
-Builds the site (``tools/build_site.py``; a build newer than every input is reused), serves
-``build/site`` on a free loopback port and crawls it from the home page in headless Chromium:
-every page loads, every image has loaded (``naturalWidth > 0``), every link to the site's own
-pages and anchors resolves, no request leaves 127.0.0.1, and every notebook of the curriculum
-has a page with its code and outputs. Skipped when Chromium is absent, unless
-``REQUIRE_BROWSER=1`` (as in CI).
+Builds the site (``tools/build_site.py``; a build newer than every input is reused) with the
+test toolchain hidden from it (``make site`` has only the ``classroom`` extra), then:
+
+* serves ``build/site`` on a free loopback port and crawls it from the home page: every page
+  loads, every image has loaded (``naturalWidth > 0``), every link to the site's own pages and
+  anchors resolves, no request leaves 127.0.0.1, and every notebook of the curriculum has a
+  page with its code and outputs;
+* opens a copy of it from ``file://``, as a learner who unzipped it would: the study sheet is
+  HTML (headings, tables, bold; no raw Markdown), no answer key shows until it is clicked (the
+  study sheet's answers, a quiz answered in code, an exercise's solution, and the source of
+  those cells and of the quizzes), the API reference has no raw reST roles and its doctests are
+  code blocks, search finds a word, and no link starts at the server's root.
+
+Skipped when Chromium is absent, unless ``REQUIRE_BROWSER=1`` (as in CI).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
+import html
 import http.server
+import importlib.util
 import json
+import re
+import shutil
 import subprocess
 import sys
 import threading
 from collections import deque
+from html.parser import HTMLParser
+from importlib import metadata
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
@@ -29,12 +44,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"
 STAMP = ROOT / "build" / "site-build.json"
 MAX_PAGES = 300  # the crawl is bounded
+BUILD_SITE = ROOT / "tools" / "build_site.py"
+#: What the built pages may not show as text: a Sphinx role, as the docstrings write them.
+RAW_ROLE = re.compile(r"(?<![\w:]):(?:py:)?(?:class|func|meth|attr|data|mod|exc|obj|const):(?=[`\w~.!])")
 
 
 def _inputs() -> list[Path]:
     paths = [
         *(ROOT / "notebooks").glob("*.ipynb"),
-        ROOT / "tools" / "build_site.py",
+        BUILD_SITE,
         *(ROOT / "site").glob("*"),
         *(ROOT / "agentproto").rglob("*.py"),
         *(ROOT / "agentproto" / "data" / "course").glob("*"),
@@ -42,8 +60,94 @@ def _inputs() -> list[Path]:
     return [p for p in paths if p.is_file()]
 
 
+# -- the classroom extra, and what only the test extra brings ---------------------------------
+
+
+def _closure(extras: set[str]) -> set[str]:
+    """The distributions ``agentproto[extras]`` installs, read from the installed metadata."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[tuple[str, frozenset[str]]] = set()
+    names: set[str] = set()
+    todo = [("agentproto", frozenset(extras))]
+    while todo:
+        name, wanted = todo.pop()
+        key = (canonicalize_name(name), wanted)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        names.add(key[0])
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.marker and not any(req.marker.evaluate({"extra": e}) for e in (wanted or {""})):
+                continue
+            todo.append((req.name, frozenset(req.extras)))
+    return names
+
+
+def _modules_of(dists: set[str]) -> set[str]:
+    """The top-level import names the given distributions provide."""
+    from packaging.utils import canonicalize_name
+
+    return {
+        module
+        for module, owners in metadata.packages_distributions().items()
+        if any(canonicalize_name(o) in dists for o in owners)
+    }
+
+
+@functools.cache
+def _test_only_dists() -> frozenset[str]:
+    """The distributions the ``test`` extra adds to the ``classroom`` extra."""
+    return frozenset(_closure({"classroom", "test"}) - _closure({"classroom"}))
+
+
+@functools.cache
+def _test_only_modules() -> frozenset[str]:
+    """The modules of :func:`_test_only_dists`."""
+    return frozenset(_modules_of(set(_test_only_dists())))
+
+
+def without_test_extra(tmp: Path) -> dict[str, str]:
+    """An environment in which what only the ``test`` extra installs is not found, as if it were
+    not installed: a ``sitecustomize`` on ``PYTHONPATH`` (MkDocs' own process inherits it) puts
+    a path finder that skips those modules in place of the standard one."""
+    import os
+
+    (tmp / "sitecustomize.py").write_text(
+        "import sys\n"
+        "from importlib.machinery import PathFinder\n"
+        f"HIDDEN = frozenset({sorted(_test_only_modules())!r})\n"
+        f"HIDDEN_DISTS = frozenset({sorted(_test_only_dists())!r})\n"
+        "class ClassroomOnly:\n"
+        "    @classmethod\n"
+        "    def find_spec(cls, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] in HIDDEN:\n"
+        "            return None\n"
+        "        return PathFinder.find_spec(name, path, target)\n"
+        "    @classmethod\n"
+        "    def find_distributions(cls, *args, **kwargs):\n"
+        "        for dist in PathFinder.find_distributions(*args, **kwargs):\n"
+        "            if dist.metadata['Name'].lower().replace('_', '-') not in HIDDEN_DISTS:\n"
+        "                yield dist\n"
+        "    @classmethod\n"
+        "    def invalidate_caches(cls):\n"
+        "        PathFinder.invalidate_caches()\n"
+        "sys.meta_path[:] = [ClassroomOnly if f is PathFinder else f for f in sys.meta_path]\n",
+        encoding="utf-8",
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tmp), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
 @pytest.fixture(scope="module")
-def site() -> dict:
+def site(tmp_path_factory) -> dict:
     fresh = (
         STAMP.exists()
         and (SITE / "index.html").exists()
@@ -51,11 +155,12 @@ def site() -> dict:
     )
     if not fresh:
         proc = subprocess.run(
-            [sys.executable, str(ROOT / "tools" / "build_site.py")],
+            [sys.executable, str(BUILD_SITE)],
             cwd=ROOT,
             capture_output=True,
             text=True,
             timeout=600,
+            env=without_test_extra(tmp_path_factory.mktemp("classroom-only")),
         )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(STAMP.read_text())
@@ -246,3 +351,324 @@ def test_home_glossary_study_sheet_and_api_reference(crawl):
         text = pages[root + f"api/{package}.html"]["text"]
         assert f"agentproto.{package}" in text
         assert len(text) > 2000, f"the API page of agentproto.{package} is nearly empty"
+
+
+# -- make site needs the classroom extra only -------------------------------------------------
+
+
+def _imports(path: Path) -> set[str]:
+    """The top-level modules a script imports, anywhere in it (functions included)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_build_site_imports_only_what_the_classroom_extra_installs():
+    blocked = _test_only_modules()
+    assert {"pytest", "playwright"} <= blocked  # the check does see the test toolchain
+    classroom = _modules_of(_closure({"classroom"}))
+    scripts = [BUILD_SITE, *sorted((ROOT / "site").glob("*.py"))]
+    imported = {m for path in scripts for m in _imports(path)} - set(sys.stdlib_module_names) - {"agentproto"}
+    assert {"mkdocs_jupyter", "griffe"} <= imported
+    assert not imported & blocked, f"imported from the test extra only: {sorted(imported & blocked)}"
+    assert imported <= classroom, f"not installed by the classroom extra: {sorted(imported - classroom)}"
+
+
+def test_the_pages_are_prepared_without_the_test_toolchain(site, tmp_path):
+    env = without_test_extra(tmp_path)
+    probe = [sys.executable, "-c", "import nbformat, griffe; import pytest"]  # classroom: yes; test: no
+    probe = subprocess.run(probe, env=env, capture_output=True, text=True)
+    assert probe.returncode != 0 and "No module named 'pytest'" in probe.stderr, probe.stderr
+    proc = subprocess.run(
+        [sys.executable, str(BUILD_SITE), "--prepare-only"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+# -- reST docstrings as Markdown --------------------------------------------------------------
+
+
+def _griffe_rest():
+    spec = importlib.util.spec_from_file_location("_site_griffe_rest", ROOT / "site" / "griffe_rest.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rest_roles_doctests_literals_tables_and_definitions_become_markdown():
+    docstring = "\n".join(
+        [
+            "A :class:`Reply`, a :func:`~agentproto.a2a.cards.check_card`, :meth:`the end <Pipe.finish>`,",
+            "a :py:attr:`Task.status`, a :class:`~agentproto.http_guard.",
+            "Guard` across a line break and :rfc:`9068`.",
+            "",
+            ">>> 1 + 1",
+            "2",
+            "",
+            "Usage::",
+            "",
+            "    agentproto lint PATH",
+            "",
+            "====  =====",
+            "name  what",
+            "====  =====",
+            "a     one",
+            "      more",
+            "====  =====",
+            "",
+            "``none``",
+            "    waits for ever.",
+        ]
+    )
+    targets = {"Reply": "agentproto.a2a.agents.Reply"}
+    md = _griffe_rest().rest_to_markdown(docstring, targets.get)
+    assert not RAW_ROLE.search(md), md
+    assert '<autoref identifier="agentproto.a2a.agents.Reply" optional>`Reply`</autoref>' in md
+    assert '<autoref identifier="agentproto.a2a.cards.check_card" optional>`check_card()`</autoref>' in md
+    assert '<autoref identifier="Pipe.finish" optional>`the end`</autoref>' in md
+    assert '<autoref identifier="Task.status" optional>`Task.status`</autoref>' in md
+    assert '<autoref identifier="agentproto.http_guard.Guard" optional>`Guard`</autoref>' in md
+    assert "`9068`" in md and ":rfc:" not in md
+    assert "\n\n```pycon\n>>> 1 + 1\n2\n```\n" in md
+    assert "Usage:\n\n```text\nagentproto lint PATH\n```\n" in md
+    assert "| name | what |\n|---|---|\n| a | one more |\n" in md
+    assert md.endswith("``none``\n:   waits for ever.")
+
+
+# -- the site from file://, as a learner who unzipped it opens it -----------------------------
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _bank() -> dict:
+    return json.loads((ROOT / "agentproto" / "data" / "course" / "question_bank.json").read_text("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def unzipped(site, tmp_path_factory) -> Path:
+    """The built site copied outside the checkout, as if unzipped from a hand-out."""
+    target = tmp_path_factory.mktemp("unzipped") / "site"
+    shutil.copytree(SITE, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def disk(unzipped, chromium_path):
+    """A Chromium page for the unzipped site; a request to anywhere else is refused and kept."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    outside: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+            def route(r) -> None:
+                if r.request.url.startswith(("file:", "data:", "blob:", "about:")):
+                    r.continue_()
+                else:
+                    outside.append(r.request.url)
+                    r.abort()
+
+            context.route("**/*", route)
+            page = context.new_page()
+            root = unzipped.as_uri() + "/"
+
+            def open_page(name: str, wait_until: str = "load") -> str:
+                page.goto(root + name, wait_until=wait_until, timeout=60_000)
+                return _norm(page.evaluate("() => document.querySelector('article').innerText"))
+
+            yield {"page": page, "root": root, "open": open_page, "outside": outside}
+        finally:
+            browser.close()
+
+
+def test_the_study_sheet_is_html_not_raw_markdown(disk):
+    bank = _bank()
+    text = disk["open"]("study-sheet.html")
+    assert "**" not in text and "|---" not in text and "<div" not in text
+    shape = disk["page"].evaluate(
+        """() => { const a = document.querySelector('article');
+                   const n = s => a.querySelectorAll(s).length;
+                   return {h1: n('h1'), h2: n('h2'), h3: n('h3'), tables: n('table'), strong: n('strong'),
+                           lists: n('ol, ul'), raw: a.innerHTML.includes('markdown=')}; }"""
+    )
+    assert shape["h1"] == 1 and shape["h3"] == len(bank["questions"]), shape
+    assert shape["h2"] == len({q.get("topic") for q in bank["questions"]}), shape
+    assert shape["tables"] >= 1 and shape["lists"] >= 1 and shape["strong"] >= len(bank["questions"])
+    assert not shape["raw"]
+    for q in bank["questions"]:
+        assert _norm(q["question"]) in text
+
+
+def test_the_study_sheets_answers_open_on_a_click_and_all_print(disk):
+    bank, page = _bank(), disk["page"]
+    text = disk["open"]("study-sheet.html")
+    answers = [_norm(q["full_marks_answer"])[:80] for q in bank["questions"]]
+    assert not [a for a in answers if a in text], "answers shown before they are opened"
+    state = "() => [...document.querySelectorAll('details.answer-key')].map(d => d.open)"
+    assert page.evaluate(state) == [False] * len(bank["questions"])
+    page.locator("details.answer-key > summary").first.click()
+    opened = _norm(page.evaluate("() => document.querySelector('article').innerText"))
+    assert sum(a in opened for a in answers) == 1
+    # printing is the instructor's copy: every answer opens for it, and closes again after
+    page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    assert all(page.evaluate(state))
+    page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+    assert page.evaluate(state) == [True] + [False] * (len(bank["questions"]) - 1)
+
+
+def test_the_questions_only_sheet_has_no_answer_at_all(disk, unzipped):
+    bank = _bank()
+    text = disk["open"]("study-questions.html")
+    whole = html.unescape((unzipped / "study-questions.html").read_text(encoding="utf-8"))
+    for q in bank["questions"]:
+        assert _norm(q["question"]) in text
+        for answer in (q["pass_answer"], q["full_marks_answer"], (q.get("choice") or {}).get("explain")):
+            assert not answer or answer[:60] not in whole, q["question"]
+
+
+def _output_text(out: dict) -> str:
+    """What an output prints, its HTML's tags (and a <details>' summary line) left out."""
+    data = out.get("data", {})
+    if "text/html" in data:
+        value = "".join(data["text/html"]) if isinstance(data["text/html"], list) else data["text/html"]
+        return html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"(?s)<summary>.*?</summary>", " ", value)))
+    text = out.get("text", data.get("text/plain", ""))
+    return "".join(text) if isinstance(text, list) else text
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def _secrets(path: Path) -> tuple[int, list[str], list[str]]:
+    """A notebook's answer-key cells, the lines of their code and outputs no other cell shows,
+    and the explanations of its quiz questions (``Question(..., explain=...)``)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    keyed = [c for c in cells if "answer-key" in c.get("metadata", {}).get("tags", [])]
+    shown = [_source(c) for c in cells if c not in keyed]
+    shown += [_output_text(o) for c in cells if c not in keyed for o in c.get("outputs", [])]
+    visible = _norm("\n".join(shown))
+    lines = [_source(c) for c in keyed] + [_output_text(o) for c in keyed for o in c.get("outputs", [])]
+    secrets = {_norm(line) for text in lines for line in text.splitlines()}
+    explanations = set()
+    for cell in cells:
+        if cell["cell_type"] != "code" or "Question(" not in _source(cell):
+            continue
+        try:
+            tree = ast.parse(_source(cell))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Question":
+                for kw in node.keywords:
+                    if kw.arg == "explain" and isinstance(kw.value, ast.Constant):
+                        explanations.add(_norm(str(kw.value.value)))
+    keep = lambda texts: sorted(t for t in texts if len(t) >= 16 and t not in visible)  # noqa: E731
+    return len(keyed), keep(secrets), keep(explanations)
+
+
+def test_no_answer_on_a_notebook_page_shows_until_clicked(disk, site):
+    page, checked = disk["page"], []
+    reveal = "details.answer-key > summary, details.answer-code > summary"
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        keyed, answers, explanations = _secrets(path)
+        if not keyed and not explanations:
+            continue
+        # the answer keys are in the page as parsed; the widgets drawn after "load" are not needed
+        text = disk["open"](f"notebooks/{path.stem}.html", "domcontentloaded")
+        closed = page.evaluate(
+            "() => [...document.querySelectorAll('details.answer-key, details.answer-code')].map(d => d.open)"
+        )
+        assert len(closed) >= keyed and not any(closed), path.name
+        leaked = [t for t in answers + explanations if t in text]
+        assert not leaked, f"{path.name} shows answers before a click: {leaked[:3]}"
+        page.evaluate(f"() => document.querySelectorAll({reveal!r}).forEach(s => s.click())")
+        opened = _norm(page.evaluate("() => document.querySelector('article').innerText"))
+        missing = [t for t in answers if t not in opened]
+        assert not missing, f"{path.name}: a click does not reveal {missing[:3]}"
+        checked.append((path.name, keyed, len(answers), len(explanations)))
+    assert checked and any(answers for _, _, answers, _ in checked), checked
+
+
+def test_the_api_reference_has_no_raw_rest(disk, unzipped):
+    pages = sorted(p.name for p in (unzipped / "api").glob("*.html"))
+    assert len(pages) > 3
+    doctests = links = 0
+    for name in pages:
+        disk["open"](f"api/{name}")
+        info = disk["page"].evaluate(
+            """() => { const a = document.querySelector('article').cloneNode(true);
+                       const pres = [...a.querySelectorAll('pre')];
+                       const doctests = pres.filter(p => p.textContent.includes('>>>'));
+                       const links = a.querySelectorAll('a.autorefs-internal').length;
+                       a.querySelectorAll('pre').forEach(p => p.remove());
+                       return {prose: a.textContent, doctests: doctests.length, links}; }"""
+        )
+        prose = info["prose"]
+        assert not RAW_ROLE.search(prose), (name, RAW_ROLE.findall(prose)[:5])
+        assert ">>>" not in prose, f"{name}: a doctest outside a code block"
+        assert not re.search(r"(?m)^\s*={3,}( +={3,})+\s*$", prose), f"{name}: a raw reST table"
+        doctests += info["doctests"]
+        links += info["links"]
+    assert doctests > 0 and links > 0
+
+
+def test_search_finds_a_word_from_disk(disk):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from build_site import curriculum
+    finally:
+        sys.path.pop(0)
+    lessons = [lesson for lesson in curriculum().LESSONS if (ROOT / "notebooks" / lesson.filename).exists()]
+    lesson, word = next(
+        (lesson, words[0])
+        for lesson in lessons
+        if (words := sorted(re.findall(r"[A-Za-z]{8,}", lesson.title), key=len, reverse=True))
+    )
+    page = disk["page"]
+    disk["open"]("index.html")
+    page.locator("input.md-search__input").press_sequentially(word.lower(), delay=20)
+    page.wait_for_selector(".md-search-result__item", timeout=30_000)
+    hrefs = page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
+    assert any(lesson.filename[: -len(".ipynb")] in href for href in hrefs), (word, hrefs[:10])
+    assert not disk["outside"], disk["outside"][:10]
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.values += [value for key, value in attrs if key in ("href", "src") and value]
+
+
+def test_no_link_starts_at_the_server_root(disk, unzipped):
+    seen, rooted = 0, []
+    for path in sorted(unzipped.rglob("*.html")):
+        parser = _Links()
+        parser.feed(path.read_text(encoding="utf-8"))
+        seen += len(parser.values)
+        rooted += [
+            f"{path.relative_to(unzipped)}: {v}" for v in parser.values if v.startswith(("/", "file:"))
+        ]
+    assert seen > 100 and not rooted, rooted[:20]
+    # 404.html is styled from disk too (its stylesheets were /assets/..., the disk's root)
+    disk["open"]("404.html")
+    assert disk["page"].evaluate("() => getComputedStyle(document.querySelector('.md-header')).position") == (
+        "sticky"
+    )
+    assert not disk["outside"], disk["outside"][:10]
