@@ -154,6 +154,16 @@ def test_quiz_widget_check_button_grades_the_radio_choices():
     assert len(quiz.widget().children) == 2 * 2 + 3
 
 
+def test_the_check_button_grades_only_the_readers_picks_not_the_answers_given_in_code():
+    quiz = make_quiz()
+    quiz.answer(1, 1)
+    quiz.answer(2, 1)  # the notebook's answer key, run before anyone clicks (Voilà)
+    quiz.choices[0].value = 0
+    quiz.check_button.click()
+    assert "✗ Q1" in quiz.feedback.value and "· Q2: not answered yet" in quiz.feedback.value
+    assert quiz.score == (0, 2)
+
+
 def test_quiz_report_marks_unanswered_questions():
     quiz = make_quiz()
     quiz.answer(1, 1)

@@ -102,9 +102,11 @@ class Quiz:
 
     # -- widget view --------------------------------------------------------------------
     def _check_widgets(self) -> None:
-        for n, box in enumerate(self.choices, start=1):
-            if box.value is not None:
-                self.responses[n] = box.value
+        # Only what the reader picked counts: answers given in code (the notebook's answer key,
+        # run before anyone clicks in Voilà) must not show up as the reader's.
+        self.responses = {
+            n: box.value for n, box in enumerate(self.choices, start=1) if box.value is not None
+        }
         self.feedback.value = "<pre>" + html.escape(self.report()) + "</pre>"
 
     def widget(self) -> widgets.VBox:
