@@ -63,7 +63,9 @@ class Quiz:
             widgets.RadioButtons(
                 options=[(f"{chr(97 + i)}) {opt}", i) for i, opt in enumerate(q.options)],
                 value=None,
-                layout=widgets.Layout(width="auto"),
+                # a radio label is one fixed-height line: as wide as the longest option, so a long
+                # option is never wrapped onto a hidden second line (the cell scrolls instead)
+                layout=widgets.Layout(width="max-content"),
             )
             for q in self.questions
         ]
