@@ -1,8 +1,10 @@
 """Probe a real ``agentproto serve`` from the outside, as an operator would ("Servers that hold").
 
 The probe starts ``python -m agentproto serve`` as a subprocess (uvicorn on 127.0.0.1, a SQLite
-file in a temporary directory), talks to it over HTTP only, and checks, per mode — default (no
-auth) and ``--auth --client alice:SECRET1 --client bob:SECRET2``:
+file in a temporary directory), talks to it over HTTP only (raw sockets where HTTP clients are
+too polite, gRPC for F5), and checks, per mode — default (no auth) and ``--auth --client alice
+--client bob --client carol``, the secrets in ``AGENTPROTO_CLIENT_SECRET_<NAME>`` (never on the
+command line), both with ``--allowed-origin http://app.example``:
 
 1. **flood**: ``--requests`` malformed requests (a seeded ``random.Random`` mix) to ``/a2a``
    (JSON-RPC), ``/a2a/rest/...`` (HTTP+JSON) and ``/ag-ui/agent``: no 5xx, no JSON-RPC
@@ -14,22 +16,64 @@ auth) and ``--auth --client alice:SECRET1 --client bob:SECRET2``:
 3. **browser**: a ``text/plain`` CancelTask, a foreign ``Origin`` and a foreign ``Host`` are
    refused (415 / 403 / 421), the task is not canceled, the card never echoes a foreign host;
 4. **auth** (auth mode): 401 + ``WWW-Authenticate: Bearer`` without a (valid) token; bob never
-   reaches alice's task, push configs, listing, subscription, AG-UI thread or interrupt; the
-   public card is public, the extended card needs a token;
+   reaches alice's task, push configs, listing, subscription, AG-UI thread or interrupt (on
+   alice's thread id he gets a thread of his own); the public card is public, the extended
+   card needs a token;
 5. **restart with history**: a refund approved, the server restarted on the same database, a
    new refund run + approval succeeds the first time (no ``RUN_ERROR``);
 6. **connections**: after an error response, a pooled client's next request succeeds (on the
    same connection unless the error said ``Connection: close``).
 
+Then one case per finding **F1–F18** of the 2026-12-01 attack on ``serve`` (class
+:class:`Findings`; F5 and F6 on a server of their own, :class:`EdgeRun`: ``--header-timeout 1
+--body-timeout 2 --max-connections-per-peer N``, gRPC on). Each is bounded in count and time,
+``--size small`` by default and ``--size full`` under ``AGENTPROTO_SOAK=1``, and prints one
+row — PASS, FAIL, or SKIP with the reason (a case that does not apply to the mode, or a
+protection the server cannot be driven to from outside) — with its figure:
+
+======  ==========================================================================================
+F1      webhook hosts in legacy IPv4 / metadata spellings refused at create (-32602, REST 400
+        INVALID_ARGUMENT); a loopback receiver gets no POST in --auth mode (and does get one in
+        default mode: the control)
+F2      --auth: ``--size`` token-less requests with 15 kB paths; the serve process's VmRSS grows
+        by less than 5 MB (a WARN above, a FAIL only above 20 MB)
+F3      lazy SubscribeToTask readers on one task: at most 8 streams, the rest -32603
+        RESOURCE_EXHAUSTED (REST 429), slots freed when they close
+F4      tasks of 950 kB: ListTasks answers ≤ 2 MB with nextPageToken; default history 1
+F5      gRPC SendMessage with 5,000 parts / a 300,000-char part → INVALID_ARGUMENT, a 3 MB
+        message → RESOURCE_EXHAUSTED (SKIP without grpcio)
+F6      slow heads and bodies all closed (408 or a close) while a normal GET is served; one
+        address beyond the per-peer cap → 429 + Retry-After
+F7      --auth: wrong secrets for the throw-away client carol → 401s, then 429 slow_down +
+        Retry-After; carol's right secret waits too, alice does not (run last, under the
+        per-address limit, before the restart forgets the backoff)
+F8      --auth: no secret in /proc/PID/cmdline of serve
+F9      the directory serve created 0700; the db, -wal, -shm (and .lock) 0600
+F10     a second serve on the same db exits non-zero naming the first one's PID (SKIP while
+        serve takes no ``<db>.lock``)
+F11     5 push configs on a task, the 6th -32602, the same URL twice -32602
+F12     CORS preflight from --allowed-origin 204 + ACAO (also in --auth); foreign Origin 403
+F13     webhook URLs with control / non-ASCII characters refused; no raw U+2028 in the log
+F14     malformed Host → 400 bad_host; the REST extended card's URLs never from Host
+F15     --auth: bob on alice's thread id gets his own thread (same answer as on a fresh id);
+        bob in alice's contextId gets his own task
+F16     --auth: grant_type twice, Basic + body secret → 400 invalid_request; Basic %2D decoded
+F17     AG-UI threadId/runId outside [A-Za-z0-9._:~-]{1,128} → 422 invalid_input; edge ids
+        read back
+F18     SKIP: tokens live 3600 s and serve has no lifetime setting; the unit tests cover it
+======  ==========================================================================================
+
 Rows marked WARN are hardening notes outside the six checks; they do not change the exit code.
 
 Usage::
 
-    python tools/probe_server.py                       # 1000 requests, both modes
+    python tools/probe_server.py                       # 1000 requests, both modes, small cases
     python tools/probe_server.py --requests 120 --mode auth --json /tmp/probe.json
+    python tools/probe_server.py --size full           # the finding cases at soak size
 
-Exit status 0 when every check passes, 1 otherwise (2: the server did not start). Loopback only;
-every loop is bounded in count and time. Uses httpx and the standard library, nothing else.
+Exit status 0 when every check passes (SKIP passes), 1 otherwise (2: the server did not start).
+Loopback only; every loop is bounded in count and time. Uses httpx and the standard library
+(grpcio and the a2a-sdk stubs for F5 when installed), nothing else.
 """
 
 from __future__ import annotations
@@ -61,9 +105,29 @@ A2A = {"A2A-Version": "1.0"}
 JSON = {"Content-Type": "application/json"}
 SSE_ACCEPT = {"Accept": "text/event-stream"}
 BODY_LIMIT = 1_000_000  # the documented body limit of both endpoints (docs/security.md)
-CLIENTS = (("alice", "SECRET1"), ("bob", "SECRET2"))
+#: the probe's two clients; secrets of 16+ characters (serve refuses shorter ones) with a ``-``
+#: (the Basic form-decoding case sends it as ``%2D``). They reach serve through the environment
+#: (``--client NAME`` + ``AGENTPROTO_CLIENT_SECRET_<NAME>``), never its command line.
+SECRET1, SECRET2 = "alice-probe-secret-7f3a", "bob-probe-secret-c91e"
+CLIENTS = (("alice", SECRET1), ("bob", SECRET2))
+CLIENT_SECRET_ENV = "AGENTPROTO_CLIENT_SECRET_"
+
+
+#: a third client only F7 guesses at (and so locks out); the probe never uses it otherwise
+THROWAWAY = ("carol", "carol-probe-secret-5d20")
+
+
+def client_env() -> dict[str, str]:
+    """The environment ``serve --client NAME`` reads each client's secret from."""
+    return {
+        CLIENT_SECRET_ENV + re.sub(r"[^A-Za-z0-9]", "_", name).upper(): secret
+        for name, secret in (*CLIENTS, THROWAWAY)
+    }
+
+
 TRIP = "Plan a trip to Sanya"  # the travel agent asks for dates: the task stays INPUT_REQUIRED
 REFUND = "check order A1024 and refund it if shipped"
+ALICE_WORDS = b"refund it if shipped"  # alice's words (the agent's own hints name A1024 to anyone)
 READ_TIMEOUT_S = 30.0  # longest silence tolerated (a cold first AG-UI run on a busy machine is slow)
 STREAM_DEADLINE_S = 10.0  # an event stream still open after this long is closed by the probe
 STREAM_CAP_BYTES = 4_000_000
@@ -88,8 +152,19 @@ CANCELED = "TASK_STATE_CANCELED"
 class Server:
     """One ``agentproto serve`` subprocess; its output goes to a log file in ``workdir``."""
 
-    def __init__(self, workdir: Path, db: Path, *, auth: bool, tag: str, port: int = 0, grpc: bool = False):
+    def __init__(
+        self,
+        workdir: Path,
+        db: Path,
+        *,
+        auth: bool,
+        tag: str,
+        port: int = 0,
+        grpc: bool = False,
+        extra: tuple[str, ...] = (),
+    ):
         self.workdir, self.db, self.auth, self.tag, self.port, self.grpc = workdir, db, auth, tag, port, grpc
+        self.extra = extra  # more serve options (--allowed-origin, --header-timeout …)
         self.log_path = workdir / f"server-{tag}.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
@@ -101,13 +176,13 @@ class Server:
             cmd.append("--no-grpc")
         if self.auth:
             cmd.append("--auth")
-            for name, secret in CLIENTS:
-                cmd += ["--client", f"{name}:{secret}"]
-        return cmd
+            for name, _ in (*CLIENTS, THROWAWAY):  # each secret comes from the environment (start)
+                cmd += ["--client", name]
+        return cmd + list(self.extra)
 
     def start(self, timeout_s: float = 40.0) -> Server:
         log = self.log_path.open("ab")
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **client_env()}
         self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env)
         log.close()
         deadline = time.monotonic() + timeout_s
@@ -1614,12 +1689,18 @@ class Row:
     notes: list[str] = field(default_factory=list)
     summary: bool = False  # its failures are listed in the rows above it
     examples: dict[str, str] = field(default_factory=dict)  # label → the first request that got it
+    figure: str = ""  # a finding case's measurement, one line
+    skipped: str = ""  # why a finding case did not run (result SKIP)
 
     @property
     def result(self) -> str:
         if not self.failures:
-            return "PASS"
+            return "SKIP" if self.skipped else "PASS"
         return "WARN" if self.warn_only else "FAIL"
+
+    def skip(self, why: str) -> None:
+        self.skipped = why
+        self.figure = self.figure or f"skipped: {why}"
 
     def add(self, label: str, example: str = "") -> None:
         self.requests += 1
@@ -1655,6 +1736,8 @@ class Row:
             "failureCount": len(self.failures),
             "notes": self.notes,
             "examples": self.examples,
+            "figure": self.figure,
+            "skipped": self.skipped,
         }
 
 
@@ -1666,6 +1749,8 @@ def fmt_statuses(counts: Counter[str], width: int) -> str:
 def table(mode: str, rows: list[Row]) -> str:
     lines = [f"{'check':<6} {'attack family / check':<44} {'reqs':>5}  {'statuses seen':<66} result"]
     for row in rows:
+        if re.fullmatch(r"F\d+", row.check):
+            continue  # in the findings table (findings_table)
         lines.append(
             f"{row.check:<6} {row.name:<44} {row.requests:>5}  "
             f"{fmt_statuses(row.statuses, 66):<66} {row.result}"
@@ -1726,12 +1811,22 @@ class ModeRun:
     """Everything the probe does against one mode; results in ``self.rows``."""
 
     def __init__(
-        self, mode: str, workdir: Path, *, requests: int, seed: int, grpc: bool, exclude: tuple[str, ...] = ()
+        self,
+        mode: str,
+        workdir: Path,
+        *,
+        requests: int,
+        seed: int,
+        grpc: bool,
+        exclude: tuple[str, ...] = (),
+        sizes: CaseSizes | None = None,
     ) -> None:
         self.mode, self.auth_mode, self.exclude = mode, mode == "auth", exclude
         self.workdir = workdir / mode
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.db = self.workdir / "probe.sqlite3"
+        self.db = self.workdir / "data" / "probe.sqlite3"  # serve creates data/ (F9: mode 0700)
+        self.db_dir_created_by_serve = not self.db.parent.exists()
+        self.sizes = sizes or SIZES["small"]
         self.requests, self.seed, self.grpc = requests, seed, grpc
         self.rows: list[Row] = []
         self.servers: list[Server] = []
@@ -1750,14 +1845,25 @@ class ModeRun:
         self.rows.append(r)
         return r
 
+    def warn(self, check: str, name: str, req: Req | None = None, answer: Answer | None = None) -> None:
+        """A hardening note (WARN row ``name``, created on first use)."""
+        row = next((r for r in self.rows if r.name == name), None) or self.row(check, name, warn_only=True)
+        row.add(str(answer.status) if answer is not None else "note")
+        row.fail(name.removeprefix("WARN: "), req, answer)
+
     def start(self, tag: str, port: int = 0) -> None:
-        server = Server(self.workdir, self.db, auth=self.auth_mode, tag=tag, port=port, grpc=self.grpc)
+        extra = ("--allowed-origin", ALLOWED_ORIGIN)  # F12; foreign origins stay refused
+        server = Server(
+            self.workdir, self.db, auth=self.auth_mode, tag=tag, port=port, grpc=self.grpc, extra=extra
+        )
         try:
             server.start()
         except RuntimeError:
             if port == 0:
                 raise
-            server = Server(self.workdir, self.db, auth=self.auth_mode, tag=tag + "-anyport", grpc=self.grpc)
+            server = Server(
+                self.workdir, self.db, auth=self.auth_mode, tag=tag + "-anyport", grpc=self.grpc, extra=extra
+            )
             server.start()
         self.server = server
         self.servers.append(server)
@@ -1888,6 +1994,7 @@ class ModeRun:
             if self.auth_mode:
                 timed("auth", self.check_auth)
             timed("connections", self.check_connections)
+            timed("findings", Findings(self, self.sizes).run_all)
             timed("poison1", self.check_poison, "before restart")
             old_tokens = dict(self.tokens)
             port = self.server.port if self.server else 0
@@ -2281,7 +2388,7 @@ class ModeRun:
             "no Authorization": None,
             "empty Bearer": "Bearer",
             "garbage": "Bearer not-a-jwt",
-            "Basic scheme": "Basic " + base64.b64encode(b"alice:SECRET1").decode(),
+            "Basic scheme": "Basic " + base64.b64encode(f"alice:{SECRET1}".encode()).decode(),
             "alg none": "Bearer " + forged(alice, header={"alg": "none"}, signature=""),
             "claims edited (sub carol)": "Bearer " + forged(alice, claims={"sub": "carol"}),
             "expired (exp in 2001)": "Bearer "
@@ -2457,8 +2564,15 @@ class ModeRun:
             for req in probes:
                 answer = send(self.c, req)
                 ag.add(str(answer.status))
-                if answer.status != 404 or not clear_error(answer) or b"A1024" in answer.body:
-                    ag.fail(req.desc, req, answer, "404 thread_not_found / run_not_found")
+                if req.method == "GET":  # bob has no thread of that id (yet): nothing to read
+                    if answer.status != 404 or not clear_error(answer) or b"A1024" in answer.body:
+                        ag.fail(req.desc, req, answer, "404 thread_not_found / run_not_found")
+                    continue
+                # thread ids are kept per owner (F15): bob posting on alice's id gets a thread of
+                # his own — never alice's conversation, and never her interrupt answered
+                types = [d.get("type") for _, d in stream_events(answer.body) if isinstance(d, dict)]
+                if answer.status != 200 or ALICE_WORDS in answer.body or "TOOL_CALL_RESULT" in types:
+                    ag.fail(req.desc, req, answer, "200: bob's own thread, nothing of alice's")
             snap = send(
                 self.c,
                 Req("", "GET", "/ag-ui/threads/alice-iso", self.bearer("alice"), None, "alice's snapshot"),
@@ -2519,7 +2633,8 @@ class ModeRun:
                 )
 
         tok = self.row("4+", "WARN: token endpoint hardening", warn_only=True)
-        big = b"grant_type=client_credentials&client_id=alice&client_secret=SECRET1&pad=" + b"x" * 1_500_000
+        good = f"grant_type=client_credentials&client_id=alice&client_secret={SECRET1}".encode()
+        big = good + b"&pad=" + b"x" * 1_500_000
         for req, refused in [
             (
                 Req(
@@ -2538,7 +2653,7 @@ class ModeRun:
                     "POST",
                     "/oauth/token",
                     {"Content-Type": "application/x-www-form-urlencoded", "Host": "evil.example"},
-                    b"grant_type=client_credentials&client_id=alice&client_secret=SECRET1",
+                    good,
                     "token request, Host evil",
                 ),
                 {421},
@@ -2549,7 +2664,7 @@ class ModeRun:
                     "POST",
                     "/oauth/token",
                     {"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://evil.example"},
-                    b"grant_type=client_credentials&client_id=alice&client_secret=SECRET1",
+                    good,
                     "token request, Origin evil",
                 ),
                 {403},
@@ -2775,6 +2890,1188 @@ class ModeRun:
         }
 
 
+# --------------------------------------------------------------------------- the server attack's findings
+#
+# One case per finding F1–F18 of the 2026-12-01 attack on ``agentproto serve``. Each case is
+# bounded in count and time (CaseSizes: small by default, full with --size full), talks only to
+# 127.0.0.1, and leaves one row with a figure: PASS, FAIL, or SKIP with the reason. The limits
+# they check are the server's documented defaults, restated here because the probe reads the
+# server from outside only.
+
+ALLOWED_ORIGIN = "http://app.example"  # the servers run with --allowed-origin this (F12)
+MAX_PUSH_CONFIGS_PER_TASK = 5  # F11
+MAX_STREAMS_PER_TASK = 8  # F3
+MAX_LIST_RESPONSE_BYTES = 2_000_000  # F4
+LIST_DEFAULT_HISTORY_LENGTH = 1  # F4
+MAX_ID_CHARS = 128  # F17: AG-UI threadId / runId
+PAIR_FREE_FAILURES = 5  # F7: failed secrets per (address, client) before the backoff
+PEER_FREE_FAILURES = 20  # F7: failed secrets per address (the probe stays well under)
+RSS_SOFT_MB, RSS_GROSS_MB = 5.0, 20.0  # F2: a WARN above the first, a FAIL only above the second
+FOLLOW_UP = "2026-04-08 to 2026-04-12"  # answers the travel agent's question: the task moves on
+
+#: F1: spellings of loopback and cloud metadata the C resolver reads as addresses
+DISGUISED_HOSTS = (
+    "0",
+    "2130706433",
+    "0x7f000001",
+    "127.1",
+    "0177.0.0.1",
+    "localhost.",
+    "127.0.0.1.",
+    "2852039166",
+    "0xa9fea9fe",
+    "169.254.43518",
+    "167772161",
+    "metadata.google.internal",
+    "169.254.169.254",
+)
+#: F13: webhook URLs that cannot be logged or sent as written
+UNPRINTABLE_URLS = (
+    ("LF", "http://127.0.0.1:9/a\nb"),
+    ("CR LF", "http://127.0.0.1:9/a\r\nINFO: forged line"),
+    ("tab", "http://127.0.0.1:9/a\tb"),
+    ("ESC", "http://127.0.0.1:9/a\x1b[31mred"),
+    ("U+2028", 'http://127.0.0.1:9/x\u2028INFO:     127.0.0.1:1 - "POST /a2a HTTP/1.1" 200 OK'),
+    ("U+0085", "http://127.0.0.1:9/x\u0085forged"),
+    ("U+202E", "http://127.0.0.1:9/x\u202etxt.exe"),
+    ("full-width digits", "http://\uff11\uff12\uff17.0.0.1:9/a"),
+    ("space", "http://127.0.0.1:9/a b"),
+)
+#: F14: Host values a strict parser refuses (the loose one let them pass the 421 guard)
+MALFORMED_HOSTS = (
+    "127.0.0.1:1@attacker.example",
+    "[::1].attacker.example",
+    "[::1]@attacker.example:80",
+    "localhost:80/attacker",
+    "127.0.0.1:80#@attacker.example",
+    "127.0.0.1:abc",
+)
+#: F17: thread / run ids outside [A-Za-z0-9._:~-]{1,128} (not . or ..)
+BAD_AGUI_IDS = (
+    ("threadId", "a/b"),
+    ("threadId", "x\r\ny"),
+    ("threadId", "t" * 5000),
+    ("threadId", "t" * (MAX_ID_CHARS + 1)),
+    ("threadId", ".."),
+    ("threadId", "\u202eevil"),
+    ("threadId", "a%2Fb"),
+    ("runId", "r/1"),
+)
+
+
+@dataclass(frozen=True)
+class CaseSizes:
+    """How hard each finding case pushes: ``small`` (``make test``) or ``full`` (soak)."""
+
+    name: str
+    authlog_requests: int  # F2: token-less requests with 15 kB paths
+    lazy_streams: int  # F3: SubscribeToTask streams that never read
+    big_tasks: int  # F4: tasks of about 950 kB each
+    slow_heads: int  # F6: connections that never finish their head
+    slow_bodies: int  # F6: connections that never finish their body
+
+
+SIZES = {
+    "small": CaseSizes(
+        "small", authlog_requests=300, lazy_streams=12, big_tasks=3, slow_heads=16, slow_bodies=4
+    ),
+    "full": CaseSizes(
+        "full", authlog_requests=2000, lazy_streams=40, big_tasks=8, slow_heads=160, slow_bodies=40
+    ),
+}
+
+
+def vm_rss_mb(pid: int) -> float | None:
+    """``VmRSS`` of process ``pid`` in MB (``/proc/PID/status``), or None where there is none."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    m = re.search(r"^VmRSS:\s+(\d+)\s+kB", text, re.MULTILINE)
+    return int(m.group(1)) / 1000 if m else None
+
+
+def rpc_error(answer: Answer) -> tuple[int | None, list[str]]:
+    """``(code, [ErrorInfo reasons])`` of a JSON-RPC error answer (``(None, [])`` if none)."""
+    body = answer.json()
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return None, []
+    data = err.get("data")
+    details = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
+    return err.get("code"), [str(d.get("reason")) for d in details if isinstance(d, dict) and "reason" in d]
+
+
+def rest_status(answer: Answer) -> str:
+    """The ``google.rpc.Status`` name of an HTTP+JSON error answer (``""`` if none)."""
+    body = answer.json()
+    err = body.get("error") if isinstance(body, dict) else None
+    return str(err.get("status", "")) if isinstance(err, dict) else ""
+
+
+def loopback_name() -> str | None:
+    """A host name of this machine that resolves to loopback only (``/etc/hosts``), or None:
+    what a webhook host name aimed at the server's own machine looks like."""
+    import socket
+
+    for name in (socket.gethostname(), "vm", "runsc"):
+        if not name or name.lower() in ("localhost", "localhost.") or name.endswith((".local", ".internal")):
+            continue
+        try:
+            infos = socket.getaddrinfo(name, 80, proto=socket.IPPROTO_TCP)
+        except OSError:
+            continue
+        addresses = {info[4][0] for info in infos}
+        if addresses and all(a.startswith("127.") or a == "::1" for a in addresses):
+            return name
+    return None
+
+
+class Receiver:
+    """A webhook receiver on 127.0.0.1 (standard library, one thread): records every request."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        hits: list[str] = []
+        self.hits = hits
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                self.rfile.read(min(length, BODY_LIMIT))
+                hits.append(self.path)
+                self.send_response(204)
+                self.end_headers()
+
+            do_GET = do_PUT = do_POST
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self.httpd.server_address[1])
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1})
+        self.thread.daemon = True
+
+    def __enter__(self) -> Receiver:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+    def wait(self, seconds: float, want: int = 1) -> int:
+        deadline = time.monotonic() + seconds
+        while len(self.hits) < want and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return len(self.hits)
+
+
+class RawConn:
+    """One raw TCP connection to the server (slow heads, lazy readers): bounded reads only."""
+
+    def __init__(self, port: int, *, rcvbuf: int | None = None) -> None:
+        import socket
+
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(5)
+        self.sock.connect(("127.0.0.1", port))
+        self.got = b""
+        self.closed = False
+
+    def send(self, data: bytes) -> None:
+        try:
+            self.sock.sendall(data)
+        except OSError:
+            self.closed = True
+
+    def poll(self) -> bool:
+        """Read what is there without waiting; True once the server has closed the connection."""
+        if self.closed:
+            return True
+        self.sock.setblocking(False)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    self.closed = True
+                    break
+                self.got += chunk
+                if len(self.got) > 1_000_000:
+                    break
+        except BlockingIOError:
+            pass
+        except OSError:  # reset
+            self.closed = True
+        return self.closed
+
+    def answer(self, timeout_s: float) -> bytes:
+        """The head and at least the start of the body (what decides a stream from a refusal)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not self.poll():
+            head, sep, body = self.got.partition(b"\r\n\r\n")
+            if sep and (b"event-stream" in head.lower() or b"\r\n\r\n" in body or body.endswith(b"}")):
+                break
+            time.sleep(0.02)
+        return self.got
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def rpc_head(port: int, body: bytes, auth: dict[str, str], path: str = "/a2a") -> bytes:
+    lines = [
+        f"POST {path} HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Content-Type: application/json",
+        "A2A-Version: 1.0",
+        "Accept: text/event-stream",
+        *(f"{k}: {v}" for k, v in auth.items()),
+        f"Content-Length: {len(body)}",
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+class Findings:
+    """The finding cases against one mode's running server (rows ``F1`` … ``F18``)."""
+
+    def __init__(self, run: ModeRun, sizes: CaseSizes) -> None:
+        self.run, self.sizes, self.auth = run, sizes, run.auth_mode
+        self.n = 0
+
+    def row(self, finding: str, name: str) -> Row:
+        r = Row(finding, name)
+        self.run.rows.append(r)
+        return r
+
+    @property
+    def server(self) -> Server:
+        assert self.run.server is not None
+        return self.run.server
+
+    def uid(self, prefix: str) -> str:
+        self.n += 1
+        return f"{prefix}-{self.run.mode}-{self.n}"
+
+    def cases(self) -> list[tuple[str, Callable[[Row], None], str]]:
+        """(finding, case, name) in the order they run: F7's lock-out last (before the restart,
+        which forgets it), F10's second server after everything that uses the first."""
+        return [
+            ("F8", self.f8_cmdline, "secrets not on serve's command line"),
+            ("F9", self.f9_file_modes, "db, -wal, -shm 0600; directory 0700"),
+            ("F14", self.f14_host, "malformed Host 400; REST card URLs not from Host"),
+            ("F12", self.f12_cors, "CORS preflight 204 from --allowed-origin"),
+            ("F13", self.f13_unprintable_urls, "webhook URLs with control/non-ASCII refused"),
+            ("F1", self.f1_ssrf, "webhook SSRF: disguised loopback/metadata"),
+            ("F11", self.f11_fanout, "at most 5 push configs per task, 1 per URL"),
+            ("F17", self.f17_thread_ids, "AG-UI ids in a safe set, else 422"),
+            ("F15", self.f15_squatting, "thread/context ids kept per owner"),
+            ("F16", self.f16_token_parsing, "token endpoint parses strictly"),
+            ("F3", self.f3_lazy_streams, "lazy SubscribeToTask streams capped"),
+            ("F4", self.f4_list_tasks, "ListTasks answers bounded, history 1"),
+            ("F2", self.f2_authlog_memory, "token-less requests do not grow RSS"),
+            ("F18", self.f18_token_expiry, "streams end with their token"),
+            ("F10", self.f10_second_server, "a second serve on the db refuses"),
+            ("F7", self.f7_backoff, "wrong secrets: 401 then 429 + Retry-After"),
+        ]
+
+    def run_all(self) -> None:
+        for finding, case, name in self.cases():
+            row = self.row(finding, name)
+            started = time.monotonic()
+            try:
+                case(row)
+            except (httpx.HTTPError, OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
+                row.fail(f"the case crashed: {type(exc).__name__}: {exc}")
+            self.run.timings[f"{finding}_s"] = round(time.monotonic() - started, 1)
+
+    # -- helpers
+    def rpc(self, method: str, params: dict[str, Any], who: str = "alice") -> tuple[Req, Answer]:
+        return self.run.call(method, params, who)
+
+    def create_push(self, task: str, url: str, who: str = "alice") -> tuple[Req, Answer]:
+        return self.rpc("CreateTaskPushNotificationConfig", {"taskId": task, "url": url}, who)
+
+    def rest(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        who: str = "alice",
+        headers: dict[str, str] | None = None,
+    ) -> tuple[Req, Answer]:
+        h = {**A2A, **self.run.bearer(who), **(JSON if body is not None else {}), **(headers or {})}
+        req = Req("", method, "/a2a/rest" + path, h, None if body is None else dumps(body), f"REST {method}")
+        return req, send(self.run.c, req)
+
+    def not_auth(self, row: Row, what: str) -> bool:
+        if not self.auth:
+            row.skip(f"{what} (--auth mode only; see the auth table)")
+            return True
+        return False
+
+    # -- F8
+    def f8_cmdline(self, row: Row) -> None:
+        if self.not_auth(row, "no client secrets without --auth"):
+            return
+        proc = self.server.proc
+        assert proc is not None
+        try:
+            cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+        except OSError as exc:
+            row.skip(f"/proc/{proc.pid}/cmdline unreadable here ({exc.strerror})")
+            return
+        row.add("cmdline read")
+        leaked = [name for name, secret in (*CLIENTS, THROWAWAY) if secret.encode() in cmdline]
+        if leaked:
+            row.fail(f"the secrets of {leaked} are in /proc/{proc.pid}/cmdline", expected="no secret")
+        if "on the command line" in self.server.log():
+            row.fail("serve warned that a secret is on its command line")
+        args = cmdline.split(b"\0")
+        clients = [args[i + 1].decode() for i, a in enumerate(args[:-1]) if a == b"--client"]
+        row.figure = (
+            f"cmdline {len(cmdline)} bytes, --client {' '.join(clients)}: no secret (from the environment)"
+        )
+
+    # -- F9
+    def f9_file_modes(self, row: Row) -> None:
+        import stat
+
+        db = self.server.db
+        files = [db, Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}.lock")]
+        modes: list[str] = []
+        directory = db.parent
+        mode = stat.S_IMODE(directory.stat().st_mode)
+        row.add(f"dir {mode:04o}")
+        modes.append(f"{directory.name}/ {mode:04o}")
+        if not self.run.db_dir_created_by_serve:
+            row.notes.append(f"{directory} existed before serve started: its mode is not serve's")
+        elif mode & 0o077:
+            row.fail(f"the directory serve created is {mode:04o}", expected="0700")
+        for path in files:
+            if not path.exists():
+                if not path.name.endswith(".lock"):
+                    row.notes.append(f"{path.name} does not exist (yet)")
+                continue
+            mode = stat.S_IMODE(path.stat().st_mode)
+            row.add(f"{path.name[len(db.name) :] or 'db'} {mode:04o}")
+            modes.append(f"{path.name[len(db.name) :] or db.name} {mode:04o}")
+            if mode & 0o077:
+                row.fail(f"{path.name} is {mode:04o}: other users can read it", expected="0600")
+        row.figure = ", ".join(modes)
+
+    # -- F14
+    def f14_host(self, row: Row) -> None:
+        refused = 0
+        for host in MALFORMED_HOSTS:
+            for req in (
+                Req("", "GET", "/.well-known/agent-card.json", {"Host": host}, None, f"card, Host {host}"),
+                Req(
+                    "",
+                    "POST",
+                    "/a2a",
+                    {**A2A, **JSON, **self.run.bearer(), "Host": host},
+                    dumps(rpc("ListTasks", {"pageSize": 1})),
+                    f"ListTasks, Host {host}",
+                ),
+            ):
+                answer = send(self.run.c, req)
+                code = ((answer.json() or {}).get("error") or {}) if isinstance(answer.json(), dict) else {}
+                row.add(str(answer.status))
+                if answer.status != 400 or not isinstance(code, dict) or code.get("code") != "bad_host":
+                    row.fail(f"{req.desc}: not refused", req, answer, "400 bad_host")
+                elif b"attacker" in answer.body:
+                    row.fail(f"{req.desc}: the refusal echoes the host", req, answer)
+                else:
+                    refused += 1
+        base = self.server.url
+        spoof = f"localhost:{self.server.port + 1 if self.server.port < 65535 else 1}"
+        req, answer = self.rest("GET", "/extendedAgentCard", headers={"Host": spoof})
+        row.add(f"REST card {answer.status}")
+        card = answer.json() or {}
+        urls = [i.get("url", "") for i in card.get("supportedInterfaces", []) if isinstance(i, dict)]
+        if answer.status == 200:
+            http_urls = [u for u in urls if "://" in u]
+            if (
+                spoof.encode() in answer.body
+                or not http_urls
+                or not all(u.startswith(base) for u in http_urls)
+            ):
+                row.fail(
+                    f"REST extended card with Host {spoof}: URLs {urls[:3]}", req, answer, f"under {base}"
+                )
+            shown = f"REST extended card under Host {spoof}: {len(http_urls)} URLs on {base}"
+        else:
+            if self.auth:
+                row.fail("REST extended card with a token and Host localhost:…", req, answer, "200")
+            shown = f"REST extended card {answer.status} (none in this mode)"
+        row.figure = f"{refused}/{2 * len(MALFORMED_HOSTS)} malformed-Host requests 400 bad_host; {shown}"
+
+    # -- F12
+    def f12_cors(self, row: Row) -> None:
+        preflight = {
+            "Origin": ALLOWED_ORIGIN,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, a2a-version",
+        }
+        paths = ["/a2a", "/a2a/rest/message:send", "/ag-ui/agent"] + (["/oauth/token"] if self.auth else [])
+        ok = 0
+        for path in paths:
+            req = Req("", "OPTIONS", path, preflight, None, f"preflight {path} from {ALLOWED_ORIGIN}")
+            answer = send(self.run.c, req)
+            row.add(f"preflight {answer.status}")
+            if answer.status != 204 or answer.headers.get("access-control-allow-origin") != ALLOWED_ORIGIN:
+                row.fail(req.desc, req, answer, f"204 with Access-Control-Allow-Origin: {ALLOWED_ORIGIN}")
+            else:
+                ok += 1
+        for method in ("OPTIONS", "POST"):
+            headers = {**preflight, "Origin": "https://evil.example"} if method == "OPTIONS" else {}
+            req = Req(
+                "",
+                method,
+                "/a2a",
+                {**A2A, **JSON, **headers, "Origin": "https://evil.example"},
+                None if method == "OPTIONS" else dumps(rpc("ListTasks", {})),
+                f"{method} /a2a from a foreign Origin, no token",
+            )
+            answer = send(self.run.c, req)
+            row.add(f"foreign {method} {answer.status}")
+            if answer.status != 403 or "www-authenticate" in answer.headers:
+                row.fail(req.desc, req, answer, "403 origin_not_allowed (no token asked for)")
+        for who, label in ((None, "no token"), ("alice", "token")):
+            headers = {**A2A, **JSON, "Origin": ALLOWED_ORIGIN, **(self.run.bearer(who) if who else {})}
+            req = Req(
+                "", "POST", "/a2a", headers, dumps(rpc("ListTasks", {"pageSize": 1})), f"CORS POST, {label}"
+            )
+            answer = send(self.run.c, req)
+            row.add(f"CORS POST {label} {answer.status}")
+            want = 401 if self.auth and who is None else 200
+            acao = answer.headers.get("access-control-allow-origin")
+            if answer.status != want or acao != ALLOWED_ORIGIN:
+                row.fail(req.desc, req, answer, f"{want} readable by {ALLOWED_ORIGIN} (ACAO)")
+        row.figure = f"{ok}/{len(paths)} preflights 204 + ACAO; foreign Origin 403 (OPTIONS and POST)"
+
+    # -- F13
+    def f13_unprintable_urls(self, row: Row) -> None:
+        task = self.run.new_task()
+        refused = 0
+        for label, url in UNPRINTABLE_URLS:
+            req, answer = self.create_push(task, url)
+            code, _ = rpc_error(answer)
+            row.add(f"{answer.status}[{code}]")
+            if code != -32602:
+                row.fail(f"webhook URL with {label} not refused at create", req, answer, "-32602")
+            else:
+                refused += 1
+        req, answer = self.rest(
+            "POST", f"/tasks/{task}/pushNotificationConfigs", {"url": UNPRINTABLE_URLS[1][1]}
+        )
+        row.add(f"REST {answer.status}")
+        if answer.status != 400 or rest_status(answer) != "INVALID_ARGUMENT":
+            row.fail("REST: webhook URL with CR LF", req, answer, "400 INVALID_ARGUMENT")
+        log = self.server.log()
+        raw = [
+            name
+            for name, ch in (("U+2028", "\u2028"), ("U+0085", "\u0085"), ("U+202E", "\u202e"))
+            if ch in log
+        ]
+        if raw or "\x1b[31m" in log:
+            row.fail(f"the server log holds raw {raw or ['ESC']} (log injection)", expected="escaped")
+        listed = self.run.rpc_result("ListTaskPushNotificationConfigs", {"taskId": task}) or {}
+        if listed.get("configs"):
+            row.fail(f"refused URLs were stored: {listed['configs'][:2]}")
+        row.figure = (
+            f"{refused}/{len(UNPRINTABLE_URLS)} refused -32602 (+ REST 400); "
+            "log has no raw U+2028/U+0085/U+202E"
+        )
+
+    # -- F1
+    def f1_ssrf(self, row: Row) -> None:
+        with Receiver() as rx:
+            task = self.run.new_task()
+            refused = 0
+            for i, host in enumerate(DISGUISED_HOSTS):
+                req, answer = self.create_push(task, f"http://{host}:{rx.port}/f1-{i}")
+                code, _ = rpc_error(answer)
+                row.add(f"{answer.status}[{code}]")
+                if code != -32602:
+                    row.fail(f"webhook host {host!r} accepted", req, answer, "-32602 (refused at create)")
+                else:
+                    refused += 1
+            for host in ("2130706433", "0xa9fea9fe"):
+                body = {"taskId": task, "url": f"http://{host}:{rx.port}/f1-rest"}
+                req, answer = self.rest("POST", f"/tasks/{task}/pushNotificationConfigs", body)
+                row.add(f"REST {answer.status}")
+                if answer.status != 400 or rest_status(answer) != "INVALID_ARGUMENT":
+                    row.fail(f"REST webhook host {host!r}", req, answer, "400 INVALID_ARGUMENT")
+            # canonical loopback: refused in --auth mode, allowed (the course's laptop) without it
+            req, answer = self.create_push(task, f"http://127.0.0.1:{rx.port}/f1-canonical")
+            accepted = "result" in (answer.json() or {})
+            row.add(f"127.0.0.1 {'accepted' if accepted else 'refused'}")
+            if self.auth and accepted:
+                row.fail("a loopback webhook was accepted in --auth mode", req, answer, "-32602")
+            if not self.auth and not accepted:
+                row.fail(
+                    "default mode refused a loopback webhook (the course needs it)", req, answer, "a config"
+                )
+            name = loopback_name()
+            named = ""
+            if name and self.auth:  # judged when sent: the name resolves to loopback
+                req, answer = self.create_push(task, f"http://{name}:{rx.port}/f1-name")
+                named = f"; {name!r} (resolves to loopback) " + (
+                    "accepted at create, so judged when sent"
+                    if "result" in (answer.json() or {})
+                    else "refused"
+                )
+            req, answer = self.rpc(
+                "SendMessage", {"message": message(FOLLOW_UP, self.uid("f1-m"), taskId=task)}
+            )
+            row.add(f"follow-up {answer.status}")
+            hits = rx.wait(8.0 if not self.auth else 2.0)
+            if self.auth and hits:
+                row.fail(f"the loopback receiver got {hits} request(s) in --auth mode: {rx.hits[:5]}")
+            if not self.auth and not hits:
+                row.fail("control: the loopback webhook got no POST in default mode (is delivery broken?)")
+        row.figure = (
+            f"{refused}/{len(DISGUISED_HOSTS)} disguised forms -32602, REST 400 ×2; "
+            f"loopback receiver hit {hits}× "
+            f"({'expected 0' if self.auth else 'control: the allowed config'}){named}"
+        )
+
+    # -- F11
+    def f11_fanout(self, row: Row) -> None:
+        task = self.run.new_task()
+        urls = [f"https://hooks.example.com/probe-f11/{i}" for i in range(MAX_PUSH_CONFIGS_PER_TASK + 1)]
+        ids: list[str] = []
+        try:
+            for i, url in enumerate(urls):
+                req, answer = self.create_push(task, url)
+                result = (answer.json() or {}).get("result") or {}
+                code, _ = rpc_error(answer)
+                row.add(f"#{i + 1} {'ok' if result else code}")
+                if i < MAX_PUSH_CONFIGS_PER_TASK:
+                    if not result.get("id"):
+                        row.fail(f"config #{i + 1} refused", req, answer, "a config")
+                    else:
+                        ids.append(str(result["id"]))
+                elif code != -32602:
+                    row.fail(f"config #{i + 1} on one task accepted", req, answer, "-32602 (at most 5)")
+            if ids:
+                self.rpc("DeleteTaskPushNotificationConfig", {"taskId": task, "id": ids.pop()})
+                req, answer = self.create_push(task, urls[0])  # room for one, but the URL is there
+                code, _ = rpc_error(answer)
+                row.add(f"duplicate {code}")
+                if code != -32602:
+                    row.fail("a second config for the same URL accepted", req, answer, "-32602")
+            listed = self.run.rpc_result("ListTaskPushNotificationConfigs", {"taskId": task}) or {}
+            count = len(listed.get("configs") or [])
+            if count != len(ids):
+                row.fail(f"the task lists {count} configs, the probe kept {len(ids)}")
+        finally:  # never delivered (the task gets no event), and deleted so that none ever is
+            for ident in ids:
+                self.rpc("DeleteTaskPushNotificationConfig", {"taskId": task, "id": ident})
+        row.figure = f"{MAX_PUSH_CONFIGS_PER_TASK} accepted, #{len(urls)} -32602, same URL again -32602"
+
+    # -- F17
+    def f17_thread_ids(self, row: Row) -> None:
+        refused = 0
+        for fld, value in BAD_AGUI_IDS:
+            body = run_input(self.uid("f17-ok"), self.uid("f17-r"), "hi")
+            body[fld] = value
+            req, answer = self.run.agui(body)
+            err = ((answer.json() or {}).get("error") or {}) if isinstance(answer.json(), dict) else {}
+            row.add(str(answer.status))
+            shown = value if len(value) < 20 else value[:12] + f"…({len(value)})"
+            if answer.status != 422 or not isinstance(err, dict) or err.get("code") != "invalid_input":
+                row.fail(f"{fld} {shown!r} not refused", req, answer, "422 invalid_input")
+            else:
+                refused += 1
+        read_back = 0
+        for thread in ("A.B_c-d~e:f", "x" * MAX_ID_CHARS):
+            req, answer = self.run.agui(run_input(thread, self.uid("f17-r"), "hi"))
+            row.add(f"ok id {answer.status}")
+            back = send(
+                self.run.c,
+                Req(
+                    "",
+                    "GET",
+                    "/ag-ui/threads/" + quote(thread, safe=""),
+                    self.run.bearer(),
+                    None,
+                    "read back",
+                ),
+            )
+            row.add(f"read back {back.status}")
+            if answer.status != 200 or back.status != 200 or (back.json() or {}).get("threadId") != thread:
+                row.fail(f"thread id {thread[:20]!r} accepted but not read back", req, back, "200 and 200")
+            else:
+                read_back += 1
+                self.run.created_threads.add(thread)
+        row.figure = (
+            f"{refused}/{len(BAD_AGUI_IDS)} bad ids 422 invalid_input; {read_back}/2 edge ids read back"
+        )
+
+    # -- F15
+    def f15_squatting(self, row: Row) -> None:
+        if self.not_auth(row, "one caller only"):
+            return
+        thread = self.uid("f15-t")
+        interrupt, req, answer = self.run.refund_start(thread, "alice")
+        self.run.created_threads.add(thread)
+        row.add(f"alice {answer.status}")
+        if interrupt is None:
+            row.fail("alice's refund run did not end in an interrupt", req, answer)
+            return
+        _, on_hers = self.run.agui(run_input(thread, "bob-f15-r1", "hello"), "bob")
+        _, on_new = self.run.agui(run_input(self.uid("f15-fresh"), "bob-f15-r1", "hello"), "bob")
+        row.add(f"bob on alice's id {on_hers.status}")
+        shape = [d.get("type") for _, d in stream_events(on_hers.body) if isinstance(d, dict)]
+        fresh = [d.get("type") for _, d in stream_events(on_new.body) if isinstance(d, dict)]
+        if on_hers.status != 200 or shape[:1] != ["RUN_STARTED"]:
+            row.fail(
+                "bob on alice's thread id did not get a thread of his own", None, on_hers, "200, RUN_STARTED"
+            )
+        if on_hers.status != on_new.status or shape != fresh:
+            row.fail(f"bob can tell alice's id is taken: {shape[:6]} vs {fresh[:6]} (oracle)")
+        if ALICE_WORDS in on_hers.body or str(interrupt["id"]).encode() in on_hers.body:
+            row.fail("bob's run on alice's id shows alice's conversation", None, on_hers)
+        path = "/ag-ui/threads/" + quote(thread, safe="")
+        hers = send(self.run.c, Req("", "GET", path, self.run.bearer("alice"), None, "alice's snapshot"))
+        his = send(self.run.c, Req("", "GET", path, self.run.bearer("bob"), None, "bob's snapshot"))
+        pending = [p.get("id") for p in (hers.json() or {}).get("pendingInterrupts", [])]
+        her_runs = [r.get("runId") for r in (hers.json() or {}).get("runs", [])]
+        his_runs = [r.get("runId") for r in (his.json() or {}).get("runs", [])]
+        row.add(f"snapshots {hers.status}/{his.status}")
+        if pending != [interrupt["id"]] or "bob-f15-r1" in her_runs:
+            row.fail(f"alice's thread changed: pending {pending}, runs {her_runs}", None, hers)
+        if his_runs != ["bob-f15-r1"] or ALICE_WORDS in his.body or str(interrupt["id"]).encode() in his.body:
+            row.fail(f"bob's thread of that id: runs {his_runs}", None, his, "only his own run")
+        # A2A: a contextId chosen by alice, used by bob, is bob's own context
+        first = (self.run.rpc_result("SendMessage", {"message": message(TRIP, self.uid("f15-m"))}) or {}).get(
+            "task"
+        ) or {}
+        context = first.get("contextId")
+        req, answer = self.rpc(
+            "SendMessage", {"message": message(TRIP, self.uid("f15-m"), contextId=context)}, "bob"
+        )
+        bobs = ((answer.json() or {}).get("result") or {}).get("task") or {}
+        row.add(f"bob on alice's contextId {'task' if bobs else rpc_error(answer)[0]}")
+        if not bobs:
+            row.fail(
+                "bob's message in alice's contextId was refused (an existence oracle)", req, answer, "a task"
+            )
+        listed = self.run.rpc_result("ListTasks", {"contextId": context, "pageSize": 100}, "alice") or {}
+        ids = [t.get("id") for t in listed.get("tasks", [])]
+        if bobs.get("id") in ids or first.get("id") not in ids:
+            row.fail(f"alice's context {context} lists {ids[:4]} (bob's task {bobs.get('id')})")
+        row.figure = (
+            f"bob on alice's thread id: 200, own thread, same events as on a fresh id; "
+            f"alice's interrupt still pending; contextId: {len(ids)} task(s) in alice's context, none bob's"
+        )
+
+    # -- F16
+    def f16_token_parsing(self, row: Row) -> None:
+        if self.not_auth(row, "no token endpoint without --auth"):
+            return
+        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        basic = "Basic " + base64.b64encode(f"alice:{SECRET1}".encode()).decode()
+        encoded = "Basic " + base64.b64encode(f"alice:{SECRET1.replace('-', '%2D')}".encode()).decode()
+        cases = [
+            (
+                "grant_type twice",
+                form,
+                f"grant_type=client_credentials&grant_type=password&client_id=alice&client_secret={SECRET1}",
+                400,
+            ),
+            (
+                "Basic + client_secret in the body",
+                {**form, "Authorization": basic},
+                "grant_type=client_credentials&client_secret=WRONG-but-long-enough",
+                400,
+            ),
+            (
+                "Basic with %2D in the secret",
+                {**form, "Authorization": encoded},
+                "grant_type=client_credentials",
+                200,
+            ),
+        ]
+        for label, headers, body, want in cases:
+            req = Req("", "POST", "/oauth/token", headers, body.encode(), label)
+            answer = send(self.run.c, req)
+            row.add(f"{answer.status}")
+            got = (answer.json() or {}) if isinstance(answer.json(), dict) else {}
+            if answer.status != want:
+                row.fail(label, req, answer, f"HTTP {want}")
+            elif want == 400 and got.get("error") != "invalid_request":
+                row.fail(f"{label}: error {got.get('error')!r}", req, answer, "invalid_request")
+            elif want == 200 and not got.get("access_token"):
+                row.fail(f"{label}: no access_token", req, answer)
+        row.figure = "grant_type twice 400, Basic + body secret 400 (invalid_request); Basic %2D decoded 200"
+
+    # -- F3
+    def f3_lazy_streams(self, row: Row) -> None:
+        n = self.sizes.lazy_streams
+        task = self.run.new_task()
+        body = dumps(rpc("SubscribeToTask", {"id": task}))
+        conns: list[RawConn] = []
+        streams = refused = 0
+        rest_note = "REST not tried"
+        try:
+            for _ in range(n):
+                conn = RawConn(self.server.port, rcvbuf=4096)
+                conn.send(rpc_head(self.server.port, body, self.run.bearer()))
+                conns.append(conn)
+            answers = [c.answer(5.0) for c in conns]
+            streams = sum(b"text/event-stream" in a.split(b"\r\n\r\n", 1)[0].lower() for a in answers)
+            refused = sum(b"-32603" in a and b"RESOURCE_EXHAUSTED" in a for a in answers)
+            row.add(f"{streams} streams")
+            row.add(f"{refused} RESOURCE_EXHAUSTED")
+            if streams > MAX_STREAMS_PER_TASK or streams < 1:
+                row.fail(
+                    f"{streams} of {n} streams accepted on one task", expected=f"1–{MAX_STREAMS_PER_TASK}"
+                )
+            if streams + refused != n:
+                other = next(
+                    (a for a in answers if b"event-stream" not in a and b"RESOURCE_EXHAUSTED" not in a), b""
+                )
+                row.fail(
+                    f"{n - streams - refused} answers neither a stream nor -32603 "
+                    f"RESOURCE_EXHAUSTED: {other[:200]!r}"
+                )
+            req, answer = self.rest("GET", f"/tasks/{task}:subscribe")
+            row.add(f"REST {answer.status}")
+            rest_note = f"REST {answer.status}"
+            if answer.status != 429:
+                row.fail("REST subscribe beyond the cap", req, answer, "429")
+            elif "retry-after" not in answer.headers:
+                self.run.warn("F3+", "WARN: REST stream-cap 429 without Retry-After", req, answer)
+                rest_note += " (no Retry-After)"
+            state = self.run.task_state(task)
+            row.add(f"GetTask {state}")
+            if state == "?":
+                row.fail("GetTask failed while the streams were held")
+        finally:
+            for c in conns:
+                c.close()
+        freed = False
+        deadline = time.monotonic() + 5
+        while not freed and time.monotonic() < deadline:
+            time.sleep(0.3)
+            conn = RawConn(self.server.port)
+            conn.send(rpc_head(self.server.port, body, self.run.bearer()))
+            got = conn.answer(3.0)
+            conn.close()
+            freed = b"text/event-stream" in got.split(b"\r\n\r\n", 1)[0].lower()
+        row.add(f"freed {freed}")
+        if not freed:
+            row.fail(
+                "after the lazy readers closed, a new subscription is still refused", expected="a stream"
+            )
+        row.figure = (
+            f"{n} lazy streams: {streams} accepted, {refused} × -32603 RESOURCE_EXHAUSTED; {rest_note}; "
+            f"slots freed on close: {freed}"
+        )
+
+    # -- F4
+    def f4_list_tasks(self, row: Row) -> None:
+        k = self.sizes.big_tasks
+        big: set[str] = set()
+        for _ in range(k):
+            parts = [{"text": f"{i}" + "b" * 189_999} for i in range(5)]
+            msg = {"messageId": self.uid("f4-m"), "role": "ROLE_USER", "parts": parts}
+            req, answer = self.rpc("SendMessage", {"message": msg, "configuration": {"historyLength": 0}})
+            task = (((answer.json() or {}).get("result") or {}).get("task") or {}).get("id")
+            if not task:
+                row.fail("a 950 kB message made no task", req, answer, "a task")
+                return
+            big.add(task)
+            self.run.created_tasks.add(task)
+        sizes: list[int] = []
+        seen: set[str] = set()
+        token: str | None = None
+        for _ in range(60):  # pages; bounded
+            params: dict[str, Any] = {
+                "pageSize": 100,
+                "historyLength": 100,
+                **({"pageToken": token} if token else {}),
+            }
+            req, answer = self.rpc("ListTasks", params)
+            page = (answer.json() or {}).get("result")
+            if not isinstance(page, dict):
+                row.fail("ListTasks with historyLength 100 failed", req, answer, "a page")
+                return
+            sizes.append(len(answer.body))
+            seen.update(t.get("id") for t in page.get("tasks", []))
+            token = page.get("nextPageToken") or None
+            if not token:
+                break
+        row.add(f"{len(sizes)} pages")
+        if max(sizes) > MAX_LIST_RESPONSE_BYTES:
+            row.fail(f"a ListTasks answer of {max(sizes):,} bytes", expected=f"≤ {MAX_LIST_RESPONSE_BYTES:,}")
+        if len(sizes) < 2:
+            row.fail(f"{k} tasks of 950 kB fit one page of {sizes[0]:,} bytes: no nextPageToken")
+        if big - seen:
+            row.fail(f"{len(big - seen)} big task(s) never listed while paging")
+        req, answer = self.rest("GET", "/tasks?pageSize=100&historyLength=100")
+        rest_bytes = len(answer.body)
+        row.add(f"REST {answer.status}")
+        if (
+            answer.status != 200
+            or len(answer.body) > MAX_LIST_RESPONSE_BYTES
+            or not (answer.json() or {}).get("nextPageToken")
+        ):
+            row.fail(
+                f"REST ListTasks: {answer.status}, {len(answer.body):,} bytes",
+                req,
+                answer,
+                "200, ≤ 2 MB, nextPageToken",
+            )
+        req, answer = self.rpc("ListTasks", {"pageSize": 100})
+        tasks = ((answer.json() or {}).get("result") or {}).get("tasks") or []
+        longest = max((len(t.get("history") or []) for t in tasks), default=0)
+        row.add(f"default history ≤ {longest}")
+        if longest > LIST_DEFAULT_HISTORY_LENGTH:
+            row.fail(f"ListTasks without historyLength returns {longest} messages of history", expected="1")
+        row.figure = (
+            f"{k} tasks of 950 kB: {len(sizes)} pages, largest answer {max(sizes) / 1e6:.2f} MB "
+            f"(REST first page {rest_bytes / 1e6:.2f} MB); default history ≤ {longest}"
+        )
+
+    # -- F2
+    def f2_authlog_memory(self, row: Row) -> None:
+        if self.not_auth(row, "the audit log of --auth mode"):
+            return
+        proc = self.server.proc
+        assert proc is not None
+        if vm_rss_mb(proc.pid) is None:
+            row.skip("no /proc/PID/status VmRSS here")
+            return
+        n = self.sizes.authlog_requests
+        path = "/a2a/" + "p" * 15_000
+        statuses: Counter[str] = Counter()
+        with httpx.Client(
+            base_url=self.server.url, timeout=15, limits=httpx.Limits(max_connections=1)
+        ) as client:
+
+            def burst(count: int) -> None:
+                for _ in range(count):
+                    try:
+                        statuses[str(client.get(path).status_code)] += 1
+                    except httpx.HTTPError as exc:
+                        statuses[type(exc).__name__] += 1
+
+            burst(50)  # warm-up: allocator arenas, the connection
+            before = vm_rss_mb(proc.pid) or 0.0
+            started = time.monotonic()
+            burst(n)
+            elapsed = time.monotonic() - started
+            after = vm_rss_mb(proc.pid) or 0.0
+        row.requests, row.statuses = sum(statuses.values()), statuses
+        growth = after - before
+        if set(statuses) != {"401"}:
+            row.fail(f"token-less requests got {dict(statuses)}", expected="401 every time")
+        if growth > RSS_GROSS_MB:
+            row.fail(
+                f"RSS grew by {growth:.1f} MB over {n} token-less requests", expected=f"< {RSS_SOFT_MB} MB"
+            )
+        elif growth > RSS_SOFT_MB:
+            row.warn_only = True
+            row.fail(f"RSS grew by {growth:.1f} MB (soft bound {RSS_SOFT_MB} MB; noise, or a leak?)")
+        row.figure = (
+            f"{n} token-less 15 kB-path requests in {elapsed:.1f} s: RSS {before:.0f} → {after:.0f} MB "
+            f"({growth:+.1f} MB, {growth * 1000 / n:.2f} kB/request; bound {RSS_SOFT_MB:.0f} MB)"
+        )
+
+    # -- F18
+    def f18_token_expiry(self, row: Row) -> None:
+        row.skip(
+            "serve has no token-lifetime setting (tokens live 3600 s); covered by "
+            "tests/reliability/test_auth_edge.py::test_a_stream_ends_when_its_token_expires and "
+            "tests/a2a/test_a2a_limits_bindings.py::test_a_grpc_subscription_ends_unauthenticated_when_the_token_expires"
+        )
+
+    # -- F10
+    def f10_second_server(self, row: Row) -> None:
+        lock = Path(f"{self.server.db}.lock")
+        if not lock.exists():
+            row.skip(f"serve does not lock its database yet (no {lock.name} while it runs)")
+            return
+        first = self.server.proc
+        assert first is not None
+        second = Server(self.run.workdir, self.server.db, auth=self.auth, tag="second", grpc=False)
+        started = time.monotonic()
+        try:
+            second.start(timeout_s=40.0)
+        except RuntimeError as exc:
+            took = time.monotonic() - started
+            code = second.proc.returncode if second.proc is not None else None
+            row.add(f"exit {code}")
+            text = str(exc)
+            if code in (None, 0):
+                row.fail(f"the second serve ended without an error exit: {text[-300:]}")
+            elif str(first.pid) not in text:
+                row.fail(f"the refusal does not name the first server's PID {first.pid}: {text[-300:]}")
+            row.figure = f"second serve exit {code} in {took:.1f} s, naming PID {first.pid}"
+            return
+        second.stop()
+        row.add("second started")
+        row.fail(f"a second serve started on {self.server.db.name} while PID {first.pid} serves it")
+        row.figure = "second serve started (both on one database)"
+
+    # -- F7
+    def f7_backoff(self, row: Row) -> None:
+        if self.not_auth(row, "no token endpoint without --auth"):
+            return
+        name, secret = THROWAWAY
+
+        def ask(client_secret: str, who: str = name) -> Answer:
+            form = f"grant_type=client_credentials&client_id={who}&client_secret={quote(client_secret)}"
+            req = Req(
+                "",
+                "POST",
+                "/oauth/token",
+                {"Content-Type": "application/x-www-form-urlencoded"},
+                form.encode(),
+                "token",
+            )
+            return send(self.run.c, req)
+
+        statuses: list[int | None] = []
+        throttled: Answer | None = None
+        for i in range(PAIR_FREE_FAILURES + 3):  # well under PEER_FREE_FAILURES for the address
+            answer = ask(f"wrong-guess-{i:04d}-padding")
+            statuses.append(answer.status)
+            row.add(str(answer.status))
+            if answer.status == 429:
+                throttled = answer
+                break
+        if throttled is None:
+            row.fail(f"{len(statuses)} wrong secrets, no 429: {statuses}", expected="401s then 429")
+            return
+        if statuses[:-1] != [401] * (len(statuses) - 1) or len(statuses) - 1 < PAIR_FREE_FAILURES:
+            row.fail(f"before the 429: {statuses}", expected=f"at least {PAIR_FREE_FAILURES} × 401")
+        retry = throttled.headers.get("retry-after", "")
+        if not retry.isdigit() or int(retry) < 1 or (throttled.json() or {}).get("error") != "slow_down":
+            row.fail(
+                f"the 429 says Retry-After {retry!r}, {throttled.excerpt(120)!r}",
+                expected="Retry-After ≥ 1, slow_down",
+            )
+        right = ask(secret)
+        row.add(f"right secret {right.status}")
+        if right.status != 429:
+            row.fail("carol's right secret went through during the backoff", None, right, "429")
+        alice = ask(SECRET1, "alice")
+        row.add(f"alice {alice.status}")
+        if alice.status != 200:
+            row.fail("alice was locked out by guesses at carol's secret", None, alice, "200")
+        row.figure = (
+            f"{len(statuses) - 1} × 401 then 429 slow_down, Retry-After {retry} s; carol's right secret 429; "
+            f"alice 200"
+        )
+
+
+class EdgeRun:
+    """The cases that need their own server: F6 (slow heads and bodies with ``--header-timeout 1
+    --body-timeout 2``, a per-peer cap) and F5 (gRPC input limits). Default mode, once."""
+
+    def __init__(self, workdir: Path, sizes: CaseSizes) -> None:
+        self.workdir = workdir / "edge"
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.sizes = sizes
+        self.cap = sizes.slow_heads + sizes.slow_bodies + 8
+        self.rows: list[Row] = []
+        self.timings: dict[str, float] = {}
+        self.server: Server | None = None
+
+    def run(self) -> None:
+        t0 = time.monotonic()
+        extra = ("--header-timeout", "1", "--body-timeout", "2", "--max-connections-per-peer", str(self.cap))
+        self.server = Server(
+            self.workdir,
+            self.workdir / "edge.sqlite3",
+            auth=False,
+            tag="edge",
+            grpc=grpc_available(),
+            extra=extra,
+        )
+        try:
+            self.server.start()
+            for finding, case, name in (
+                ("F6", self.f6_slow_clients, "slow heads/bodies 408, per-peer cap 429"),
+                ("F5", self.f5_grpc_limits, "gRPC input limits as over HTTP"),
+            ):
+                row = Row(finding, name)
+                self.rows.append(row)
+                started = time.monotonic()
+                try:
+                    case(row)
+                except (httpx.HTTPError, OSError, RuntimeError, KeyError, ValueError) as exc:
+                    row.fail(f"the case crashed: {type(exc).__name__}: {exc}")
+                self.timings[f"{finding}_s"] = round(time.monotonic() - started, 1)
+        finally:
+            self.server.stop()
+            log = self.server.log()
+            bad = [
+                line for line in log.splitlines() if "Traceback" in line or "internal error" in line.lower()
+            ]
+            row = Row("F6+", "edge server log: no traceback")
+            row.requests = 1
+            for line in bad[:5]:
+                row.fail(f"{self.server.log_path.name}: {line[:300]}")
+            self.rows.append(row)
+            self.timings["total_s"] = round(time.monotonic() - t0, 1)
+
+    def f6_slow_clients(self, row: Row) -> None:
+        assert self.server is not None
+        port, url = self.server.port, self.server.url
+        attackers: list[tuple[RawConn, str]] = []
+        served, last_closed, answers = 0, 0.0, Counter[str]()
+        try:
+            for _ in range(self.sizes.slow_heads):
+                conn = RawConn(port)
+                conn.send(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                attackers.append((conn, "head"))
+            for _ in range(self.sizes.slow_bodies):
+                conn = RawConn(port)
+                conn.send(
+                    b"POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    b"A2A-Version: 1.0\r\nContent-Length: 100000\r\n\r\n{"
+                )
+                attackers.append((conn, "body"))
+            started = time.monotonic()
+            while time.monotonic() - started < 10.0:
+                open_ = [(c, kind) for c, kind in attackers if not c.poll()]
+                if not open_:
+                    break
+                last_closed = time.monotonic() - started
+                for c, kind in open_:  # keep the attack going: one more byte of head or body
+                    c.send(b"X-a: b\r\n" if kind == "head" else b" ")
+                try:
+                    served += httpx.get(url + "/.well-known/agent-card.json", timeout=10).status_code == 200
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.25)
+            still_open = sum(not c.poll() for c, _ in attackers)
+            answers = Counter(
+                "408"
+                if c.got.startswith(b"HTTP/1.1 408")
+                else "close"
+                if not c.got
+                else c.got[:12].decode("latin-1")
+                for c, _ in attackers
+                if c.closed
+            )
+            row.statuses.update({f"{k}": v for k, v in answers.items()})
+            row.requests = len(attackers)
+            if still_open:
+                row.fail(f"{still_open} of {len(attackers)} slow connections still open after 10 s")
+            if served < 1:
+                row.fail("no normal GET was served during the attack")
+            if set(answers) - {"408", "close"}:
+                row.fail(f"slow connections answered {dict(answers)}", expected="408 or a close")
+        finally:
+            for c, _ in attackers:
+                c.close()
+        time.sleep(0.3)
+        held = [RawConn(port) for _ in range(self.cap + 4)]
+        try:
+            time.sleep(0.3)  # the server answers 429 as it accepts; the head timeout is 1 s
+            busy = [c for c in held if c.poll() and c.got.startswith(b"HTTP/1.1 429")]
+            with_retry = sum(b"retry-after:" in c.got.lower() for c in busy)
+            row.add(f"cap {len(busy)}×429")
+            if not busy:
+                row.fail(f"{len(held)} connections from one address, cap {self.cap}: no 429")
+            elif with_retry != len(busy):
+                row.fail(f"{len(busy) - with_retry} of the 429s without Retry-After")
+        finally:
+            for c in held:
+                c.close()
+        time.sleep(0.5)
+        after = httpx.get(url + "/.well-known/agent-card.json", timeout=10).status_code
+        row.add(f"after {after}")
+        if after != 200:
+            row.fail(f"after the attack a normal GET got {after}", expected="200")
+        row.figure = (
+            f"{len(attackers)} slow heads/bodies: all closed within {last_closed + 0.25:.1f} s "
+            f"({dict(answers)}), {served} normal GETs served meanwhile; "
+            f"{len(held)} conns vs cap {self.cap}: {len(busy)} × 429 + Retry-After"
+        )
+
+    def f5_grpc_limits(self, row: Row) -> None:
+        assert self.server is not None
+        if not grpc_available():
+            row.skip("grpcio or the a2a-sdk protobuf stubs are not installed")
+            return
+        import grpc
+        from a2a.types import a2a_pb2 as pb
+        from a2a.types import a2a_pb2_grpc
+
+        card = httpx.get(self.server.url + "/.well-known/agent-card.json", timeout=10).json()
+        target = next(
+            (i["url"] for i in card.get("supportedInterfaces", []) if i.get("protocolBinding") == "GRPC"),
+            None,
+        )
+        if not target:
+            row.skip("the server advertises no gRPC binding")
+            return
+        host = target.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            row.fail(f"the gRPC binding is on {target}, not loopback")
+            return
+        md = (("a2a-version", "1.0"),)
+        cases = [
+            ("5,000 parts", [pb.Part(text="p") for _ in range(5000)], "INVALID_ARGUMENT"),
+            ("a 300,000-char part", [pb.Part(text="x" * 300_000)], "INVALID_ARGUMENT"),
+            ("a 3,000,000-char part (over 1 MB)", [pb.Part(text="x" * 3_000_000)], "RESOURCE_EXHAUSTED"),
+            ("one short part (control)", [pb.Part(text="hello")], "OK"),
+        ]
+        got: list[str] = []
+        with grpc.insecure_channel(target, options=[("grpc.max_send_message_length", 16_000_000)]) as channel:
+            stub = a2a_pb2_grpc.A2AServiceStub(channel)
+            for label, parts, want in cases:
+                msg = pb.Message(message_id=f"f5-{len(got)}", role=pb.ROLE_USER, parts=parts)
+                try:
+                    stub.SendMessage(pb.SendMessageRequest(message=msg), metadata=md, timeout=20)
+                    code = "OK"
+                except grpc.RpcError as exc:
+                    code = exc.code().name
+                row.add(f"{label}: {code}")
+                got.append(f"{label} → {code}")
+                if code != want:
+                    row.fail(f"gRPC SendMessage with {label}: {code}", expected=want)
+        row.figure = "; ".join(got)
+
+
+def grpc_available() -> bool:
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in ("grpc", "a2a.types", "google.rpc"))
+    except (ImportError, ValueError):
+        return False
+
+
+def findings_table(title: str, rows: list[Row]) -> str:
+    order = {f"F{i}": i for i in range(1, 19)}
+    cases = sorted((r for r in rows if r.check in order), key=lambda r: (order[r.check], r.name))
+    lines = [f"-- findings ({title})", f"{'case':<5} {'what is checked':<52} {'result':<6} figure"]
+    for row in cases:
+        lines.append(f"{row.check:<5} {row.name:<52} {row.result:<6} {row.figure}")
+        for f in row.failures[:3]:
+            lines.append(f"{'':<6}↳ {f['problem'][:200]}")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -2805,6 +4102,16 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PREFIX",
         help="leave out the flood families whose name starts with PREFIX (e.g. rest. or agui.resume)",
     )
+    soak = os.environ.get("AGENTPROTO_SOAK", "") not in ("", "0")
+    parser.add_argument(
+        "--size",
+        choices=sorted(SIZES),
+        default="full" if soak else "small",
+        help="how hard the finding cases F1–F18 push (default: small; full when AGENTPROTO_SOAK=1)",
+    )
+    parser.add_argument(
+        "--no-edge", action="store_true", help="leave out the cases with a server of their own (F5, F6)"
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.requests <= 20_000:
         parser.error("--requests must be between 1 and 20000")
@@ -2815,13 +4122,21 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "requests": args.requests,
         "excluded": args.exclude,
+        "size": args.size,
         "workdir": str(workdir),
         "modes": {},
     }
+    sizes = SIZES[args.size]
     ok, started = True, time.monotonic()
     for mode in modes:
         run = ModeRun(
-            mode, workdir, requests=args.requests, seed=args.seed, grpc=args.grpc, exclude=tuple(args.exclude)
+            mode,
+            workdir,
+            requests=args.requests,
+            seed=args.seed,
+            grpc=args.grpc,
+            exclude=tuple(args.exclude),
+            sizes=sizes,
         )
         try:
             run.run()
@@ -2834,22 +4149,48 @@ def main(argv: list[str] | None = None) -> int:
                 _write(args.json, report)
                 return 2
             print(table(mode, run.rows))
+            print(findings_table(f"{mode} mode, aborted", run.rows))
             continue
         data = run.to_json()
         report["modes"][mode] = data
         ok = ok and data["ok"]
-        auth = " --auth --client alice:… --client bob:…" if mode == "auth" else ""
+        auth = " --auth --client alice --client bob --client carol" if mode == "auth" else ""
         print(
-            f"\n== mode: {mode} (agentproto serve{auth}; {args.requests} malformed requests, "
-            f"seed {args.seed}; {run.timings.get('total_s')} s) =="
+            f"\n== mode: {mode} (agentproto serve{auth} --allowed-origin {ALLOWED_ORIGIN}; "
+            f"{args.requests} malformed requests, seed {args.seed}; {run.timings.get('total_s')} s) =="
         )
         print(table(mode, run.rows))
+        print(findings_table(f"{mode} mode, {args.size} size", run.rows))
         t = data["totals"]
         print(
             f"-- {mode}: {t['floodRequests']} flood requests, {t['flood5xx']} × 5xx, "
             f"{t['flood32603']} × -32603, {t['floodNoAnswer']} unanswered; "
             f"failed rows: {len(t['failedRows'])}, warnings: {len(t['warnRows'])}"
         )
+    if not args.no_edge:
+        edge = EdgeRun(workdir, sizes)
+        try:
+            edge.run()
+        except RuntimeError as exc:
+            print(f"probe: edge server: {exc}", file=sys.stderr)
+            edge.rows.append(Row("F6", "edge server did not start"))
+            edge.rows[-1].fail(str(exc)[:400])
+        edge_ok = all(r.result != "FAIL" for r in edge.rows)
+        ok = ok and edge_ok
+        report["edge"] = {
+            "ok": edge_ok,
+            "server": edge.server.command() if edge.server else None,
+            "timings": edge.timings,
+            "rows": [r.to_json() for r in edge.rows],
+        }
+        print(
+            f"\n== edge: agentproto serve --header-timeout 1 --body-timeout 2 "
+            f"--max-connections-per-peer {edge.cap} ({edge.timings.get('total_s')} s) =="
+        )
+        print(findings_table(f"own server, {args.size} size", edge.rows))
+        for row in edge.rows:
+            if not re.fullmatch(r"F\d+", row.check) and row.failures:
+                print(f"{row.check} {row.name}: {row.result} {row.failures[0]['problem'][:300]}")
     report["ok"] = ok
     report["elapsed_s"] = round(time.monotonic() - started, 1)
     _write(args.json, report)
