@@ -12,6 +12,7 @@ client when a server answers with an error, so callers catch one hierarchy on bo
     │   ├── MethodNotFoundError       -32601
     │   ├── InvalidParamsError        -32602
     │   └── InternalError             -32603
+    │       └── ResourceExhaustedError  -32603, reason RESOURCE_EXHAUSTED (a limit of this server)
     ├── TaskNotFoundError             -32001
     ├── TaskNotCancelableError        -32002
     ├── PushNotificationNotSupportedError -32003
@@ -34,6 +35,13 @@ objects. The first is always a ``google.rpc.ErrorInfo``::
 Parameter validation errors add a ``google.rpc.BadRequest`` with one ``fieldViolations`` entry per
 bad field. v1.0.0 made ErrorInfo a MUST in JSON-RPC ``data``; v1.0.1 relaxed it to SHOULD — we
 always send it.
+
+The same error on the other two bindings (spec §5.4, §10.6, §11.6): :data:`GRPC_STATUS` gives
+the gRPC status, ``http_status`` the HTTP status, and :func:`status_json` the HTTP+JSON body
+(a ``google.rpc.Status`` whose ``status`` is the gRPC status name). §5.4's table covers the
+A2A errors; the five JSON-RPC codes get the closest gRPC status, and
+:class:`ResourceExhaustedError` — which no table of the spec has — gets gRPC's
+``RESOURCE_EXHAUSTED`` and HTTP's ``429``.
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ __all__ = [
     "MethodNotFoundError",
     "InvalidParamsError",
     "InternalError",
+    "ResourceExhaustedError",
     "TaskNotFoundError",
     "TaskNotCancelableError",
     "PushNotificationNotSupportedError",
@@ -185,6 +194,54 @@ class InternalError(JSONRPCProtocolError):
     http_status = 500
 
 
+class ResourceExhaustedError(InternalError):
+    """A per-caller or per-task limit of this server is reached (too many open streams or
+    tasks), or a stream's consumer fell too far behind and was dropped.
+
+    A2A defines no error of its own for this: §3.3.2 files "rate limit exceeded" under
+    *system errors* (JSON-RPC ``-32603``, "Servers MAY include retry guidance (e.g.,
+    Retry-After header in HTTP)"), so on JSON-RPC it is ``-32603`` with the ErrorInfo
+    ``reason`` ``RESOURCE_EXHAUSTED`` and ``retryAfterSeconds`` in its metadata; over
+    HTTP+JSON it is ``429 Too Many Requests`` with a ``Retry-After`` header and the status
+    ``RESOURCE_EXHAUSTED`` in the body; over gRPC the status ``RESOURCE_EXHAUSTED`` (gRPC's code
+    for "a per-user quota … has been exhausted") — never a 5xx or ``INTERNAL``.
+
+    ``retry_after_s`` is how long the client should wait; rebuilt from a wire error (client
+    side), it is read back from the ErrorInfo's ``retryAfterSeconds``.
+    """
+
+    reason = "RESOURCE_EXHAUSTED"
+    default_message = "Resource exhausted"
+    http_status = 429
+    #: What the client is told to wait when the raiser names no time.
+    default_retry_after_s: ClassVar[int] = 5
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        retry_after_s: int | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        violations: Iterable[FieldViolation] = (),
+        details: list[dict[str, Any]] | None = None,
+    ) -> None:
+        meta = dict(metadata or {})
+        if retry_after_s is None:
+            retry_after_s = _seconds(meta.get("retryAfterSeconds"), self.default_retry_after_s)
+        meta["retryAfterSeconds"] = retry_after_s
+        super().__init__(message, metadata=meta, violations=violations, details=details)
+        self.retry_after_s = retry_after_s
+
+
+def _seconds(value: Any, default: int) -> int:
+    """A whole number of seconds >= 0 from a wire value (a string in ErrorInfo metadata)."""
+    try:
+        seconds = int(str(value))
+    except ValueError:
+        return default
+    return seconds if seconds >= 0 else default
+
+
 # --------------------------------------------------------------------------- A2A (spec §3.3.2)
 
 
@@ -315,8 +372,18 @@ def error_from_wire(error: Mapping[str, Any]) -> A2AError:
     cls = ERRORS_BY_CODE.get(code) if isinstance(code, int) else None
     if cls is None:
         return UnknownA2AError(code if isinstance(code, int) else 0, message, details)
+    refined = _REFINED_BY_REASON.get(str(reason)) if (reason := _reason(details)) else None
+    if refined is not None and issubclass(refined, cls):  # e.g. -32603 RESOURCE_EXHAUSTED
+        cls = refined
     exc = cls(message or None, metadata=metadata, details=details)
     return exc
+
+
+def _reason(details: list[Any] | None) -> str | None:
+    for d in details or []:
+        if isinstance(d, dict) and d.get("@type") == ERROR_INFO_TYPE:
+            return str(d.get("reason") or "") or None
+    return None
 
 
 # --------------------------------------------------------------------------- gRPC and REST
@@ -337,10 +404,13 @@ GRPC_STATUS: dict[type[A2AError], str] = {
     ExtendedAgentCardNotConfiguredError: "FAILED_PRECONDITION",
     ExtensionSupportRequiredError: "FAILED_PRECONDITION",
     VersionNotSupportedError: "FAILED_PRECONDITION",
+    ResourceExhaustedError: "RESOURCE_EXHAUSTED",  # no A2A error; gRPC's code for a quota
 }
 
 #: ErrorInfo ``reason`` → class, for turning a REST or gRPC error back into an exception.
 ERRORS_BY_REASON: dict[str, type[A2AError]] = {cls.reason: cls for cls in GRPC_STATUS}
+#: Errors that share a JSON-RPC code with their base class, told apart by their reason.
+_REFINED_BY_REASON: dict[str, type[A2AError]] = {ResourceExhaustedError.reason: ResourceExhaustedError}
 
 
 def grpc_status_name(exc: A2AError) -> str:

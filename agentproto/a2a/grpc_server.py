@@ -16,8 +16,10 @@ format all three bindings share, so no field is mapped by hand.
 * ``SendStreamingMessage`` and ``SubscribeToTask`` are server-streaming RPCs: one
   ``StreamResponse`` message per event.
 * Errors end the call with the gRPC status of spec §5.4 (``NOT_FOUND``, ``FAILED_PRECONDITION``
-  …); the full ``google.rpc.Status`` with its ErrorInfo (and BadRequest) details rides in the
-  ``grpc-status-details-bin`` trailer, as gRPC's rich error model prescribes (§10.6).
+  …; a limit of this server, ``ResourceExhaustedError``, is ``RESOURCE_EXHAUSTED``: the table
+  :data:`agentproto.a2a.errors.GRPC_STATUS`); the full ``google.rpc.Status`` with its ErrorInfo
+  (and BadRequest) details rides in the ``grpc-status-details-bin`` trailer, as gRPC's rich
+  error model prescribes (§10.6).
 
 :func:`start_grpc_server` starts a ``grpc.aio`` server on loopback in the *running* event loop —
 the service's tasks and queues live there — and records its address in ``service.grpc_url``
@@ -173,15 +175,9 @@ def to_proto(obj: ProtoModel | dict[str, Any], message: type[_P]) -> _P:
     return out
 
 
-def _status_name(exc: A2AError) -> str:
-    """The gRPC status of ``exc``: its own ``grpc_status`` (ResourceExhausted) or §5.4's."""
-    own = getattr(exc, "grpc_status", None)
-    return own if isinstance(own, str) else grpc_status_name(exc)
-
-
 def rich_status(exc: A2AError) -> status_pb2.Status:
     """``exc`` as a ``google.rpc.Status`` with ErrorInfo and BadRequest details (spec §10.6)."""
-    code = grpc.StatusCode[_status_name(exc)]
+    code = grpc.StatusCode[grpc_status_name(exc)]
     status = status_pb2.Status(code=code.value[0], message=exc.message)
     for detail in exc.details():
         packed = any_pb2.Any()
@@ -213,7 +209,7 @@ def rich_status(exc: A2AError) -> status_pb2.Status:
 async def _abort(context: Context, exc: A2AError) -> None:
     status = rich_status(exc)
     context.set_trailing_metadata(((STATUS_DETAILS_KEY, status.SerializeToString()),))
-    await context.abort(grpc.StatusCode[_status_name(exc)], exc.message)
+    await context.abort(grpc.StatusCode[grpc_status_name(exc)], exc.message)
 
 
 def _metadata(context: Context) -> dict[str, str]:

@@ -57,6 +57,7 @@ from agentproto.a2a.errors import (
     InvalidRequestError,
     JSONParseError,
     MethodNotFoundError,
+    ResourceExhaustedError,
     VersionNotSupportedError,
 )
 from agentproto.a2a.types import (
@@ -84,7 +85,7 @@ from agentproto.a2a.types import (
 __all__ = [
     "A2AHandler",
     "ANONYMOUS",
-    "ResourceExhaustedError",
+    "ResourceExhaustedError",  # defined in agentproto.a2a.errors; importable here as before
     "CallerScope",
     "JSONRPCDispatcher",
     "METHODS",
@@ -139,30 +140,6 @@ class CallerScope:
 
 #: The caller of default (unauthenticated) mode, in the default tenant.
 ANONYMOUS = CallerScope()
-
-
-class ResourceExhaustedError(InternalError):
-    """A per-caller or per-task limit of this server is reached (too many open streams or
-    tasks), or a stream's consumer fell too far behind and was dropped.
-
-    A2A defines no error of its own for this: §3.3.2 files "rate limit exceeded" under
-    *system errors* (JSON-RPC ``-32603``), so on JSON-RPC it is ``-32603`` with the ErrorInfo
-    ``reason`` ``RESOURCE_EXHAUSTED`` (and ``retryAfterSeconds`` in its metadata); over
-    HTTP+JSON it is ``429 Too Many Requests``; over gRPC the status ``RESOURCE_EXHAUSTED``
-    (gRPC's code for "a per-user quota … has been exhausted"), never a 5xx or ``INTERNAL``.
-    """
-
-    reason = "RESOURCE_EXHAUSTED"
-    default_message = "Resource exhausted"
-    http_status = 429
-    #: The gRPC status (the adapters read it before the §5.4 table, which has no such row).
-    grpc_status = "RESOURCE_EXHAUSTED"
-
-    def __init__(self, message: str | None = None, *, retry_after_s: int = 5, **kwargs: Any) -> None:
-        metadata = dict(kwargs.pop("metadata", None) or {})
-        metadata.setdefault("retryAfterSeconds", retry_after_s)
-        super().__init__(message, metadata=metadata, **kwargs)
-        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,12 @@ the query string in camelCase (§11.5). Bodies are ProtoJSON; ``application/json
 ``application/a2a+json`` when the client names that type, else ``application/json``.
 
 Errors are a ``google.rpc.Status`` under ``error`` with the HTTP status of §5.4 and an ErrorInfo
-detail (§11.6, :func:`agentproto.a2a.errors.status_json`). A failure inside a stream is one
-``event: error`` SSE frame carrying the same body, then the stream ends. ``A2A-Version`` and
+detail (§11.6, :func:`agentproto.a2a.errors.status_json`). A limit of this server
+(``ResourceExhaustedError``) is ``429`` with ``status: RESOURCE_EXHAUSTED`` and a ``Retry-After``
+header (§3.3.2: servers MAY include retry guidance). A failure inside a stream is one
+``event: error`` SSE frame carrying the same body, then the stream ends; so does a stream whose
+client cannot take an event within :data:`SSE_SEND_TIMEOUT_S` (a client that stops reading
+holds no buffers beyond one event), as on JSON-RPC. ``A2A-Version`` and
 ``A2A-Extensions`` are checked exactly as on JSON-RPC (header or query parameter).
 
 Tenants: the ``/{tenant}/`` prefix is the request's ``tenant`` field (it wins over a ``tenant``
@@ -58,6 +62,7 @@ from agentproto.a2a.errors import (
     InvalidParamsError,
     JSONParseError,
     MethodNotFoundError,
+    ResourceExhaustedError,
     status_json,
 )
 from agentproto.a2a.jsonrpc import A2AHandler, CallerScope, JSONRPCDispatcher, validation_error
@@ -87,6 +92,7 @@ __all__ = [
     "answer_media_type",
     "error_response",
     "caller_subject",
+    "SSE_SEND_TIMEOUT_S",
 ]
 
 log = logging.getLogger(__name__)
@@ -97,6 +103,9 @@ REST_MEDIA_TYPE = "application/a2a+json"
 #: ``AgentInterface.protocolBinding`` of this binding (spec §5.3).
 HTTP_JSON_BINDING = "HTTP+JSON"
 _JSON_TYPES = ("application/json", "application/a2a+json")
+#: An SSE event the client's connection cannot take within this many seconds ends the stream,
+#: as on JSON-RPC (``agentproto.a2a.server.SSE_SEND_TIMEOUT_S``, the same 30 s; F3).
+SSE_SEND_TIMEOUT_S = 30.0
 
 _T = r"(?:(?P<tenant>[^/]+)/)?"
 _ID = r"(?P<id>[^/:]+)"
@@ -229,8 +238,12 @@ def _response(body: dict[str, Any], status: int = 200, media_type: str = REST_ME
 
 
 def error_response(exc: A2AError, media_type: str = REST_MEDIA_TYPE) -> Response:
-    """An A2A error as the HTTP+JSON binding answers it (spec §11.6)."""
-    return _response(status_json(exc), exc.http_status, media_type)
+    """An A2A error as the HTTP+JSON binding answers it (spec §11.6); a 429 for a limit of
+    this server says when to come back (``Retry-After``, RFC 9110 §10.2.3)."""
+    response = _response(status_json(exc), exc.http_status, media_type)
+    if isinstance(exc, ResourceExhaustedError):
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+    return response
 
 
 def caller_subject(asgi_scope: Mapping[str, Any]) -> str | None:
@@ -377,7 +390,7 @@ class RestBinding:
                 if aclose is not None:
                     await aclose()
 
-        return EventSourceResponse(frames(), ping=15)
+        return EventSourceResponse(frames(), ping=15, send_timeout=SSE_SEND_TIMEOUT_S)
 
 
 def _parse(model: type[_M], params: dict[str, Any]) -> _M:

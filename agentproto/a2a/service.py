@@ -43,6 +43,13 @@ them; any other scope — another subject, or the same subject in another tenant
 ``TaskNotFoundError`` for them, exactly as for an id that does not exist (§13.1, §3.1.3 "does
 not exist or is not accessible"), and ``ListTasks`` lists only the caller's tasks.
 
+Resources a caller can make the server hold are capped: open streams per caller and per task,
+events queued for a slow consumer, a stream's lifetime, open tasks per caller, the size of a
+ListTasks answer (the table and the bookkeeping are in :mod:`agentproto.a2a.service_streams`),
+and push configs per task (:mod:`agentproto.a2a.service_push`). A refusal is
+``ResourceExhaustedError`` (or InvalidParams for push configs) raised *before* anything
+changes: a ``SendMessage`` whose push config is refused leaves its task as it was.
+
 Only one run per task exists at a time. A message for a task whose agent is still running is
 refused with ``UnsupportedOperationError`` (the spec lets agents accept such messages, §3.3.3,
 but does not require it). Cancel stops the run (``asyncio`` cancellation reaches the agent at
@@ -55,7 +62,6 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentproto.a2a.agents import (
@@ -81,7 +87,7 @@ from agentproto.a2a.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope, ResourceExhaustedError
+from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.machine import (
     InvalidTransitionError,
     Operation,
@@ -92,6 +98,23 @@ from agentproto.a2a.machine import (
 from agentproto.a2a.push import PushNotifier
 from agentproto.a2a.service_push import PushConfigService
 from agentproto.a2a.service_push import scoped as _scoped
+from agentproto.a2a.service_streams import (
+    DEFAULT_SERVICE_LIMITS,
+    LIST_DEFAULT_HISTORY_LENGTH,
+    MAX_LIST_RESPONSE_BYTES,
+    MAX_OPEN_TASKS_PER_CALLER,
+    MAX_QUEUED_EVENTS,
+    MAX_STREAM_SECONDS,
+    MAX_STREAMS_PER_CALLER,
+    MAX_STREAMS_PER_TASK,
+    RETRY_AFTER_SECONDS,
+    SUBSCRIBE_HISTORY_LENGTH,
+    LiveTask,
+    ServiceLimits,
+    StreamFanout,
+    Subscriber,
+    single,
+)
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
@@ -109,7 +132,6 @@ from agentproto.a2a.types import (
     SubscribeToTaskRequest,
     Task,
     TaskArtifactUpdateEvent,
-    TaskPushNotificationConfig,
     TaskStatus,
     TaskStatusUpdateEvent,
     parse_timestamp,
@@ -117,58 +139,32 @@ from agentproto.a2a.types import (
 from agentproto.clock import Clock, IdSource, iso_utc
 from agentproto.runtime import SystemClock, uuid_ids
 
-__all__ = ["A2AService", "ServiceLimits", "DEFAULT_SERVICE_LIMITS", "trim_task", "media_type_accepted"]
+__all__ = [
+    "A2AService",
+    "trim_task",
+    "media_type_accepted",
+    "DEFAULT_PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+    # the limits, defined in service_streams and kept importable from here
+    "ServiceLimits",
+    "DEFAULT_SERVICE_LIMITS",
+    "MAX_STREAMS_PER_CALLER",
+    "MAX_STREAMS_PER_TASK",
+    "MAX_QUEUED_EVENTS",
+    "MAX_STREAM_SECONDS",
+    "SUBSCRIBE_HISTORY_LENGTH",
+    "MAX_OPEN_TASKS_PER_CALLER",
+    "LIST_DEFAULT_HISTORY_LENGTH",
+    "MAX_LIST_RESPONSE_BYTES",
+    "RETRY_AFTER_SECONDS",
+]
 
 log = logging.getLogger(__name__)
 
-#: A subscriber's queue: stream events, then ``None`` when the stream must close (or an error
-#: that ends it: the consumer fell too far behind).
-_Subscriber = asyncio.Queue[StreamResponse | A2AError | None]
 #: What ``_start`` returns for a task: the live task, its snapshot, the subscription (if asked).
-_Started = tuple["_Live", Task, "_Subscriber | None"]
+_Started = tuple[LiveTask, Task, Subscriber | None]
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
-#: Streams (SendStreamingMessage + SubscribeToTask) one caller may hold open at once.
-MAX_STREAMS_PER_CALLER = 32
-#: Streams one task may have open at once (all callers; only its owner can open them).
-MAX_STREAMS_PER_TASK = 8
-#: Events a stream's consumer may fall behind before the stream is dropped (ended with
-#: ``ResourceExhaustedError``; the client can SubscribeToTask again and gets the current Task).
-MAX_QUEUED_EVENTS = 256
-#: A stream's maximum lifetime in seconds; then it ends cleanly and the client resubscribes.
-MAX_STREAM_SECONDS = 3600.0
-#: Messages of history in the first ``Task`` of a SubscribeToTask stream. The request has no
-#: ``historyLength`` (a2a.proto), so §3.2.4's "unset: the server's default amount" applies;
-#: ours is none — GetTask with ``historyLength`` reads the history.
-SUBSCRIBE_HISTORY_LENGTH = 0
-#: Non-terminal tasks one caller may have at once; the next new task gets ResourceExhausted.
-MAX_OPEN_TASKS_PER_CALLER = 200
-#: Messages of history per task in a ListTasks answer when ``historyLength`` is unset (§3.2.4).
-LIST_DEFAULT_HISTORY_LENGTH = 1
-#: Serialized bytes of the tasks in one ListTasks answer: the page is cut short (with a
-#: ``nextPageToken``) before it passes this; one task is always returned. Below gRPC's
-#: default 4 MB send limit.
-MAX_LIST_RESPONSE_BYTES = 2_000_000
-#: What a refused caller is told to wait (ErrorInfo ``retryAfterSeconds``; REST Retry-After).
-RETRY_AFTER_SECONDS = 5
-
-
-@dataclass(frozen=True)
-class ServiceLimits:
-    """Per-caller and per-task resource limits of :class:`A2AService` (module constants)."""
-
-    max_streams_per_caller: int = MAX_STREAMS_PER_CALLER
-    max_streams_per_task: int = MAX_STREAMS_PER_TASK
-    max_queued_events: int = MAX_QUEUED_EVENTS
-    max_stream_seconds: float = MAX_STREAM_SECONDS
-    subscribe_history_length: int = SUBSCRIBE_HISTORY_LENGTH
-    max_open_tasks_per_caller: int = MAX_OPEN_TASKS_PER_CALLER
-    list_default_history_length: int = LIST_DEFAULT_HISTORY_LENGTH
-    max_list_response_bytes: int = MAX_LIST_RESPONSE_BYTES
-    retry_after_s: int = RETRY_AFTER_SECONDS
-
-
-DEFAULT_SERVICE_LIMITS = ServiceLimits()
 
 
 def trim_task(task: Task, history_length: int | None, *, include_artifacts: bool = True) -> Task:
@@ -210,42 +206,11 @@ def _fake_sleep(clock: Any) -> Callable[[float], Awaitable[None]]:
     return sleep
 
 
-@dataclass
-class _Live:
-    """A task the service is tracking in memory (non-terminal, or with open streams)."""
-
-    task: Task
-    machine: TaskMachine
-    subscribers: list[_Subscriber] = field(default_factory=list)
-    run: asyncio.Task[None] | None = None
-    push_configs: list[TaskPushNotificationConfig] | None = None  # cached; None = not loaded
-    starting: bool = False  # a follow-up is waiting for the agent's first update
-    #: The client's acceptedOutputModes for the current run (empty: anything).
-    accepted: list[str] = field(default_factory=list)
-    #: SubscribeToTask streams: they end only at a terminal state (spec §3.1.6), not when the
-    #: task is interrupted — another client may answer it while they watch.
-    watchers: list[_Subscriber] = field(default_factory=list)
-    #: Who owns the task: only this scope may see or touch it.
-    scope: CallerScope = ANONYMOUS
-    #: The queues behind client streams (SendStreamingMessage, SubscribeToTask), for the caps.
-    streams: list[_Subscriber] = field(default_factory=list)
-
-    @property
-    def state(self) -> TaskState:
-        """The task's current state (a live task always has one)."""
-        state = self.machine.state
-        if state is None:  # pragma: no cover - _Live is built right after create()
-            raise InternalError(f"task {self.task.id} has no state yet")
-        return state
-
-    @property
-    def running(self) -> bool:
-        return self.starting or (self.run is not None and not self.run.done())
-
-
-class A2AService(PushConfigService):
+class A2AService(StreamFanout, PushConfigService):
     """All A2A operations for one agent, over a task store, with an injected clock and ids
-    (the push-config operations come from :class:`~agentproto.a2a.service_push.PushConfigService`).
+    (the push-config operations come from :class:`~agentproto.a2a.service_push.PushConfigService`;
+    subscriptions, fan-out and the resource caps from
+    :class:`~agentproto.a2a.service_streams.StreamFanout`).
 
     ``sleep`` is how :class:`~agentproto.a2a.agents.Wait` is honoured; by default real
     ``asyncio.sleep`` with a real clock, and "advance the fake clock" with a
@@ -269,10 +234,8 @@ class A2AService(PushConfigService):
     ) -> None:
         self.agent = agent
         self.limits = limits
-        #: Open client streams per caller, and open (non-terminal) tasks per caller (seeded
-        #: from the store the first time a caller creates a task).
-        self._streams_of: dict[CallerScope, int] = {}
-        self._open_tasks: dict[CallerScope, int] = {}
+        self._streams_of = {}
+        self._open_tasks = {}
         self.store = store if store is not None else TaskStore()
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.ids: IdSource = ids if ids is not None else uuid_ids
@@ -287,7 +250,7 @@ class A2AService(PushConfigService):
         #: path under the same base URL, and the gRPC server's absolute URL.
         self.rest_path: str | None = None
         self.grpc_url: str | None = None
-        self._live: dict[str, _Live] = {}
+        self._live: dict[str, LiveTask] = {}
         self._template = agent.card("http://localhost" + rpc_path)
         self._recover()
 
@@ -398,7 +361,7 @@ class A2AService(PushConfigService):
         self._admit_stream(scope, known if known is not None and known.scope == scope else None)
         started = await self._start(req, scope, subscribe=True)
         if isinstance(started, Message):
-            return _single(StreamResponse(message=started))
+            return single(StreamResponse(message=started))
         live, snapshot, queue = started
         if queue is None:  # pragma: no cover - subscribe=True always subscribes
             raise InternalError("no subscription for a streaming message")
@@ -420,22 +383,6 @@ class A2AService(PushConfigService):
         first = StreamResponse(task=trim_task(self._snapshot(live), self.limits.subscribe_history_length))
         return self._stream(live, queue, first, scope)
 
-    def _admit_stream(self, scope: CallerScope, live: _Live | None) -> None:
-        """Refuse a new stream beyond the per-caller or per-task cap (ResourceExhausted)."""
-        lim = self.limits
-        if self._streams_of.get(scope, 0) >= lim.max_streams_per_caller:
-            raise ResourceExhaustedError(
-                f"too many open streams: at most {lim.max_streams_per_caller} per caller",
-                retry_after_s=lim.retry_after_s,
-                metadata={"limit": "streamsPerCaller", "max": lim.max_streams_per_caller},
-            )
-        if live is not None and len(live.streams) >= lim.max_streams_per_task:
-            raise ResourceExhaustedError(
-                f"too many open streams on task {live.task.id}: at most {lim.max_streams_per_task} per task",
-                retry_after_s=lim.retry_after_s,
-                metadata={"limit": "streamsPerTask", "max": lim.max_streams_per_task, "taskId": live.task.id},
-            )
-
     async def _start(
         self, req: SendMessageRequest, scope: CallerScope, *, subscribe: bool = False
     ) -> Message | _Started:
@@ -453,9 +400,11 @@ class A2AService(PushConfigService):
             self._require_push()
             self._check_url(push_cfg.url)
 
-        live: _Live | None = None
+        live: LiveTask | None = None
         if msg.task_id:
             live = self._live_task(msg.task_id, scope)
+            if push_cfg is not None:  # reads only: a refused config leaves the task as it was
+                self._check_push_room(push_cfg, live.task.id, scope)
             context_id = resolve_follow_up(live.task.id, live.task.context_id, live.state, msg.context_id)
             if live.running:
                 raise UnsupportedOperationError(
@@ -469,6 +418,8 @@ class A2AService(PushConfigService):
             ctx = RequestContext(message=msg, context_id=context_id, task=so_far)
             live.starting = True
         else:
+            if push_cfg is not None:  # a new task has no configs yet: this judges the config's id
+                self._check_push_room(push_cfg, "", scope)
             context_id = msg.context_id or self.ids()
             # A context belongs to the scope that used it first. §3.4.1: "If an agent cannot
             # accept a client-provided contextId, it MUST reject the request with an error and
@@ -519,13 +470,7 @@ class A2AService(PushConfigService):
         if live is None:
             if not self._may_open_task(scope):
                 await _aclose(gen)
-                lim = self.limits
-                raise ResourceExhaustedError(
-                    f"too many open tasks: at most {lim.max_open_tasks_per_caller} non-terminal "
-                    "tasks per caller; finish or cancel one first",
-                    retry_after_s=lim.retry_after_s,
-                    metadata={"limit": "openTasksPerCaller", "max": lim.max_open_tasks_per_caller},
-                )
+                raise self._refuse_new_task()
             msg = msg.model_copy(update={"task_id": self.ids()})
             task = Task(
                 id=msg.task_id,
@@ -534,16 +479,22 @@ class A2AService(PushConfigService):
                 history=[msg],
                 metadata=req.metadata,
             )
-            live = _Live(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
+            live = LiveTask(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
             self._live[task.id] = live
             self._open_tasks[scope] = self._open_tasks.get(scope, 0) + 1
             t = live.machine.create(TaskState.SUBMITTED, reason="message received")
             self._stamp(live, t, None)
+            if push_cfg is not None:  # judged before the agent ran; a new task has room
+                self._register_push(push_cfg, live.task.id, scope)
         else:
+            if push_cfg is not None:
+                try:  # before the message is stored: a config created meanwhile may still refuse
+                    self._register_push(push_cfg, live.task.id, scope)
+                except A2AError:
+                    await _aclose(gen)
+                    raise
             live.task.history.append(msg)
             self._save(live)
-        if push_cfg is not None:
-            self._register_push(push_cfg, live.task.id, scope)
         live.accepted = list(cfg.accepted_output_modes) if cfg else []
         self._live[live.task.id] = live  # (again, if it was evicted while interrupted)
         queue = self._subscribe(live) if subscribe else None
@@ -569,7 +520,7 @@ class A2AService(PushConfigService):
 
     # ------------------------------------------------------------------ the run
 
-    async def _drive(self, live: _Live, gen: AsyncIterator[Update], first: Update) -> None:
+    async def _drive(self, live: LiveTask, gen: AsyncIterator[Update], first: Update) -> None:
         """Feed the agent's updates into the task until the generator ends."""
         update: Update | None = first
         try:
@@ -611,7 +562,7 @@ class A2AService(PushConfigService):
                 self._close_streams(live, keep_watchers=True)
                 self._maybe_evict(live)
 
-    def _apply(self, live: _Live, update: Update, *, reason: str = "") -> None:
+    def _apply(self, live: LiveTask, update: Update, *, reason: str = "") -> None:
         """One update → machine, task, store, streams, webhooks (all or nothing before publish)."""
         task = live.task
         if isinstance(update, Status):
@@ -676,7 +627,7 @@ class A2AService(PushConfigService):
         else:  # pragma: no cover - Wait is handled by the run loop
             raise InvalidAgentResponseError(f"unknown update {update!r}")
 
-    def _stamp(self, live: _Live, t: Transition, message: Message | None) -> None:
+    def _stamp(self, live: LiveTask, t: Transition, message: Message | None) -> None:
         """Set the task's status from a recorded transition and persist both."""
         live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
         self.store.save(
@@ -686,111 +637,13 @@ class A2AService(PushConfigService):
             transition=(len(live.machine.history) - 1, t),
         )
 
-    def _save(self, live: _Live) -> None:
+    def _save(self, live: LiveTask) -> None:
         last = live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms()
         self.store.save(live.task, status_ms=last, scope=live.scope)
 
-    # ------------------------------------------------------------------ fan-out
-
-    def _subscribe(self, live: _Live) -> _Subscriber:
-        queue: _Subscriber = asyncio.Queue()
-        live.subscribers.append(queue)
-        return queue
-
-    def _unsubscribe(self, live: _Live, queue: _Subscriber) -> None:
-        if queue in live.subscribers:
-            live.subscribers.remove(queue)
-        if queue in live.watchers:
-            live.watchers.remove(queue)
-
-    def _publish(self, live: _Live, event: StreamResponse) -> None:
-        limit = self.limits.max_queued_events
-        for queue in list(live.subscribers):
-            if queue.qsize() >= limit:  # a consumer that does not read: drop it, free its queue
-                self._drop(live, queue, limit)
-            else:
-                queue.put_nowait(event)
-        self._notify_push(live, event)
-
-    def _drop(self, live: _Live, queue: _Subscriber, limit: int) -> None:
-        while not queue.empty():
-            queue.get_nowait()
-        log.warning("task %s: a stream fell %d events behind and was dropped", live.task.id, limit)
-        queue.put_nowait(
-            ResourceExhaustedError(
-                f"stream dropped: its consumer fell more than {limit} events behind; "
-                "SubscribeToTask again for the current task",
-                retry_after_s=self.limits.retry_after_s,
-                metadata={"limit": "queuedEvents", "max": limit, "taskId": live.task.id},
-            )
-        )
-        self._unsubscribe(live, queue)
-
-    def _maybe_evict(self, live: _Live) -> None:
-        """Forget an interrupted task nobody is running or watching (F4): it stays in the store,
-        and :meth:`_live_task` reloads it when a client next touches it."""
-        if (
-            live.machine.is_interrupted
-            and not live.running
-            and not live.subscribers
-            and self._live.get(live.task.id) is live
-        ):
-            del self._live[live.task.id]
-
-    def _may_open_task(self, scope: CallerScope) -> bool:
-        if scope not in self._open_tasks:
-            open_states = (
-                TaskState.SUBMITTED,
-                TaskState.WORKING,
-                TaskState.INPUT_REQUIRED,
-                TaskState.AUTH_REQUIRED,
-            )
-            self._open_tasks[scope] = sum(
-                self.store.page(scope=scope, state=s, page_size=1).total_size for s in open_states
-            )
-        return self._open_tasks[scope] < self.limits.max_open_tasks_per_caller
-
-    def _notify_push(self, live: _Live, event: StreamResponse) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # e.g. recovery at start-up: nobody to deliver with yet
-            return
-        if live.push_configs is None:
-            live.push_configs = self.store.push_configs(live.task.id, live.scope)
-        for config in live.push_configs:
-            self.push.enqueue(config, event)
-
-    def _close_streams(self, live: _Live, *, keep_watchers: bool = False) -> None:
-        """End the task's streams (``keep_watchers``: all but the SubscribeToTask ones)."""
-        kept = [q for q in live.subscribers if keep_watchers and q in live.watchers]
-        for queue in live.subscribers:
-            if queue not in kept:
-                queue.put_nowait(None)
-        live.subscribers[:] = kept
-        live.watchers[:] = kept
-
-    def _stream(self, live: _Live, queue: _Subscriber, first: StreamResponse, scope: CallerScope) -> _Stream:
-        """A client stream over ``queue``: counted against the caps from now until it closes."""
-        live.streams.append(queue)
-        self._streams_of[scope] = self._streams_of.get(scope, 0) + 1
-
-        def release() -> None:
-            self._unsubscribe(live, queue)
-            if queue in live.streams:
-                live.streams.remove(queue)
-            left = self._streams_of.get(scope, 0) - 1
-            if left > 0:
-                self._streams_of[scope] = left
-            else:
-                self._streams_of.pop(scope, None)
-            self._maybe_evict(live)
-
-        loop = asyncio.get_running_loop()
-        return _Stream(queue, first, release, loop.time() + self.limits.max_stream_seconds)
-
     # ------------------------------------------------------------------ reads
 
-    def _snapshot(self, live: _Live) -> Task:
+    def _snapshot(self, live: LiveTask) -> Task:
         t = live.task
         return t.model_copy(update={"artifacts": list(t.artifacts), "history": list(t.history)})
 
@@ -803,7 +656,7 @@ class A2AService(PushConfigService):
             raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
         return task
 
-    def _live_task(self, task_id: str, scope: CallerScope) -> _Live:
+    def _live_task(self, task_id: str, scope: CallerScope) -> LiveTask:
         """The in-memory record of ``scope``'s task, loaded from the store if needed."""
         live = self._live.get(task_id)
         if live is not None:
@@ -821,7 +674,7 @@ class A2AService(PushConfigService):
         )
         if not history:  # a task stored without transitions: adopt its current state
             machine.create(task.status.state, reason="restored")
-        live = _Live(task, machine, scope=scope)
+        live = LiveTask(task, machine, scope=scope)
         if not machine.is_terminal:
             self._live[task_id] = live
         return live
@@ -940,57 +793,6 @@ class A2AService(PushConfigService):
         for live in list(self._live.values()):
             self._close_streams(live)
         await self.push.aclose()
-
-
-async def _single(item: StreamResponse) -> AsyncIterator[StreamResponse]:
-    yield item
-
-
-class _Stream:
-    """The events of one client stream: ``first``, then ``queue`` until ``None``, an error
-    (raised: the consumer was dropped), or ``deadline`` (loop time: the maximum lifetime, after
-    which it ends cleanly). ``release`` runs exactly once, on the end or on ``aclose`` — also
-    for a stream nobody ever iterated, which an async generator's ``finally`` would miss."""
-
-    def __init__(
-        self, queue: _Subscriber, first: StreamResponse, release: Callable[[], None], deadline: float
-    ) -> None:
-        self._queue = queue
-        self._first: StreamResponse | None = first
-        self._release: Callable[[], None] | None = release
-        self._deadline = deadline
-
-    def __aiter__(self) -> _Stream:
-        return self
-
-    async def __anext__(self) -> StreamResponse:
-        if self._release is None:
-            raise StopAsyncIteration
-        if self._first is not None:
-            first, self._first = self._first, None
-            return first
-        left = self._deadline - asyncio.get_running_loop().time()
-        try:
-            if left <= 0:
-                raise TimeoutError
-            item = await asyncio.wait_for(self._queue.get(), left)
-        except TimeoutError:
-            item = None
-        except BaseException:
-            await self.aclose()
-            raise
-        if item is None:
-            await self.aclose()
-            raise StopAsyncIteration
-        if isinstance(item, A2AError):
-            await self.aclose()
-            raise item
-        return item
-
-    async def aclose(self) -> None:
-        release, self._release = self._release, None
-        if release is not None:
-            release()
 
 
 async def _aclose(gen: AsyncIterator[Update]) -> None:

@@ -250,11 +250,6 @@ async def test_a_send_message_config_over_the_cap_is_refused(make_service):
     await svc.aclose()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A2AService._start stores the follow-up message before it registers the push config; "
-    "it should call self._check_push_room(push_cfg, task_id, scope) before changing the task",
-)
 async def test_a_refused_send_message_config_leaves_the_task_as_it_was(make_service):
     from agentproto.a2a.types import GetTaskRequest
 
