@@ -16,7 +16,8 @@ an endpoint raised                     500    ``internal_error`` + ``Connection:
 The allow-list holds the loopback names (``127.0.0.1``, ``localhost``, ``::1``), the address
 the server is bound to, and any configured names; an ``Origin`` is accepted only if it is
 listed in ``allowed_origins`` (exact ``scheme://host[:port]``). Every refusal and every
-failure is logged as one JSON line on the ``agentproto.http`` logger.
+failure is logged as one JSON line on the ``agentproto.http`` logger. ``max_body_bytes``
+defaults to :data:`agentproto.limits.MAX_BODY_BYTES` (1 MB), the budget every binding shares.
 
 ``Host`` is parsed strictly (:func:`parse_host`): a reg-name, an IPv4 address or an ``[IPv6]``
 literal, then optionally ``:`` and digits — nothing else (no userinfo, path, fragment or text
@@ -35,6 +36,8 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
+
+from agentproto import limits
 
 __all__ = ["HTTPGuard", "GuardConfig", "LOOPBACK_HOSTS", "log_event", "parse_host", "socket_base_url"]
 
@@ -66,7 +69,7 @@ class GuardConfig:
     #: JSON paths that speak JSON-RPC: their refusal is a JSON-RPC error object
     #: (-32005 ContentTypeNotSupported, A2A §5.4) so a JSON-RPC client can read it.
     jsonrpc_paths: tuple[str, ...] = ()
-    max_body_bytes: int = 1_000_000
+    max_body_bytes: int = limits.MAX_BODY_BYTES  # the one input budget of both protocols
     cors_headers: str = "authorization, content-type, a2a-version, a2a-extensions, accept"
 
     @classmethod
@@ -77,7 +80,7 @@ class GuardConfig:
         origins: Iterable[str] = (),
         json_paths: Iterable[str] = (),
         jsonrpc_paths: Iterable[str] = (),
-        max_body_bytes: int = 1_000_000,
+        max_body_bytes: int = limits.MAX_BODY_BYTES,
     ) -> GuardConfig:
         rpc = {p.rstrip("/") or "/" for p in jsonrpc_paths}
         paths = {p.rstrip("/") or "/" for p in json_paths} | rpc
