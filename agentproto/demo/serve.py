@@ -3,7 +3,10 @@
 Binds 127.0.0.1 by default — a teaching server has no business on a public interface; pass
 ``--host 0.0.0.0`` deliberately if you must. Threads, pending approvals and refunds live in a
 SQLite file under the user's data directory (``--db``), so stopping the server loses nothing;
-``--db :memory:`` keeps everything in memory instead.
+``--db :memory:`` keeps everything in memory instead. One server per database: ``serve`` holds
+an exclusive lock on ``<db>.lock`` while it runs (``Store(path, exclusive=True)``), and a second
+``serve`` on the same file exits 2 with a message naming the first one's PID, before it reads
+or changes anything (its start-up recovery would otherwise fail the first one's running tasks).
 
 Connection limits (slowloris and idle connections; each has a flag):
 
@@ -279,8 +282,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-loopback-webhooks",
         action="store_true",
-        help="in --auth mode, still allow push webhooks to loopback/private "
-        "addresses (always allowed without --auth, for the course)",
+        help="in --auth mode, still allow push webhooks to loopback addresses (127.0.0.0/8, "
+        "::1, localhost; always allowed without --auth, for the course). Private, link-local "
+        "and other reserved addresses stay refused in every mode",
     )
     parser.add_argument(
         "--allowed-host",
@@ -373,13 +377,10 @@ def _warm_up() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the server and block until Ctrl-C. Returns the process exit code."""
-    import socket
-
-    import uvicorn
-
-    from agentproto.demo.app import create_app
+    """Start the server and block until Ctrl-C. Returns the process exit code (2: it could
+    not start — bad clients, a database another server holds, a port in use, …)."""
     from agentproto.demo.auth import parse_client
+    from agentproto.store import DatabaseInUseError, Store
 
     db = args.db or str(default_db_path())
     auth = getattr(args, "auth", False)
@@ -391,6 +392,31 @@ def run(args: argparse.Namespace) -> int:
     if auth and not clients:
         print("agentproto serve: --auth needs at least one --client NAME:SECRET", file=sys.stderr)
         return 2
+    # One server per database (F10): the lock on <db>.lock is held by this process until it
+    # ends, taken before anything reads or recovers the file, so a second `serve` on the same
+    # database stops here, naming the first one's PID, and changes nothing.
+    try:
+        held = Store(db, exclusive=True)
+    except DatabaseInUseError as exc:
+        print(f"agentproto serve: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bad --db path (a directory, no permission, …)
+        print(f"agentproto serve: cannot start: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _run_holding(args, db, auth, clients)
+    finally:
+        held.close()  # gives the lock back
+
+
+def _run_holding(args: argparse.Namespace, db: str, auth: bool, clients: dict[str, str]) -> int:
+    """The rest of :func:`run`, while this process holds the database."""
+    import socket
+
+    import uvicorn
+
+    from agentproto.demo.app import create_app
+
     try:
         app = create_app(
             db,
