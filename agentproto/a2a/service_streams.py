@@ -13,18 +13,18 @@ Everything a caller can make the server hold is bounded (findings F3, F4 of the 
 attack), each by a module constant that :class:`ServiceLimits` gathers (one value per field;
 pass your own to ``A2AService(limits=…)``):
 
-================================  ========  ===============================================
-limit                             default   beyond it
-================================  ========  ===============================================
-:data:`MAX_STREAMS_PER_CALLER`    32        the new stream: ``ResourceExhaustedError``
-:data:`MAX_STREAMS_PER_TASK`      8         the new stream: ``ResourceExhaustedError``
-:data:`MAX_QUEUED_EVENTS`         256       the lagging stream ends with ``ResourceExhausted``
-:data:`MAX_STREAM_SECONDS`        3600      the stream ends cleanly (subscribe again)
-:data:`SUBSCRIBE_HISTORY_LENGTH`  0         a subscription's first Task carries no history
-:data:`MAX_OPEN_TASKS_PER_CALLER` 200       a new task: ``ResourceExhaustedError``
-:data:`LIST_DEFAULT_HISTORY_LENGTH` 1       ListTasks without ``historyLength``
-:data:`MAX_LIST_RESPONSE_BYTES`   2 MB      the ListTasks page is cut short (next token)
-================================  ========  ===============================================
+===================================  =======  ==================================================
+limit                                default  beyond it
+===================================  =======  ==================================================
+:data:`MAX_STREAMS_PER_CALLER`       32       the new stream: ``ResourceExhaustedError``
+:data:`MAX_STREAMS_PER_TASK`         8        the new stream: ``ResourceExhaustedError``
+:data:`MAX_QUEUED_EVENTS`            256      the lagging stream ends with ``ResourceExhausted``
+:data:`MAX_STREAM_SECONDS`           3600     the stream ends cleanly (subscribe again)
+:data:`SUBSCRIBE_HISTORY_LENGTH`     0        a subscription's first Task carries no history
+:data:`MAX_OPEN_TASKS_PER_CALLER`    200      a new task: ``ResourceExhaustedError``
+:data:`LIST_DEFAULT_HISTORY_LENGTH`  1        ListTasks without ``historyLength``
+:data:`MAX_LIST_RESPONSE_BYTES`      2 MB     the ListTasks page is cut short (next token)
+===================================  =======  ==================================================
 
 ``ResourceExhaustedError`` (:mod:`agentproto.a2a.errors`) is ``-32603`` with ErrorInfo reason
 ``RESOURCE_EXHAUSTED`` on JSON-RPC, ``429`` + ``Retry-After`` on HTTP+JSON and the gRPC status
@@ -70,7 +70,7 @@ __all__ = [
     "Subscriber",
 ]
 
-log = logging.getLogger("agentproto.a2a.service")
+log = logging.getLogger("agentproto.a2a.service")  # the service's log lines keep their logger
 
 #: Streams (SendStreamingMessage + SubscribeToTask) one caller may hold open at once.
 MAX_STREAMS_PER_CALLER = 32
