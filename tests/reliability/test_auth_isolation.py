@@ -69,6 +69,8 @@ def test_jsonrpc_another_client_gets_task_not_found_for_subscribe_and_push_confi
 
 
 def test_jsonrpc_another_client_cannot_join_a_context(server, tokens):
+    """Contexts are per caller: bob's message with alice's contextId lands in a context of his
+    own under that name, and nothing of it reaches alice's (nor is the id's existence told)."""
     url, _ = server
     task = _alice_task(url, tokens["alice"], "tck-input-required-j2")
     joined = rpc(
@@ -77,7 +79,10 @@ def test_jsonrpc_another_client_cannot_join_a_context(server, tokens):
         "SendMessage",
         {"message": _message("tck-complete-task-j", contextId=task["contextId"])},
     ).json()
-    assert joined["error"]["code"] == -32001
+    his = joined["result"]["task"]
+    assert his["contextId"] == task["contextId"] and his["id"] != task["id"]
+    hers = rpc(url, tokens["alice"], "ListTasks", {"contextId": task["contextId"]}).json()["result"]
+    assert [t["id"] for t in hers["tasks"]] == [task["id"]]
 
 
 # --- HTTP+JSON -----------------------------------------------------------------------------
@@ -214,7 +219,8 @@ def test_agui_another_client_cannot_read_run_events_cancel_or_answer_an_interrup
         json=run_body("iso-t", "iso-bob", messages=[], resume=approval(interrupt["id"])),
         headers={**SSE_HEADERS, **bob},
     )
-    assert answered.status_code == 404 and answered.json()["error"]["code"] == "thread_not_found"
+    assert answered.status_code == 200  # bob's own thread of that name: it knows no such interrupt
+    assert interrupt["id"] in answered.text and "resume.unrecognised-entry" in answered.text
     pending = httpx.get(f"{url}/ag-ui/threads/iso-t", headers=alice).json()["pendingInterrupts"]
     assert [p["id"] for p in pending] == [interrupt["id"]]  # still alice's to answer
 
@@ -249,7 +255,10 @@ def test_agui_ownership_is_kept_by_the_server_not_only_by_the_demo_gate():
         )
         assert httpx.get(running.url + "/ag-ui/threads/p-t", headers=headers["alice"]).status_code == 200
         assert httpx.get(running.url + "/ag-ui/threads/p-t", headers=headers["bob"]).status_code == 404
+        before = httpx.get(running.url + "/ag-ui/threads/p-t", headers=headers["alice"]).json()
         again = httpx.post(running.url + "/ag-ui/agent", json=run_body("p-t", "p-r2"), headers=headers["bob"])
-        assert again.status_code == 404
+        assert again.status_code == 200  # a thread of bob's own under the same id
+        after = httpx.get(running.url + "/ag-ui/threads/p-t", headers=headers["alice"]).json()
+        assert after == before  # alice's thread is untouched
     finally:
         running.stop()

@@ -135,7 +135,9 @@ def test_another_client_cannot_read_or_continue_a_thread(url):
         timeout=10,
         headers={**SSE_HEADERS, "Authorization": f"Bearer {bob}"},
     )
-    assert hijack.status_code == 404
+    assert hijack.status_code == 200  # bob gets a thread of his own under that id (ids per caller)
+    again = httpx.get(url + "/ag-ui/threads/alice-t", headers={"Authorization": f"Bearer {alice}"})
+    assert again.json() == mine.json()  # and alice's thread is as it was
 
 
 def test_serve_refuses_auth_mode_without_a_client(capsys):
