@@ -1820,8 +1820,10 @@ class ModeRun:
         grpc: bool,
         exclude: tuple[str, ...] = (),
         sizes: CaseSizes | None = None,
+        only: frozenset[str] = frozenset(),
     ) -> None:
         self.mode, self.auth_mode, self.exclude = mode, mode == "auth", exclude
+        self.only = only  # finding cases to run (empty: all)
         self.workdir = workdir / mode
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.db = self.workdir / "data" / "probe.sqlite3"  # serve creates data/ (F9: mode 0700)
@@ -3186,12 +3188,16 @@ class Findings:
 
     def run_all(self) -> None:
         for finding, case, name in self.cases():
+            if self.run.only and finding not in self.run.only:
+                continue
             row = self.row(finding, name)
             started = time.monotonic()
             try:
                 case(row)
             except (httpx.HTTPError, OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
                 row.fail(f"the case crashed: {type(exc).__name__}: {exc}")
+            if not row.figure and row.failures:
+                row.figure = row.failures[0]["problem"][:160]
             self.run.timings[f"{finding}_s"] = round(time.monotonic() - started, 1)
 
     # -- helpers
@@ -3238,8 +3244,8 @@ class Findings:
             row.fail("serve warned that a secret is on its command line")
         args = cmdline.split(b"\0")
         clients = [args[i + 1].decode() for i, a in enumerate(args[:-1]) if a == b"--client"]
-        row.figure = (
-            f"cmdline {len(cmdline)} bytes, --client {' '.join(clients)}: no secret (from the environment)"
+        row.figure = f"cmdline {len(cmdline)} bytes, --client {' '.join(clients)}: " + (
+            f"the secrets of {leaked} in it" if leaked else "no secret (they come from the environment)"
         )
 
     # -- F9
@@ -3376,6 +3382,7 @@ class Findings:
             "POST", f"/tasks/{task}/pushNotificationConfigs", {"url": UNPRINTABLE_URLS[1][1]}
         )
         row.add(f"REST {answer.status}")
+        rest_shown = f"REST {answer.status} {rest_status(answer)}".strip()
         if answer.status != 400 or rest_status(answer) != "INVALID_ARGUMENT":
             row.fail("REST: webhook URL with CR LF", req, answer, "400 INVALID_ARGUMENT")
         log = self.server.log()
@@ -3389,9 +3396,12 @@ class Findings:
         listed = self.run.rpc_result("ListTaskPushNotificationConfigs", {"taskId": task}) or {}
         if listed.get("configs"):
             row.fail(f"refused URLs were stored: {listed['configs'][:2]}")
-        row.figure = (
-            f"{refused}/{len(UNPRINTABLE_URLS)} refused -32602 (+ REST 400); "
-            "log has no raw U+2028/U+0085/U+202E"
+            for cfg in listed["configs"]:  # nothing may ever be sent to them
+                self.rpc("DeleteTaskPushNotificationConfig", {"taskId": task, "id": str(cfg.get("id"))})
+        row.figure = f"{refused}/{len(UNPRINTABLE_URLS)} refused -32602 ({rest_shown}); " + (
+            f"raw {raw or ['ESC']} in the log"
+            if raw or "\x1b[31m" in log
+            else "no raw U+2028/U+0085/U+202E in the log"
         )
 
     # -- F1
@@ -3407,12 +3417,15 @@ class Findings:
                     row.fail(f"webhook host {host!r} accepted", req, answer, "-32602 (refused at create)")
                 else:
                     refused += 1
+            rest_refused = 0
             for host in ("2130706433", "0xa9fea9fe"):
                 body = {"taskId": task, "url": f"http://{host}:{rx.port}/f1-rest"}
                 req, answer = self.rest("POST", f"/tasks/{task}/pushNotificationConfigs", body)
                 row.add(f"REST {answer.status}")
                 if answer.status != 400 or rest_status(answer) != "INVALID_ARGUMENT":
                     row.fail(f"REST webhook host {host!r}", req, answer, "400 INVALID_ARGUMENT")
+                else:
+                    rest_refused += 1
             # canonical loopback: refused in --auth mode, allowed (the course's laptop) without it
             req, answer = self.create_push(task, f"http://127.0.0.1:{rx.port}/f1-canonical")
             accepted = "result" in (answer.json() or {})
@@ -3442,7 +3455,8 @@ class Findings:
             if not self.auth and not hits:
                 row.fail("control: the loopback webhook got no POST in default mode (is delivery broken?)")
         row.figure = (
-            f"{refused}/{len(DISGUISED_HOSTS)} disguised forms -32602, REST 400 ×2; "
+            f"{refused}/{len(DISGUISED_HOSTS)} disguised forms -32602, REST 400 INVALID_ARGUMENT "
+            f"{rest_refused}/2; "
             f"loopback receiver hit {hits}× "
             f"({'expected 0' if self.auth else 'control: the allowed config'}){named}"
         )
@@ -3452,34 +3466,45 @@ class Findings:
         task = self.run.new_task()
         urls = [f"https://hooks.example.com/probe-f11/{i}" for i in range(MAX_PUSH_CONFIGS_PER_TASK + 1)]
         ids: list[str] = []
+        extra, duplicate, count = "?", "?", 0
         try:
             for i, url in enumerate(urls):
                 req, answer = self.create_push(task, url)
                 result = (answer.json() or {}).get("result") or {}
                 code, _ = rpc_error(answer)
                 row.add(f"#{i + 1} {'ok' if result else code}")
+                if result.get("id"):
+                    ids.append(str(result["id"]))
                 if i < MAX_PUSH_CONFIGS_PER_TASK:
                     if not result.get("id"):
                         row.fail(f"config #{i + 1} refused", req, answer, "a config")
-                    else:
-                        ids.append(str(result["id"]))
-                elif code != -32602:
-                    row.fail(f"config #{i + 1} on one task accepted", req, answer, "-32602 (at most 5)")
+                else:
+                    extra = "accepted" if result else str(code)
+                    if code != -32602:
+                        row.fail(f"config #{i + 1} on one task accepted", req, answer, "-32602 (at most 5)")
             if ids:
                 self.rpc("DeleteTaskPushNotificationConfig", {"taskId": task, "id": ids.pop()})
                 req, answer = self.create_push(task, urls[0])  # room for one, but the URL is there
                 code, _ = rpc_error(answer)
-                row.add(f"duplicate {code}")
+                result = (answer.json() or {}).get("result") or {}
+                if result.get("id"):
+                    ids.append(str(result["id"]))
+                duplicate = "accepted" if result else str(code)
+                row.add(f"duplicate {duplicate}")
                 if code != -32602:
                     row.fail("a second config for the same URL accepted", req, answer, "-32602")
             listed = self.run.rpc_result("ListTaskPushNotificationConfigs", {"taskId": task}) or {}
             count = len(listed.get("configs") or [])
-            if count != len(ids):
-                row.fail(f"the task lists {count} configs, the probe kept {len(ids)}")
+            if count > MAX_PUSH_CONFIGS_PER_TASK:
+                row.fail(f"the task lists {count} configs", expected=f"≤ {MAX_PUSH_CONFIGS_PER_TASK}")
         finally:  # never delivered (the task gets no event), and deleted so that none ever is
-            for ident in ids:
+            listed = self.run.rpc_result("ListTaskPushNotificationConfigs", {"taskId": task}) or {}
+            for ident in {*ids, *(str(c.get("id")) for c in listed.get("configs") or [])}:
                 self.rpc("DeleteTaskPushNotificationConfig", {"taskId": task, "id": ident})
-        row.figure = f"{MAX_PUSH_CONFIGS_PER_TASK} accepted, #{len(urls)} -32602, same URL again -32602"
+        row.figure = (
+            f"#1–#{MAX_PUSH_CONFIGS_PER_TASK} accepted; #{len(urls)}: {extra}; "
+            f"the same URL again: {duplicate}; {count} listed"
+        )
 
     # -- F17
     def f17_thread_ids(self, row: Row) -> None:
@@ -3574,8 +3599,11 @@ class Findings:
         if bobs.get("id") in ids or first.get("id") not in ids:
             row.fail(f"alice's context {context} lists {ids[:4]} (bob's task {bobs.get('id')})")
         row.figure = (
-            f"bob on alice's thread id: 200, own thread, same events as on a fresh id; "
-            f"alice's interrupt still pending; contextId: {len(ids)} task(s) in alice's context, none bob's"
+            f"bob on alice's thread id: {on_hers.status}, "
+            f"{'the same events as on a fresh id' if shape == fresh else 'not what a fresh id gets'}; "
+            f"alice's runs {her_runs}, pending {len(pending)}; bob's runs there {his_runs}; "
+            f"bob in alice's contextId: {'a task of his own' if bobs else 'refused'}, alice's context "
+            f"lists {len(ids)} task(s){' (bob’s among them)' if bobs.get('id') in ids else ''}"
         )
 
     # -- F16
@@ -3605,18 +3633,20 @@ class Findings:
                 200,
             ),
         ]
+        shown: list[str] = []
         for label, headers, body, want in cases:
             req = Req("", "POST", "/oauth/token", headers, body.encode(), label)
             answer = send(self.run.c, req)
             row.add(f"{answer.status}")
             got = (answer.json() or {}) if isinstance(answer.json(), dict) else {}
+            shown.append(f"{label}: {answer.status} {got.get('error', '')}".rstrip())
             if answer.status != want:
                 row.fail(label, req, answer, f"HTTP {want}")
             elif want == 400 and got.get("error") != "invalid_request":
                 row.fail(f"{label}: error {got.get('error')!r}", req, answer, "invalid_request")
             elif want == 200 and not got.get("access_token"):
                 row.fail(f"{label}: no access_token", req, answer)
-        row.figure = "grant_type twice 400, Basic + body secret 400 (invalid_request); Basic %2D decoded 200"
+        row.figure = "; ".join(shown)
 
     # -- F3
     def f3_lazy_streams(self, row: Row) -> None:
@@ -3857,6 +3887,7 @@ class Findings:
                 break
         if throttled is None:
             row.fail(f"{len(statuses)} wrong secrets, no 429: {statuses}", expected="401s then 429")
+            row.figure = f"{len(statuses)} wrong secrets: {dict(Counter(statuses))}, no 429"
             return
         if statuses[:-1] != [401] * (len(statuses) - 1) or len(statuses) - 1 < PAIR_FREE_FAILURES:
             row.fail(f"before the 429: {statuses}", expected=f"at least {PAIR_FREE_FAILURES} × 401")
@@ -3917,6 +3948,8 @@ class EdgeRun:
                     case(row)
                 except (httpx.HTTPError, OSError, RuntimeError, KeyError, ValueError) as exc:
                     row.fail(f"the case crashed: {type(exc).__name__}: {exc}")
+                if not row.figure and row.failures:
+                    row.figure = row.failures[0]["problem"][:160]
                 self.timings[f"{finding}_s"] = round(time.monotonic() - started, 1)
         finally:
             self.server.stop()
@@ -4112,7 +4145,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-edge", action="store_true", help="leave out the cases with a server of their own (F5, F6)"
     )
+    parser.add_argument(
+        "--cases",
+        default="",
+        metavar="F1,F2,…",
+        help="run only these finding cases (default: all of F1–F18)",
+    )
     args = parser.parse_args(argv)
+    only = frozenset(c.strip().upper() for c in args.cases.split(",") if c.strip())
+    if only - {f"F{i}" for i in range(1, 19)}:
+        parser.error(f"--cases takes F1 … F18, not {sorted(only - {f'F{i}' for i in range(1, 19)})}")
     if not 1 <= args.requests <= 20_000:
         parser.error("--requests must be between 1 and 20000")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="agentproto-probe-"))
@@ -4137,6 +4179,7 @@ def main(argv: list[str] | None = None) -> int:
             grpc=args.grpc,
             exclude=tuple(args.exclude),
             sizes=sizes,
+            only=only,
         )
         try:
             run.run()
@@ -4167,7 +4210,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{t['flood32603']} × -32603, {t['floodNoAnswer']} unanswered; "
             f"failed rows: {len(t['failedRows'])}, warnings: {len(t['warnRows'])}"
         )
-    if not args.no_edge:
+    if not args.no_edge and (not only or only & {"F5", "F6"}):
         edge = EdgeRun(workdir, sizes)
         try:
             edge.run()
