@@ -421,15 +421,12 @@ class A2AService(StreamFanout, PushConfigService):
             if push_cfg is not None:  # a new task has no configs yet: this judges the config's id
                 self._check_push_room(push_cfg, "", scope)
             context_id = msg.context_id or self.ids()
-            # A context belongs to the scope that used it first. §3.4.1: "If an agent cannot
-            # accept a client-provided contextId, it MUST reject the request with an error and
-            # MUST NOT generate a new contextId" — so another scope's context is refused, not
-            # silently swapped for a fresh one; and refused as not found (§13.1: nothing about
-            # resources outside the caller's scope may leak), with the error GetTask gives for
-            # a task that "does not exist or is not accessible". What still leaks is that a
-            # *client-chosen* context string is taken; server-generated ones are unguessable.
-            if not self.store.claim_context(context_id, scope):
-                raise TaskNotFoundError(f"Context {context_id} not found", metadata={"contextId": context_id})
+            # Contexts are kept per caller: (tenant, owner, contextId). A client-provided id is
+            # accepted (§3.4.1: agents MAY accept and preserve it) in the caller's own namespace,
+            # never swapped for a generated one; another caller using the same string gets a
+            # context of its own and the answer an unused id gets, so nothing reveals whether
+            # someone else's context exists (§3.3.2, §13.1). The kit's model (§7.5, §13.1).
+            self.store.claim_context(context_id, scope)
             msg = msg.model_copy(update={"context_id": context_id})
             ctx = RequestContext(message=msg, context_id=context_id)
 
