@@ -12,8 +12,13 @@ one-line suggested fix, followed by any warnings and the runs the stream contain
 Events are numbered **from 0 in arrival order**, everywhere: the human report says
 ``event #5`` for the event at index 5, which is the ``event`` of ``--json``'s ``error`` and
 ``warnings``. The human report lists up to :data:`RUNS_LISTED` runs by id; a longer capture
-gets a count per outcome (``600 runs: 598 success, 2 interrupted (run-17, run-233)``), while
+gets a count per run outcome (``600 runs: 598 success, 2 interrupt (run-17, run-233)``), while
 ``--json`` always carries every run.
+
+Two words for two things: the report's **verdict** on the stream is ``conformant`` or
+``rejected``; each run's **outcome** is ``success``, ``interrupt``, ``cancelled``, ``failed`` (the
+producer's ``RUN_ERROR``), ``truncated`` (the stream ended with the run open) or ``rejected``
+(the stream was rejected while the run was open).
 
 Exit status: ``0`` the stream is conformant (a run that ended in ``RUN_ERROR`` still is);
 ``1`` it is not; ``2`` the input could not be read (missing file, not UTF-8, not a stream).
@@ -56,7 +61,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object: outcome, error, warnings, state, messages, "
+        help="print one JSON object: verdict, error, warnings, state, messages, "
         "runs (every run, however many)",
     )
     parser.add_argument(
@@ -100,7 +105,7 @@ def summarize_runs(runs: list[dict[str, Any]]) -> str:
 
     Up to :data:`RUNS_LISTED` runs: each by id (``runs: run-1: success, run-2: failed``).
     More: a count per outcome, most frequent first, naming the first few runs of every
-    outcome but success (``600 runs: 598 success, 2 interrupted (run-17, run-233)``).
+    outcome but success (``600 runs: 598 success, 2 interrupt (run-17, run-233)``).
     """
     if not runs:
         return "runs: none"

@@ -125,7 +125,7 @@ def fix_for(rule: str) -> str:
 class LintReport:
     """The verdict on one captured stream (the ``agentproto lint --json`` object)."""
 
-    outcome: str  # "completed" | "failed"
+    verdict: str  # "conformant" | "rejected": the consumer's verdict on the stream
     error: dict[str, Any] | None  # {event, type, rule, message} or None
     warnings: list[dict[str, Any]]
     state: Any
@@ -146,7 +146,7 @@ class LintReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "outcome": self.outcome,
+            "verdict": self.verdict,
             "error": self.error,
             "warnings": self.warnings,
             "state": self.state,
@@ -303,7 +303,9 @@ class Pipeline:
         self.error = exc
         run = self.verifier.current
         if run is not None and run.outcome is None:
-            run.outcome = "failed"  # the consumer fails a run whose stream it rejects
+            # The consumer rejected the stream: not the producer's RUN_ERROR, which the lifecycle
+            # page (Error Handling) says a consumer MUST NOT present it as.
+            run.outcome = "rejected"
         if self.raise_errors:
             raise exc
         return []
@@ -352,13 +354,13 @@ class Pipeline:
         self.error = exc
         run = self.verifier.current
         if run is not None and run.outcome is None:
-            run.outcome = "failed"
+            run.outcome = "rejected"
 
     def report(self) -> LintReport:
         """The report as things stand (``finish()`` also closes the stream first)."""
         error = self.error.to_dict() if self.error is not None else None
         return LintReport(
-            outcome="completed" if error is None else "failed",
+            verdict="conformant" if error is None else "rejected",
             error=error,
             warnings=[w.to_dict() for w in self.warnings],
             state=self.reducer.state,

@@ -344,7 +344,7 @@ class VerifiedRun:
 
     thread_id: str | None
     run_id: str | None
-    outcome: str | None = None  # success | interrupt | cancelled | failed | truncated
+    outcome: str | None = None  # success | interrupt | cancelled | failed | truncated | rejected
     interrupt_ids: list[str] = field(default_factory=list)
     error: str | None = None  # RUN_ERROR.message, when failed
 

@@ -44,7 +44,7 @@ def test_every_rule_has_an_invalid_vector():
 def test_a_valid_stream_is_accepted_and_an_invalid_one_rejected(vector):
     kind, expect, report = vector
     assert report.ok is (kind == "valid")
-    assert report.outcome == expect["outcome"]
+    assert report.verdict == expect["verdict"]
 
 
 def test_the_first_violation_is_the_expected_one(vector):

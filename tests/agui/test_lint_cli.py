@@ -67,7 +67,7 @@ def test_json_output_is_one_object_with_the_contract_keys(capsys, monkeypatch):
     code, out, _ = lint(capsys, monkeypatch, "--json", str(STREAMS / "invalid" / "truncated-run.jsonl"))
     report = json.loads(out)
     assert code == 1
-    assert set(report) == {"outcome", "error", "warnings", "state", "messages", "runs"}
+    assert set(report) == {"verdict", "error", "warnings", "state", "messages", "runs"}
     assert report["error"] == {
         "event": None,
         "type": None,

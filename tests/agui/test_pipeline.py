@@ -35,11 +35,11 @@ def test_a_conformant_stream_reports_completed_with_state_and_messages():
             FINISH,
         )
     )
-    assert report.ok and report.outcome == "completed" and report.error is None
+    assert report.ok and report.verdict == "conformant" and report.error is None
     assert report.state == {"a": 1}
     assert report.messages == [{"id": "m", "role": "assistant", "content": "hi"}]
     assert report.runs == [{"threadId": "t", "runId": "r", "outcome": "success"}]
-    assert json.loads(report.to_json())["outcome"] == "completed"
+    assert json.loads(report.to_json())["verdict"] == "conformant"
 
 
 def test_the_error_names_the_wire_event_even_when_chunks_expand():
@@ -70,7 +70,7 @@ def test_nothing_applied_before_the_failure_is_lost():
         )
     )
     assert report.state == {"kept": True} and not report.ok
-    assert report.runs[0]["outcome"] == "failed"
+    assert report.runs[0]["outcome"] == "rejected"
 
 
 def test_a_replayed_run_on_another_thread_rejects_the_stream_but_keeps_the_first_run():
@@ -86,7 +86,7 @@ def test_a_replayed_run_on_another_thread_rejects_the_stream_but_keeps_the_first
     )
     assert report.error["rule"] == "run.thread-changed" and report.error["event"] == 3
     assert report.state == {"first": True}
-    assert [r["outcome"] for r in report.runs] == ["success", "failed"]
+    assert [r["outcome"] for r in report.runs] == ["success", "rejected"]
 
 
 def test_a_malformed_event_reports_the_expected_and_received_type():

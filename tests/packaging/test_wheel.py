@@ -62,7 +62,7 @@ def test_agentproto_lint_works_from_the_base_install_outside_the_checkout(base_e
     )
     result = run([str(base_env / "bin" / "agentproto"), "lint", "--json", str(stream)], cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert json.loads(result.stdout)["outcome"] == "completed"
+    assert json.loads(result.stdout)["verdict"] == "conformant"
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n', encoding="utf-8")
     result = run([str(base_env / "bin" / "agentproto"), "lint", str(broken)], cwd=tmp_path)
