@@ -117,6 +117,8 @@ class TokenInspector:
             clock=FakeClock(start_ms),
             kid="auth-1",
             issuer=self.ISSUER,
+            token_id="tok-1",
+            extra={"client_id": "orchestrator"},  # the claim set AuthorizationServer issues (RFC 9068 §2.2)
         )
         style = {"description_width": "110px"}
         layout = widgets.Layout(width="380px")

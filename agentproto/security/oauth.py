@@ -7,6 +7,10 @@ asks for a token for one **resource** (the agent it wants to call, RFC 8707) and
 and receives a short-lived JWT access token (RFC 9068 profile). The called agent never sees the
 secret; it verifies the token with the server's published keys (:meth:`jwks`).
 
+The token carries the claims RFC 9068 §2.2 requires of an ``at+jwt`` access token — ``iss``,
+``exp``, ``aud``, ``sub``, ``client_id``, ``iat``, ``jti`` — plus ``scope``. In the client
+credentials grant there is no resource owner, so ``sub`` and ``client_id`` both name the client.
+
 Theory of operation
 -------------------
 :meth:`AuthorizationServer.token` takes the form fields of a token request and either returns
@@ -155,6 +159,7 @@ class AuthorizationServer:
             kid=self.kid,
             issuer=self.issuer,
             token_id=token_id,
+            extra={"client_id": client.client_id},  # RFC 9068 §2.2 (RFC 8693 §4.3)
         )
         self.issued.append(
             {

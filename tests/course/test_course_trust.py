@@ -149,3 +149,13 @@ def test_the_table_shortens_long_messages_but_keeps_them_whole_on_the_attempt():
     assert attempt.message == long and attempt.refused
     row = probe.table()
     assert row.endswith("x" * 19 + "…") and "HTTP 422  resume.off-schema" in row
+
+
+def test_the_inspector_token_has_the_claim_set_the_authorization_server_issues():
+    # RFC 9068 §2.2: iss, exp, aud, sub, client_id, iat, jti are REQUIRED in an at+jwt token.
+    from agentproto.security import decode_unverified
+
+    header, payload = decode_unverified(TokenInspector().genuine)
+    assert header["typ"] == "at+jwt"
+    assert {"iss", "exp", "aud", "sub", "client_id", "iat", "jti"} <= set(payload)
+    assert payload["client_id"] == payload["sub"] == "orchestrator"

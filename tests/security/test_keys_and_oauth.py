@@ -12,6 +12,7 @@ from agentproto.security import (
     KeySet,
     OAuthError,
     algorithm_for,
+    decode_unverified,
     teaching_key,
     verify_token,
 )
@@ -158,6 +159,17 @@ def test_client_credentials_yield_a_bearer_token_the_agent_accepts(auth, clock):
     assert list(auth.issued) == [
         {"jti": "tok-1", "client": "orchestrator", "resource": "flight-agent", "scope": "flights:search"}
     ]
+
+
+def test_the_token_carries_every_claim_rfc_9068_requires(auth):
+    """RFC 9068 §2.2: an at+jwt access token REQUIRES iss, exp, aud, sub, client_id, iat, jti;
+    with no resource owner (client credentials) sub and client_id both name the client."""
+    header, payload = decode_unverified(auth.token(form())["access_token"])
+    assert header["typ"] == "at+jwt"
+    assert {"iss", "exp", "aud", "sub", "client_id", "iat", "jti"} <= set(payload)
+    assert payload["client_id"] == payload["sub"] == "orchestrator"
+    assert payload["aud"] == "flight-agent"  # the RFC 8707 resource asked for
+    assert payload["exp"] == payload["iat"] + 600
 
 
 def test_the_published_jwks_is_enough_to_verify(auth, clock):
