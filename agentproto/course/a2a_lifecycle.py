@@ -37,7 +37,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Patch
 
-from agentproto.a2a.errors import A2AError, TaskNotFoundError
+from agentproto.a2a.errors import ERRORS_BY_CODE, A2AError, TaskNotFoundError
 from agentproto.a2a.machine import (
     TRANSITIONS,
     InvalidTransitionError,
@@ -340,6 +340,16 @@ class TransitionAttempt:
     code: int | None = None  #: the A2A / JSON-RPC error code of a refusal
     error: str = ""  #: the error class of a refusal
     note: str = ""  #: why it was refused, or what happened
+    #: the spec's name for ``code`` when ``error`` is the kit's own subclass of it
+    #: (``InvalidTransitionError`` is the kit's ``InvalidAgentResponseError``, -32006); else ""
+    spec_error: str = ""
+
+    @property
+    def refusal(self) -> str:
+        """The error as the log shows it: its class, and the spec's name if that differs."""
+        if self.spec_error:
+            return f"{self.error} (the kit's {self.spec_error}, {self.code})"
+        return f"{self.error} ({self.code})"
 
     def line(self) -> str:
         mark = "✓" if self.accepted else "✗"
@@ -349,7 +359,7 @@ class TransitionAttempt:
             else f"stays {_label(self.after)}"
         )
         if not self.accepted:
-            result = f"{self.error} ({self.code})"
+            result = self.refusal
         return f"{self.step:>2} {mark} {self.actor:<6} {self.action:<18} {result}"
 
 
@@ -360,10 +370,12 @@ class TransitionLab:
     """Fire agent moves and client operations at one task; see which are refused, and why.
 
     Agent moves go through :meth:`TaskMachine.advance` (a move the table lacks raises
-    :class:`~agentproto.a2a.machine.InvalidTransitionError`, -32006: the fault is the agent's).
+    :class:`~agentproto.a2a.machine.InvalidTransitionError`, the kit's own subclass of the spec's
+    ``InvalidAgentResponseError``, -32006: the fault is the agent's; the log names both).
     Client operations go through the same checks the server makes —
     :meth:`TaskMachine.check` and :func:`~agentproto.a2a.machine.resolve_follow_up` — so a
-    refusal shows the error a real client would get (-32001, -32002, -32004).
+    refusal shows the error a real client would get (-32001, -32002, -32004). As on the server,
+    an answer to an interrupted task moves nothing by itself; the agent's next report does.
 
     Drive it from code exactly as a learner clicks: ``lab.buttons["working"].click()``,
     ``lab.buttons["CancelTask"].click()``, or :meth:`fire` with the same names.
@@ -431,7 +443,8 @@ class TransitionLab:
         return self._record("agent", f"→ {target.short}", before, None, "")
 
     def client(self, operation: Operation) -> TransitionAttempt:
-        """The client calls ``operation`` on the task (SendMessage answers an interrupt)."""
+        """The client calls ``operation`` on the task (SendMessage answers an interrupt; the
+        state then waits for the agent's next report)."""
         before = self.state
         self.clock.advance(self.step_ms)
         note = ""
@@ -444,8 +457,13 @@ class TransitionLab:
             elif operation is Operation.SEND_MESSAGE:
                 resolve_follow_up(self.task_id, "ctx-1", before, "ctx-1")
                 if before in INTERRUPTED_STATES:
-                    self.machine.advance(TaskState.WORKING, reason="client answered")
-                    note = "the answer resumes the task"
+                    # The answer itself moves nothing: the agent's next report does (→ working to
+                    # resume, the same interrupted state to ask again, or straight to an end).
+                    # The spec states no move on an answer (§3.4.3), and neither does the server.
+                    note = (
+                        "accepted: the answer goes to the agent, and its next report moves "
+                        "the task (→ working, → input-required again, or an end)"
+                    )
                 else:
                     note = (
                         "no move: the agent may take more input while it works (§3.3.3); "
@@ -471,6 +489,8 @@ class TransitionLab:
     def _record(
         self, actor: str, action: str, before: TaskState | None, exc: A2AError | None, note: str
     ) -> TransitionAttempt:
+        spec = ERRORS_BY_CODE.get(exc.code) if exc is not None else None
+        kit_subclass = exc is not None and spec is not None and type(exc) is not spec
         attempt = TransitionAttempt(
             len(self.log) + 1,
             actor,
@@ -481,6 +501,7 @@ class TransitionLab:
             None if exc is None else exc.code,
             "" if exc is None else type(exc).__name__,
             note,
+            spec.__name__ if kit_subclass and spec is not None else "",
         )
         self.log.append(attempt)
         self._redraw()

@@ -150,15 +150,37 @@ def test_a_finished_task_refuses_cancel_subscribe_and_messages_with_the_spec_cod
     assert the_lab.state is S.COMPLETED
 
 
-def test_answering_an_interrupted_task_resumes_it_and_cancel_works_while_interrupted():
+def test_an_answer_moves_nothing_by_itself_the_agents_next_report_does():
+    """As on the server (tck-multi-turn goes input-required → input-required): the agent decides."""
     the_lab = lab()
     for name in ("SendMessage", "working", "input-required", "SendMessage"):
         the_lab.fire(name)
-    assert the_lab.state is S.WORKING
-    the_lab.fire("auth-required")
+    answer = the_lab.log[-1]
+    assert answer.accepted and the_lab.state is S.INPUT_REQUIRED
+    assert "stays input-required" in answer.line() and "next report" in answer.note
+    the_lab.fire("input-required")  # the agent asks again: a self-loop the table allows
+    the_lab.fire("SendMessage")
+    the_lab.fire("working")  # … or resumes
+    assert the_lab.state is S.WORKING and the_lab.refused == []
+
+
+def test_cancel_works_while_interrupted():
+    the_lab = lab()
+    for name in ("SendMessage", "working", "auth-required"):
+        the_lab.fire(name)
     the_lab.buttons["CancelTask"].click()
     assert the_lab.state is S.CANCELED
     assert the_lab.refused == []
+
+
+def test_the_log_names_the_kits_class_and_the_specs_error_for_minus_32006():
+    the_lab = lab()
+    for name in ("completed", "working", "CancelTask"):
+        the_lab.fire(name)
+    agent_move, cancel = the_lab.log[1], the_lab.log[2]
+    assert agent_move.spec_error == "InvalidAgentResponseError"
+    assert "InvalidTransitionError (the kit's InvalidAgentResponseError, -32006)" in agent_move.line()
+    assert cancel.spec_error == "" and "TaskNotCancelableError (-32002)" in cancel.line()
 
 
 def test_a_message_while_working_changes_nothing():
