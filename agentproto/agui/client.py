@@ -42,7 +42,10 @@ the partial stream. It discards it, asks the server for the thread as stored
 cancel it) and **replaces** its local state, messages and pending interrupts with that
 snapshot. The result says ``recovered=True`` and takes its outcome from the server's run record.
 We chose a GET over "start a new run that opens with snapshots" because it is read-only: a
-recovery must not be able to act twice.
+recovery must not be able to act twice. That route is this kit's, not the protocol's: against a
+server that answers it with anything but a JSON thread (a 404, a catch-all HTML page, a 5xx),
+the client keeps its local thread as it was, reports the run ``truncated`` with what it
+delivered in :attr:`RunResult.state` / :attr:`RunResult.messages`, and says why in a warning.
 """
 
 from __future__ import annotations
@@ -297,7 +300,9 @@ class AGUIClient:
         response = await self.http.get(f"{self.base_url}{self.prefix}/threads/{thread_id}")
         if response.status_code != 200:
             raise AGUIHTTPError(response.status_code, _json_or_text(response))
-        snapshot: dict[str, Any] = response.json()
+        snapshot = _json_or_text(response)
+        if not isinstance(snapshot, dict) or not isinstance(snapshot.get("runs", []), list):
+            raise AGUIHTTPError(response.status_code, "the answer is not a thread (JSON object)")
         return snapshot
 
     async def recover(self, thread_id: str, *, run_id: str | None = None) -> dict[str, Any]:
@@ -410,13 +415,16 @@ class AGUIClient:
         except _DROPPED:
             pass  # a truncated stream: handled below, like a body that ended early
         if not consumer.complete:
-            return await self._recover_run(view, result)
+            return await self._recover_run(view, result, consumer)
         consumer.commit()
         view.runs.append(result)
         return result
 
-    async def _recover_run(self, view: ThreadView, result: RunResult) -> RunResult:
-        snap = await self.recover(view.thread_id, run_id=result.run_id)
+    async def _recover_run(self, view: ThreadView, result: RunResult, consumer: _Consumer) -> RunResult:
+        try:
+            snap = await self.recover(view.thread_id, run_id=result.run_id)
+        except (AGUIHTTPError, httpx.TransportError, ValueError) as exc:
+            return self._truncated(view, result, consumer, exc)
         record = next((r for r in snap.get("runs", []) if r["runId"] == result.run_id), None)
         result.recovered = True
         result.state, result.messages = view.state, view.messages
@@ -425,6 +433,23 @@ class AGUIClient:
             result.outcome = {"error": "failed"}.get(record["status"], record["status"])
             result.result = record.get("result")
             result.error = record.get("error")
+        view.runs.append(result)
+        return result
+
+    def _truncated(
+        self, view: ThreadView, result: RunResult, consumer: _Consumer, why: Exception
+    ) -> RunResult:
+        """No recovery from this server: report the run truncated, with what it delivered."""
+        reason = str(why) if isinstance(why, AGUIHTTPError) else f"{type(why).__name__}: {why}"
+        message = (
+            f"the stream ended before the run did, and the server offers no thread recovery "
+            f"(GET {self.prefix}/threads/{view.thread_id}: {reason[:120]}); the run is reported "
+            f"truncated and the local thread is left as it was"
+        )
+        report = consumer.pipeline.report()
+        result.outcome = "truncated"
+        result.warnings.append(PipelineWarning(None, "", message).to_dict())
+        result.state, result.messages = report.state, list(report.messages)
         view.runs.append(result)
         return result
 

@@ -454,3 +454,52 @@ def test_body_override_still_sends_a_contract_breaking_input_verbatim():
 
     run(scenario())
     assert sent[0]["messages"] == [{"id": 7, "role": "user"}]
+
+
+# --- a truncated stream from a server that is not this kit ---------------------------------------
+
+TRUNCATED = frames(
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "STATE_SNAPSHOT", "snapshot": {"step": 1}},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "half a"},
+)
+
+
+def _foreign_server(thread_answer: httpx.Response) -> httpx.MockTransport:
+    """An AG-UI agent with no thread route of the kit's: GET /threads/… gets ``thread_answer``."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(200, content=TRUNCATED, headers={"content-type": "text/event-stream"})
+        return thread_answer
+
+    return httpx.MockTransport(handler)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(404, json={"detail": "Not Found"}),
+        httpx.Response(
+            200, text="<!doctype html><title>My app</title>", headers={"content-type": "text/html"}
+        ),
+        httpx.Response(200, json=["not", "a", "thread"]),
+        httpx.Response(502, text="Bad Gateway"),
+    ],
+    ids=["404", "catch-all-html", "json-not-a-thread", "502"],
+)
+def test_a_truncated_run_is_reported_truncated_when_the_server_offers_no_recovery(answer):
+    async def scenario():
+        async with httpx.AsyncClient(transport=_foreign_server(answer)) as http:
+            client = AGUIClient("http://agent", http=http, recover_timeout_s=1)
+            result = await client.run(
+                "t", run_id="r", new_messages=[{"id": "u", "role": "user", "content": "go"}]
+            )
+            return result, client.thread("t")
+
+    result, view = run(scenario())
+    assert result.outcome == "truncated" and not result.recovered and not result.ok
+    assert result.state == {"step": 1} and result.messages[-1]["content"] == "half a"
+    assert "no thread recovery" in result.warnings[-1]["message"]
+    assert (view.state, view.messages, view.runs) == ({}, [], [result])  # the thread is not advanced
