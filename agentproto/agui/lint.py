@@ -147,7 +147,7 @@ def format_report(report: LintReport, name: str = "stream") -> str:
         err = report.error
         assert err is not None
         where = event_label(err["event"]) if err["event"] is not None else "end of stream"
-        lines.append(f"{name}: NOT CONFORMANT at {where}" + (f" ({err['type']})" if err["type"] else ""))
+        lines.append(f"{name}: rejected at {where}" + (f" ({err['type']})" if err["type"] else ""))
         lines.append(f"  rule:    {err['rule']}")
         lines.append(f"  message: {err['message']}")
         fix = fix_for(err["rule"])

@@ -186,6 +186,13 @@ RULES: dict[str, Rule] = {
         "Open the call with TOOL_CALL_START before streaming its arguments.",
         "events/tool-calls",
     ),
+    "tool.args-after-end": Rule(
+        "Cannot send 'TOOL_CALL_ARGS' event: The tool call with ID '{id}' has already ended "
+        "with 'TOOL_CALL_END'; its arguments were complete there.",
+        "Stream every TOOL_CALL_ARGS of a call before its TOOL_CALL_END.",
+        "events/tool-calls",
+        reference=False,
+    ),
     "tool.end-unopened": Rule(
         "Cannot send 'TOOL_CALL_END' event: No active tool call found with ID '{id}'. A "
         "'TOOL_CALL_START' event must be sent first.",
@@ -413,6 +420,7 @@ class Verifier:
     def _reset(self) -> None:
         self._messages: set[str] = set()
         self._tools: set[str] = set()
+        self._ended_tools: set[str] = set()  # closed in this run: ARGS now is "after end"
         self._spans: set[str] = set()
         self._reasoning: set[str] = set()
         self._steps: dict[str | None, dict[str, None]] = {}
@@ -625,7 +633,8 @@ class Verifier:
     def _tool_args(self, event: Any, index: int) -> None:
         tid = event.tool_call_id
         if tid not in self._tools:
-            self._fail("tool.args-unopened", index, event, id=tid)
+            rule = "tool.args-after-end" if tid in self._ended_tools else "tool.args-unopened"
+            self._fail(rule, index, event, id=tid)
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_tool, tid, "tool call")
 
@@ -636,6 +645,7 @@ class Verifier:
         if event.subagent_run_id is not None:
             self._owner_check(event, index, self._own_tool, tid, "tool call")
         self._tools.discard(tid)
+        self._ended_tools.add(tid)
 
     def _tool_result(self, event: Any, index: int) -> None:
         # A creation event: the tool message it mints is on record, newest mint wins.

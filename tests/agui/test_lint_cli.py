@@ -38,7 +38,7 @@ def lint(capsys, monkeypatch, *args, stdin: bytes | None = None):
 def test_a_violation_in_a_file_exits_1_and_names_event_type_rule_message_and_fix():
     code, out, _ = subprocess_lint(str(STREAMS / "invalid" / "finish-with-open-tool-call.jsonl"))
     assert code == 1
-    assert "NOT CONFORMANT at event #2 (RUN_FINISHED)" in out
+    assert "rejected at event #2 (RUN_FINISHED)" in out
     assert "rule:    run.open-at-finish" in out
     assert "message: Cannot send 'RUN_FINISHED' while tool calls are still active: c1" in out
     assert "fix:     Close every message" in out
@@ -181,3 +181,12 @@ def test_the_summary_names_only_the_first_runs_of_an_outcome():
     runs = [{"runId": f"r-{i}", "outcome": "failed" if i % 2 else "success"} for i in range(10)]
     assert summarize_runs(runs) == "10 runs: 5 failed (r-1, r-3, r-5, … 2 more), 5 success"
     assert summarize_runs([]) == "runs: none"
+
+
+def test_arguments_after_the_end_are_told_apart_from_a_call_never_opened(capsys, monkeypatch):
+    _, after, _ = lint(capsys, monkeypatch, str(STREAMS / "invalid" / "tool-args-after-end.jsonl"))
+    _, never, _ = lint(capsys, monkeypatch, str(STREAMS / "invalid" / "tool-args-unopened.jsonl"))
+    assert "rule:    tool.args-after-end" in after and "has already ended" in after
+    assert "fix:     Stream every TOOL_CALL_ARGS of a call before its TOOL_CALL_END." in after
+    assert "TOOL_CALL_START" not in after.split("fix:")[1]  # not "open it with START": it was
+    assert "rule:    tool.args-unopened" in never and "fix:     Open the call with TOOL_CALL_START" in never
