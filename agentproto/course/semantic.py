@@ -108,7 +108,8 @@ THRESHOLDS = [i / 20 for i in range(21)]
 
 class SemanticLab(SvgLab):
     """Controls: ``p`` (per-hop accuracy), ``n`` (agents), ``threshold`` (ask a human below it)
-    and ``calibration`` (how often a misunderstanding shows as low confidence).
+    and ``discrimination`` (how often a misunderstanding shows as low confidence — error
+    visibility, not calibration).
 
     Left chart: accuracy against chain length — bare chain pⁿ, envelope with re-alignment, and
     envelope + threshold (simulated). Right chart: at the chosen n, accuracy and the share of
@@ -143,17 +144,17 @@ class SemanticLab(SvgLab):
             readout_format=".2f",
             style=style,
         )
-        self.calibration = widgets.FloatSlider(
+        self.discrimination = widgets.FloatSlider(
             value=0.8,
             min=0.0,
             max=1.0,
             step=0.05,
-            description="calibration",
+            description="discrimination",
             continuous_update=False,
             readout_format=".2f",
             style=style,
         )
-        super().__init__([self.p, self.n, self.threshold, self.calibration], auto=auto)
+        super().__init__([self.p, self.n, self.threshold, self.discrimination], auto=auto)
 
     def config(self) -> ChainConfig:
         return ChainConfig(
@@ -162,7 +163,7 @@ class SemanticLab(SvgLab):
             envelope=True,
             realign=self.realign,
             threshold=self.threshold.value,
-            calibration=self.calibration.value,
+            discrimination=self.discrimination.value,
         )
 
     def render(self) -> tuple[str, str]:
@@ -220,6 +221,6 @@ class SemanticLab(SvgLab):
         summary = (
             f"p={p:.2f}, n={n}: bare chain {chain_accuracy(p, n):.1%}; envelope "
             f"{envelope_accuracy(p, n, self.realign):.1%}; envelope + ask below {threshold:.2f} "
-            f"(calibration {cfg.option('calibration'):.2f}): {here.line()}"
+            f"(discrimination {cfg.option('discrimination'):.2f}): {here.line()}"
         )
         return svg, summary

@@ -17,9 +17,20 @@ intent, the current interpretation, the assumptions made, and a confidence. Two 
 * **escalation** — a hop whose confidence is below a threshold asks a human, who fixes the
   interpretation with probability ``human_accuracy`` at a cost in human minutes.
 
-The threshold only helps if confidence *means* something. :class:`ChainConfig.calibration` is
-the chance that a misunderstanding shows up as low confidence; at 0 a wrong hop is as sure of
-itself as a right one and escalations are spent at random. :func:`simulate_chain` is a
+The threshold only helps if confidence *separates* wrong hops from right ones.
+:class:`ChainConfig.discrimination` (error visibility) is the chance that a misunderstanding
+shows up as low confidence; at 0 a wrong hop is as sure of itself as a right one and escalations
+are spent at random. That is *discrimination*, not *calibration*: calibration means that stated
+confidence equals observed accuracy (of the hops that say 0.8, 80 % are right), and a perfectly
+calibrated constant confidence discriminates nothing, so no threshold can use it. The model does
+not need calibration; notebook 19's closed-form threshold does.
+
+The envelope records each hop's confidence separately and does not accumulate it:
+:meth:`IntentEnvelope.needs_human` looks at the last hop only, so it stays silent when every hop
+is fairly sure but the chain as a whole is not. :attr:`IntentEnvelope.chain_confidence` is the
+product of the recorded per-hop confidences (what pⁿ says of stated confidences, if they are
+calibrated and independent and nothing was repaired) and
+:meth:`IntentEnvelope.chain_needs_human` is the check on it. :func:`simulate_chain` is a
 Monte-Carlo of all of it (one seeded :class:`random.Random`, plain Python); :func:`threshold_sweep`
 gives the end-to-end accuracy and the human load per request as the threshold moves.
 :func:`drift_walk` shows one concrete chain, word by word, for the notebook. Everything returns
@@ -153,14 +164,32 @@ class IntentEnvelope:
     original_intent: str
     current_interpretation: str
     assumptions: tuple[str, ...] = ()
-    confidence: float = 1.0
+    confidence: float = 1.0  # the last hop's own confidence, not accumulated
     hops: tuple[str, ...] = ()
+    #: each hop's own confidence, in hop order (one per entry of ``hops``; the last equals
+    #: ``confidence``). A one-hop envelope may leave it out: it is then ``(confidence,)``.
+    hop_confidences: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.original_intent.strip():
             raise EnvelopeError("the original intent is the one thing the envelope must never lose")
         if not 0.0 <= self.confidence <= 1.0:
             raise EnvelopeError(f"confidence must be in [0, 1], got {self.confidence}")
+        record = tuple(float(c) for c in self.hop_confidences)
+        if not record and len(self.hops) == 1:
+            record = (float(self.confidence),)
+        if len(record) != len(self.hops):
+            raise EnvelopeError(
+                f"one confidence per hop: {len(self.hops)} hop(s) but {len(record)} confidence(s), "
+                "so the next hop could not tell how sure the chain is"
+            )
+        if any(not 0.0 <= c <= 1.0 for c in record):
+            raise EnvelopeError(f"every hop's confidence must be in [0, 1], got {list(record)}")
+        if record and record[-1] != self.confidence:
+            raise EnvelopeError(
+                f"the last hop's confidence is the envelope's: {record[-1]} ≠ {self.confidence}"
+            )
+        object.__setattr__(self, "hop_confidences", record)
 
     @classmethod
     def start(cls, request: str) -> IntentEnvelope:
@@ -170,18 +199,44 @@ class IntentEnvelope:
     def hop(
         self, agent: str, interpretation: str, assumptions: Sequence[str] = (), confidence: float = 1.0
     ) -> IntentEnvelope:
-        """The next hop's envelope: the original intent is copied, never rewritten."""
+        """The next hop's envelope: the original intent is copied, never rewritten; the hop's
+        confidence replaces ``confidence`` and is appended to ``hop_confidences``."""
         return replace(
             self,
             current_interpretation=interpretation,
             assumptions=tuple(self.assumptions) + tuple(assumptions),
             confidence=confidence,
             hops=self.hops + (agent,),
+            hop_confidences=self.hop_confidences + (confidence,),
         )
 
     def needs_human(self, threshold: float) -> bool:
-        """True when this hop is less sure than ``threshold`` — time to ask."""
+        """True when the *last* hop is less sure than ``threshold``.
+
+        A per-hop check: it does not see the hops before. Four hops at 0.85 each pass a 0.7
+        threshold one by one while the chain as a whole is at 0.85⁴ ≈ 0.52 — use
+        :meth:`chain_needs_human` for that.
+        """
         return self.confidence < threshold
+
+    @property
+    def chain_confidence(self) -> float:
+        """The product of the per-hop confidences (1.0 before any hop).
+
+        If each hop's confidence is calibrated (it is right that often, given a correct input),
+        the hops are independent and nobody repairs a slip, this is the chance the whole chain is
+        still right — pⁿ applied to stated confidences. Re-alignment makes the real chance higher.
+
+        >>> env = IntentEnvelope.start("trip").hop("a", "x", confidence=0.9).hop("b", "y", confidence=0.8)
+        >>> round(env.chain_confidence, 2)
+        0.72
+        """
+        return math.prod(self.hop_confidences)
+
+    def chain_needs_human(self, threshold: float) -> bool:
+        """True when the accumulated :attr:`chain_confidence` is below ``threshold`` — the check
+        that fires when every hop is fairly sure but the product has fallen."""
+        return self.chain_confidence < threshold
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -190,6 +245,7 @@ class IntentEnvelope:
             "assumptions": list(self.assumptions),
             "confidence": self.confidence,
             "hops": list(self.hops),
+            "hopConfidences": list(self.hop_confidences),
         }
 
     @classmethod
@@ -202,6 +258,7 @@ class IntentEnvelope:
             tuple(data.get("assumptions", ())),
             float(data.get("confidence", 1.0)),
             tuple(data.get("hops", ())),
+            tuple(float(c) for c in data.get("hopConfidences", ())),
         )
 
 
@@ -225,7 +282,7 @@ SEED_ENVELOPE = IntentEnvelope(
 ENVELOPE_DEFAULTS: dict[str, float] = {
     "realign": 0.5,
     "threshold": 0.0,
-    "calibration": 0.8,
+    "discrimination": 0.8,
     "human_accuracy": 0.98,
     "human_minutes": 3.0,
 }
@@ -241,6 +298,11 @@ class ChainConfig:
     With an envelope, options left at ``None`` take :data:`ENVELOPE_DEFAULTS`; on a bare chain
     they stay ``None``.
 
+    ``discrimination`` is how visible a misunderstanding is: the chance that a hop that got the
+    request wrong reports low confidence (draws it from the "unsure" distribution) instead of
+    looking as sure as a hop that got it right. It is not calibration (stated confidence equal
+    to observed accuracy), which this model neither needs nor measures.
+
     >>> ChainConfig(envelope=True).realign
     0.5
     >>> ChainConfig().realign is None
@@ -252,7 +314,7 @@ class ChainConfig:
     envelope: bool = False  # do hops see the original intent and a confidence?
     realign: float | None = None  # chance a hop repairs an inherited misunderstanding
     threshold: float | None = None  # escalate when confidence < threshold
-    calibration: float | None = None  # chance a misunderstanding shows up as low confidence
+    discrimination: float | None = None  # chance a misunderstanding shows up as low confidence
     human_accuracy: float | None = None  # chance the human fixes the interpretation
     human_minutes: float | None = None  # per escalation
 
@@ -273,7 +335,7 @@ class ChainConfig:
         for name, default in ENVELOPE_DEFAULTS.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
-        for name in ("realign", "calibration", "human_accuracy"):
+        for name in ("realign", "discrimination", "human_accuracy"):
             _prob(name, getattr(self, name))
         if self.option("threshold") < 0:
             raise SemanticError("threshold must be ≥ 0")
@@ -340,7 +402,9 @@ def _simulate(
     rng = random.Random(seed)
     draw = rng.random
     use_envelope = config.envelope
-    realign, calibration, human = (config.option(k) for k in ("realign", "calibration", "human_accuracy"))
+    realign, discrimination, human = (
+        config.option(k) for k in ("realign", "discrimination", "human_accuracy")
+    )
     cuts = [(_beta_cdf(t, *_SURE), _beta_cdf(t, *_UNSURE)) for t in thresholds]
     ok = [[True] * trials for _ in cuts]
     asked = [0] * len(cuts)
@@ -349,7 +413,7 @@ def _simulate(
         repair = [draw() < realign for _ in range(trials)]
         right = [draw() < config.p for _ in range(trials)]
         u = [draw() for _ in range(trials)]
-        shows = [draw() < calibration for _ in range(trials)]
+        shows = [draw() < discrimination for _ in range(trials)]
         fixed = [draw() < human for _ in range(trials)]
         for i, (cut_sure, cut_unsure) in enumerate(cuts):
             if use_envelope:

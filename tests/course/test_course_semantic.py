@@ -29,8 +29,8 @@ def test_moving_p_n_and_threshold_changes_the_summary():
 def test_the_threshold_slider_redraws_by_itself():
     lab = SemanticLab(trials=300)
     runs = lab.runs
-    lab.calibration.value = 0.0
-    assert lab.runs == runs + 1 and "calibration 0.00" in lab.summary_text
+    lab.discrimination.value = 0.0
+    assert lab.runs == runs + 1 and "discrimination 0.00" in lab.summary_text
 
 
 # -- the static figures ----------------------------------------------------------------------------

@@ -112,7 +112,9 @@ def test_without_an_envelope_there_is_no_confidence_so_nobody_is_asked():
     assert out.escalations_per_request == 0.0 and out.human_minutes_per_request == 0.0
 
 
-@pytest.mark.parametrize("option", ["realign", "threshold", "calibration", "human_accuracy", "human_minutes"])
+@pytest.mark.parametrize(
+    "option", ["realign", "threshold", "discrimination", "human_accuracy", "human_minutes"]
+)
 def test_an_envelope_option_on_a_bare_chain_is_refused_instead_of_ignored(option):
     with pytest.raises(ValueError, match=f"{option} only applies to a chain with an intent envelope"):
         ChainConfig(**{option: 0.5})
@@ -159,11 +161,20 @@ def test_a_sweep_point_equals_the_single_run_at_that_threshold():
     assert point == simulate_chain(cfg, trials=3000, seed=5)
 
 
-def test_uncalibrated_confidence_spends_human_time_for_little_accuracy():
-    good = threshold_sweep(ChainConfig(envelope=True, calibration=0.9), [0.5], trials=6000)[0]
-    blind = threshold_sweep(ChainConfig(envelope=True, calibration=0.0), [0.5], trials=6000)[0]
+def test_confidence_that_does_not_discriminate_spends_human_time_for_little_accuracy():
+    good = threshold_sweep(ChainConfig(envelope=True, discrimination=0.9), [0.5], trials=6000)[0]
+    blind = threshold_sweep(ChainConfig(envelope=True, discrimination=0.0), [0.5], trials=6000)[0]
     assert good.accuracy > blind.accuracy + 0.05
     assert blind.accuracy < envelope_accuracy(0.9, 4, 0.5) + 0.05  # barely better than no threshold
+
+
+def test_the_option_is_discrimination_and_calibration_is_not_a_chain_option():
+    # the model's knob is error visibility (discrimination); calibration is a different property
+    assert "discrimination" in ENVELOPE_DEFAULTS and "calibration" not in ENVELOPE_DEFAULTS
+    with pytest.raises(TypeError):
+        ChainConfig(envelope=True, calibration=0.8)  # type: ignore[call-arg]
+    with pytest.raises(SemanticError, match="discrimination must be a probability"):
+        ChainConfig(envelope=True, discrimination=1.5)
 
 
 def test_runs_are_reproducible():
@@ -181,6 +192,35 @@ def test_each_hop_keeps_the_original_intent_and_accumulates_assumptions():
     assert env.needs_human(0.7) and not env.needs_human(0.5)
 
 
+def test_the_envelope_records_each_hops_confidence_and_does_not_accumulate_it():
+    env = IntentEnvelope.start("Arrange a comfortable trip for me")
+    assert env.hop_confidences == () and env.chain_confidence == 1.0
+    env = env.hop("planner", "3 days in Sanya", confidence=0.9).hop("flights", "to Sanya", confidence=0.6)
+    assert env.hop_confidences == (0.9, 0.6)
+    assert env.confidence == 0.6  # the last hop's own number, not a running product
+    assert env.chain_confidence == pytest.approx(0.54)
+
+
+def test_a_per_hop_check_stays_silent_where_the_check_on_the_product_fires():
+    env = IntentEnvelope.start("Arrange a comfortable trip for me")
+    fired_per_hop, fired_on_chain = [], []
+    for agent in ("planner", "flights", "hotels", "booking"):
+        env = env.hop(agent, f"{agent}'s reading", confidence=0.85)
+        fired_per_hop.append(env.needs_human(0.7))
+        fired_on_chain.append(env.chain_needs_human(0.7))
+    assert fired_per_hop == [False, False, False, False]  # every hop is 0.85 ≥ 0.7
+    assert fired_on_chain == [False, False, True, True]  # 0.85, 0.72, 0.614, 0.522
+    assert env.chain_confidence == pytest.approx(0.85**4)
+
+
+def test_the_per_hop_record_survives_the_wire():
+    env = IntentEnvelope.start("trip").hop("a", "x", confidence=0.9).hop("b", "y", confidence=0.8)
+    data = env.to_dict()
+    assert data["hopConfidences"] == [0.9, 0.8] and data["confidence"] == 0.8
+    assert IntentEnvelope.from_dict(data) == env
+    assert SEED_ENVELOPE.hop_confidences == (0.78,)  # one hop: its confidence is the record
+
+
 def test_the_seed_envelope_round_trips_and_needs_a_human_at_a_0_8_threshold():
     data = SEED_ENVELOPE.to_dict()
     assert data["confidence"] == 0.78 and data["originalIntent"].startswith("Arrange")
@@ -194,6 +234,11 @@ def test_the_seed_envelope_round_trips_and_needs_a_human_at_a_0_8_threshold():
         lambda: IntentEnvelope("  ", "x"),
         lambda: IntentEnvelope("trip", "x", confidence=1.5),
         lambda: IntentEnvelope.from_dict({"currentInterpretation": "business class"}),
+        # two hops and no per-hop record: the chain's confidence would be unknown
+        lambda: IntentEnvelope("trip", "x", confidence=0.8, hops=("a", "b")),
+        lambda: IntentEnvelope("trip", "x", confidence=0.8, hops=("a", "b"), hop_confidences=(0.9, 0.7)),
+        lambda: IntentEnvelope("trip", "x", confidence=0.8, hops=("a",), hop_confidences=(0.8, 0.8)),
+        lambda: IntentEnvelope("trip", "x", confidence=0.8, hops=("a", "b"), hop_confidences=(1.2, 0.8)),
     ],
 )
 def test_an_envelope_that_would_mislead_the_next_hop_is_refused(make):
