@@ -50,7 +50,7 @@ from typing import Any
 from agentproto.agui import events as ev
 from agentproto.agui.interrupts import finish_with_interrupts, tool_approval_interrupt
 from agentproto.clock import iso_utc
-from agentproto.demo.tools import ToolProvider, ToolTimeout, result_text
+from agentproto.demo.tools import ToolProvider, ToolTimeout, result_text, truncate_result_text
 
 __all__ = ["RefundAgent", "ORDER_ID_PATTERN", "format_cents", "refund_idempotency_key"]
 
@@ -189,11 +189,8 @@ class RefundAgent:
                 "isError": True,
                 "structuredContent": {"error": "timeout", "message": str(exc)},
             }
-        text = result_text(result)
-        metadata = None
-        if len(text) > self.max_result_chars:  # a UI should not receive megabytes
-            metadata = {"truncated": True, "originalLength": len(text)}
-            text = text[: self.max_result_chars] + f"… [truncated {len(text)} chars]"
+        # a UI should not receive hundreds of kilobytes: cut, and say what was cut
+        text, metadata = truncate_result_text(result_text(result), self.max_result_chars)
         event = ev.ToolCallResultEvent(
             message_id=ctx.ids(), tool_call_id=tool_call_id, content=text, role="tool", metadata=metadata
         )

@@ -51,6 +51,7 @@ __all__ = [
     "text_result",
     "error_result",
     "result_text",
+    "truncate_result_text",
     "mcp_tool_to_agui",
 ]
 
@@ -114,6 +115,25 @@ def error_result(message: str, *, code: str | None = None) -> dict[str, Any]:
     if code:
         out["structuredContent"] = {"error": code, "message": message}
     return out
+
+
+def truncate_result_text(text: str, max_chars: int) -> tuple[str, dict[str, Any] | None]:
+    """Cut a tool result's text to ``max_chars`` for the UI, and say exactly what was cut.
+
+    Text that fits comes back unchanged, with ``None``. Longer text keeps its first ``max_chars``
+    characters, followed by a marker naming how many characters were removed out of how many
+    there were — ``… [truncated: 196321 of 200321 chars]`` means 4 000 of 200 321 were kept —
+    and comes back with the metadata the agent puts on its ``TOOL_CALL_RESULT``:
+    ``{"truncated": True, "originalLength": 200321}``. The marker and the metadata keys are this
+    kit's convention; neither AG-UI nor MCP defines one.
+    """
+    if max_chars < 0:
+        raise ValueError(f"max_chars must be >= 0, got {max_chars}")
+    if len(text) <= max_chars:
+        return text, None
+    original = len(text)
+    marker = f"… [truncated: {original - max_chars} of {original} chars]"
+    return text[:max_chars] + marker, {"truncated": True, "originalLength": original}
 
 
 def result_text(result: Mapping[str, Any]) -> str:
@@ -395,8 +415,12 @@ def handle_jsonrpc(provider: ToolProvider, request: Mapping[str, Any]) -> dict[s
     """Answer one MCP JSON-RPC request (``tools/list`` or ``tools/call``) from ``provider``.
 
     Shows the wire shape the Python calls stand for. Protocol errors use JSON-RPC codes
-    (``-32601`` unknown method, ``-32602`` unknown tool or bad params); a timeout is reported
-    the way a client-side timeout surfaces, as error ``-32001``.
+    (``-32601`` unknown method, ``-32602`` unknown tool or bad params). A timeout has no code in
+    the MCP spec (2025-11-25, *basic/lifecycle*, "Timeouts": a sender SHOULD time its requests
+    out, send a cancellation notification and stop waiting); it is shown here as error
+    ``-32001``, the ``RequestTimeout`` code of the official MCP TypeScript SDK, which that SDK's
+    client raises locally when it gives up — an SDK convention, not a code a server sends (and
+    unrelated to A2A's ``TaskNotFoundError``, which uses the same number).
     """
     rid = request.get("id")
     method = request.get("method")
