@@ -15,7 +15,7 @@ module             what it models                                               
 ``dedup``          idempotency keys, singleton tasks, a TTL result cache          14
 ``plans``          event-driven plan books and the runner that switches plans     15
 ``semantic``       misunderstandings compounding along a chain; the envelope      16
-``waitgraph``      wait-for graphs: cycles, knots, the check before dispatch      18
+``waitgraph``      wait-for graphs: cycles, cyclic SCCs, the pre-dispatch check    18
 ``deadlock``       dispatching a wait-for plan under timeouts and escalation      18
 ``hitl``           when to ask a human: trigger rules, the cost of asking         19
 ``feedback``       execute → observe → compare → correct under drift              20

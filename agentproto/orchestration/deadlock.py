@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Agents deadlock exactly when the graph of *currently blocked* tasks has a cycle (seed 004 §11:
-A waits for B, B waits for A, for ever). The graph itself — cycle finding, knots, the check
+A waits for B, B waits for A, for ever). The graph itself — cycle finding, deadlocked groups, the check
 before dispatch — lives in :mod:`agentproto.orchestration.waitgraph`; this module *runs* a
 :class:`~agentproto.orchestration.waitgraph.WaitPlan` and shows what each way of coping costs.
 

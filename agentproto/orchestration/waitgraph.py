@@ -16,8 +16,11 @@ graph library.
   what a dispatcher runs before every dispatch.
 * :func:`find_cycle_through` — the incremental check a run-time detector needs: only cycles
   through the task that just started waiting can be new.
-* :func:`strongly_connected_components` (Tarjan) and :func:`deadlocked_groups` — every knot
-  of mutually waiting tasks, each with one witness cycle.
+* :func:`strongly_connected_components` (Tarjan) and :func:`deadlocked_groups` — every group
+  of mutually waiting tasks (a strongly connected component that contains a cycle), each with
+  one witness cycle. These are not necessarily *knots* in Holt's sense (a set no path leaves,
+  the deadlock test when a task may go on with any one of its inputs): with AND-dependencies,
+  as here, any cycle is a deadlock, so every cyclic component counts.
 * :func:`simple_cycles` (Johnson) — *every* elementary cycle, for showing a learner all of them.
 * :func:`check_plan` — refuse a cyclic plan before dispatch (:class:`CyclicPlanError` names
   the cycle) or return a safe dispatch order (a topological order).
@@ -84,14 +87,14 @@ class WaitPlanError(DeadlockError, ValueError):
 class CyclicPlanError(WaitPlanError):
     """The wait-for graph of a plan has a cycle: dispatching it would deadlock (seed 004 §11,
     "solution two": refuse before dispatch). ``cycle`` is one witness; ``cycles`` has one witness
-    per knot of mutually waiting tasks."""
+    per deadlocked group (cyclic strongly connected component) of mutually waiting tasks."""
 
     rule = "deadlock.cyclic-plan"
 
     def __init__(self, cycles: Sequence[tuple[str, ...]]) -> None:
         self.cycles = [tuple(c) for c in cycles]
         self.cycle = self.cycles[0]
-        more = f" (and {len(self.cycles) - 1} more knot(s))" if len(self.cycles) > 1 else ""
+        more = f" (and {len(self.cycles) - 1} more deadlocked group(s))" if len(self.cycles) > 1 else ""
         super().__init__(f"plan refused before dispatch: dependency cycle {format_cycle(self.cycle)}{more}")
 
 
@@ -190,8 +193,8 @@ def find_cycle_through(graph: Mapping[str, Iterable[str]], node: str) -> tuple[s
 def strongly_connected_components(graph: Mapping[str, Iterable[str]]) -> list[tuple[str, ...]]:
     """Tarjan's algorithm (iterative): the strongly connected components, each sorted.
 
-    Two tasks are in one component when each (transitively) waits for the other — a knot that
-    no task inside can untie alone.
+    Two tasks are in one component when each (transitively) waits for the other; a component
+    with a cycle is a group that no task inside can untie alone.
     """
     g = wait_for_graph(graph)
     index: dict[str, int] = {}
@@ -323,7 +326,7 @@ def check_plan(deps: Mapping[str, Iterable[str]], tasks: Iterable[str] | None = 
 
     The order is topological — every task after the tasks it waits for — with ties broken by
     name, so it is deterministic. Raises :class:`CyclicPlanError` (with one witness cycle per
-    knot) or :class:`UnknownTaskError`.
+    deadlocked group) or :class:`UnknownTaskError`.
     """
     g = wait_for_graph(deps, tasks)
     groups = deadlocked_groups(g)

@@ -1,4 +1,4 @@
-"""Wait-for graphs (seed 004 §11): cycle detection, knots, the check before dispatch, plans as data."""
+"""Wait-for graphs (seed 004 §11): cycles, deadlocked groups, the check before dispatch, plans as data."""
 
 from __future__ import annotations
 
@@ -76,10 +76,19 @@ def test_a_task_waiting_for_itself_is_a_cycle():
     assert deadlocked_groups({"a": ["a"], "b": []}) == [("a",)]
 
 
-def test_every_knot_gets_its_own_witness():
-    with pytest.raises(CyclicPlanError) as info:
+def test_every_deadlocked_group_gets_its_own_witness():
+    with pytest.raises(CyclicPlanError, match=r"\(and 1 more deadlocked group\(s\)\)") as info:
         check_plan({"a": ["b"], "b": ["a"], "c": ["d"], "d": ["c"], "e": ["a"]})
     assert [set(c) for c in info.value.cycles] == [{"a", "b"}, {"c", "d"}]
+
+
+def test_a_deadlocked_group_need_not_be_a_knot():
+    # notebook 18, Exercise 1: two cyclic components, and an arrow leaves each (D → E, F → B), so
+    # neither is a knot (no path leaves a knot); under AND-dependencies both deadlock anyway
+    g = {"A": ("D",), "B": (), "C": ("A",), "D": ("C", "E"), "E": ("F",), "F": ("B", "E")}
+    groups = deadlocked_groups(g)
+    assert sorted(groups) == [("A", "C", "D"), ("E", "F")]
+    assert all(any(w not in grp for t in grp for w in g[t]) for grp in groups)
 
 
 def test_a_dependency_on_a_task_not_in_the_plan_is_a_typed_error():
