@@ -74,6 +74,8 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 TOKEN_PATH = "/oauth/token"
+#: The token request's body format (RFC 6749 §4.4.2, Appendix B).
+FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
 JWKS_PATH = "/.well-known/jwks.json"
 CARD_PATH = "/.well-known/agent-card.json"
 AUDIENCE = "agentproto-demo"
@@ -282,7 +284,17 @@ def token_form(body: bytes, headers: Iterable[tuple[bytes, bytes]]) -> dict[str,
     ``Authorization: Basic`` (each form-url-decoded, RFC 6749 §2.3.1). Refused with
     ``invalid_request`` (RFC 6749 §5.2): a parameter sent twice (§3.1, §3.2), or two client
     authentication methods in one request — Basic *and* ``client_secret`` in the body, or a
-    body ``client_id`` that is not Basic's (§2.3)."""
+    body ``client_id`` that is not Basic's (§2.3), or a body that is not form-encoded (§4.4.2
+    asks for ``application/x-www-form-urlencoded``: a JSON body is told so, not that its
+    ``grant_type`` is missing)."""
+    headers = list(headers)
+    media = next((v.decode("latin-1") for k, v in headers if k.lower() == b"content-type"), "")
+    if media.split(";")[0].strip().lower() != FORM_MEDIA_TYPE:
+        raise OAuthError(
+            "invalid_request",
+            f"send the token request as {FORM_MEDIA_TYPE} (RFC 6749 §4.4.2), not "
+            f"{media.split(';')[0].strip()[:60] or 'a body without Content-Type'}",
+        )
     pairs = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
     counts = Counter(name for name, _ in pairs)
     repeated = sorted(name for name, n in counts.items() if n > 1)

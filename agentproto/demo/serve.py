@@ -236,8 +236,25 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("agentproto")) / "agentproto.sqlite3"
 
 
+#: ``serve --help`` ends with the token request, as a caller makes it (RFC 6749 §4.4).
+AUTH_EPILOG = """\
+auth mode: a client gets a token, then sends it on every request
+  export AGENTPROTO_CLIENT_SECRET_ALICE='a-secret-of-16-or-more-chars'
+  agentproto serve --auth --client alice
+  curl -s http://127.0.0.1:8000/oauth/token -d grant_type=client_credentials \\
+       -d client_id=alice -d client_secret="$AGENTPROTO_CLIENT_SECRET_ALICE"
+  -> {"access_token": "eyJ...", "token_type": "Bearer", "expires_in": ...}
+  The body is form-encoded (application/x-www-form-urlencoded, RFC 6749 §4.4.2); the id
+  and secret may instead go in an Authorization: Basic header. Then send
+  "Authorization: Bearer <access_token>" on the A2A and AG-UI endpoints (gRPC: the
+  "authorization" metadata). Each client sees only its own threads and tasks.
+"""
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Register the ``serve`` options on ``parser`` (see :mod:`agentproto.cli`)."""
+    parser.epilog = AUTH_EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, loopback only)"
     )

@@ -305,3 +305,24 @@ def test_the_grpc_side_gets_the_verified_claims_and_so_the_tokens_expiry():
     claims = app.state.a2a_grpc_authenticate({"authorization": f"Bearer {tok}"})
     assert claims.subject == "alice" and claims.expires_at > 0
     assert valid_until_ms(claims, 30) == (claims.expires_at + 30) * 1000
+
+
+# --------------------------------------------------------------------------- a body not form-encoded
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Content-Type": "application/json"}, {"Content-Type": ""}],
+    ids=["json", "no-content-type"],
+)
+def test_a_token_request_that_is_not_form_encoded_is_told_so(headers):
+    answer = call(gate(), "POST", TOKEN_PATH, json=creds(), headers=headers)
+    assert answer.status_code == 400 and answer.json()["error"] == "invalid_request"
+    description = answer.json()["error_description"]
+    assert "application/x-www-form-urlencoded" in description and "grant_type" not in description
+
+
+def test_a_form_with_a_charset_parameter_is_still_a_form():
+    headers = {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}
+    answer = call(gate(), "POST", TOKEN_PATH, data=creds(), headers=headers)
+    assert answer.status_code == 200, answer.text
