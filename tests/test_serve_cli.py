@@ -227,9 +227,7 @@ def test_the_secret_from_the_environment_is_not_in_the_process_list(tmp_path):
 def test_serve_help_shows_the_token_request_form_encoded():
     from agentproto.cli import build_parser
 
-    serve = next(a for a in build_parser()._subparsers._group_actions[0].choices.items() if a[0] == "serve")[
-        1
-    ]
-    text = serve.format_help()
+    commands = build_parser()._subparsers._group_actions[0].choices
+    text = commands["serve"].format_help()
     assert "/oauth/token -d grant_type=client_credentials" in text
     assert "application/x-www-form-urlencoded" in text and "Authorization: Bearer" in text
