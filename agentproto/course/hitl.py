@@ -68,7 +68,8 @@ def plot_cost_curve(
 
 
 def plot_review_load(stats: Sequence[QueueStats], ax: Any = None) -> Any:
-    """Mean and 95th-percentile wait for a reviewer against the threshold, with utilisation."""
+    """Mean and 95th-percentile wait for a reviewer against the threshold, with the offered load
+    (escalations × minutes per review, as a share of the reviewers' time; it can pass 100 %)."""
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -84,13 +85,13 @@ def plot_review_load(stats: Sequence[QueueStats], ax: Any = None) -> Any:
     twin = ax.twinx()
     twin.plot(
         x,
-        [100 * s.utilisation for s in stats],
+        [100 * s.offered_load for s in stats],
         color=PALETTE["muted"],
         linestyle=":",
-        label="reviewer utilisation (%)",
+        label="offered load (%)",
     )
-    twin.axhline(100, color=PALETTE["muted"], linewidth=0.6, label="100 % busy")
-    twin.set_ylabel("reviewer utilisation (%)")
+    twin.axhline(100, color=PALETTE["muted"], linewidth=0.6, label="100 %: the reviewer's capacity")
+    twin.set_ylabel("offered load (% of one reviewer's time)")
     twin.grid(False)
     lines = ax.get_lines() + twin.get_lines()
     ax.legend(lines, [ln.get_label() for ln in lines], loc="upper left", fontsize=8)

@@ -4,25 +4,29 @@ Theory of operation
 -------------------
 Seed 004 §12 names four situations in which an agent must stop and ask a person:
 
-1. **permission boundary** — the next step needs a right the agent was not given, or a detour
-   that may leave the user's goal (A2A ``AUTH_REQUIRED`` / ``INPUT_REQUIRED``);
+1. **permission or capability boundary** — the next step needs a right the agent was not given
+   (A2A ``AUTH_REQUIRED``: a grant only someone outside can give), or the only way forward is a
+   detour that may leave the user's goal (``INPUT_REQUIRED``: a question about intent, not an
+   authorization). The two halves wait for different things, so they are two rules,
+   ``permission_boundary`` and ``off_goal_detour``;
 2. **deadlock** — agents wait on each other and only outside information breaks the cycle
    (:mod:`agentproto.orchestration.deadlock`);
 3. **irreversible, high-stakes action** — deleting data, paying, mass e-mail, deploying: asked
    *however confident* the agent is;
 4. **low confidence** — the agent is not sure enough for the stakes.
 
-Each trigger is a :class:`HitlRule` — data: a name, a test, the A2A state the task moves to and the
-AG-UI interrupt ``reason`` to use. A :class:`HitlPolicy` evaluates its rules in order and returns a
-:class:`HitlDecision` that names the rule that fired (and any others that would have), so every
-"ask a human" can be explained and audited.
+Each rule is a :class:`HitlRule` — data: a name, a test, the A2A state the task moves to and the
+AG-UI interrupt ``reason`` to use (five rules for the four triggers). A :class:`HitlPolicy`
+evaluates its rules in order and returns a :class:`HitlDecision` that names the rule that fired
+(and any others that would have), so every "ask a human" can be explained and audited.
 
 Asking is not free. :class:`CostModel` prices the two ways to lose: errors that slip through
 (``cost_per_error``) and human minutes spent reviewing. :func:`cost_curve` sweeps the confidence
 threshold and finds the **sweet spot** — the threshold with the lowest total — and
 :meth:`CostModel.break_even_confidence` gives it in closed form for a calibrated agent: review an
 action when ``P(error) × catch_rate × cost_per_error > review cost``. :func:`review_queue` adds
-what the cost curve hides: one human is a queue, and past full utilisation the wait explodes.
+what the cost curve hides: one human is a queue, and as the offered load (arrivals × minutes per
+review) nears and passes 100 % the wait explodes.
 
 The actual "ask a human" on the wire is an **AG-UI interrupt**: the run ends with
 ``RUN_FINISHED`` whose ``outcome`` is ``{"type": "interrupt", "interrupts": [...]}``
@@ -187,6 +191,10 @@ TOOL_CALL_REASON = "tool_call"
 def _permission(action: Action, policy: HitlPolicy) -> str | None:
     if action.needs is not None and action.needs not in policy.granted:
         return f"needs the '{action.needs}' permission, which this agent was not granted"
+    return None
+
+
+def _detour(action: Action, policy: HitlPolicy) -> str | None:
     if action.off_goal:
         return "the only way forward is a detour that may leave the user's goal"
     return None
@@ -215,9 +223,19 @@ def _low_confidence(action: Action, policy: HitlPolicy) -> str | None:
     return None
 
 
-#: The four triggers of seed 004 §12, in the order a policy checks them. Permission first (asking
-#: to *confirm* something the agent may not do is moot), then deadlock (it cannot go on at all),
-#: then irreversible stakes (asked however confident), then low confidence.
+#: The four triggers of seed 004 §12 as five rules, in the order a policy checks them. Trigger 1
+#: is two rules because its halves wait for different things: a missing grant
+#: (``permission_boundary`` → ``AUTH_REQUIRED``; A2A v1.0.1 §7.6, In-Task Authorization) and a
+#: detour that may leave the user's goal (``off_goal_detour`` → ``INPUT_REQUIRED``: the person is
+#: asked what they meant, not for a credential). Permission first (asking to *confirm* something
+#: the agent may not do is moot), then the detour, then deadlock (it cannot go on at all), then
+#: irreversible stakes (asked however confident), then low confidence.
+#:
+#: The irreversible approvals go to ``INPUT_REQUIRED`` by the kit's choice: §7.6 names "human
+#: approval before a destructive action" among its examples of in-task authorization, so
+#: ``AUTH_REQUIRED`` would fit them too. The kit keeps ``AUTH_REQUIRED`` for a missing grant,
+#: whose credential §7.6.1 has the agent receive out of band unless an in-band way was
+#: negotiated, and asks every other question as ordinary input on the task.
 #:
 #: ``interrupt_reason`` is the reason for a *free-standing* question. The AG-UI interrupts page
 #: (docs/concepts/interrupts, "Reason taxonomy") defines three core values — ``tool_call`` (bound
@@ -229,10 +247,17 @@ def _low_confidence(action: Action, policy: HitlPolicy) -> str | None:
 RULES: tuple[HitlRule, ...] = (
     HitlRule(
         "permission_boundary",
-        "permission or capability boundary",
+        "permission boundary (missing grant)",
         _permission,
         TaskState.AUTH_REQUIRED,
         KIT_PERMISSION,
+    ),
+    HitlRule(
+        "off_goal_detour",
+        "capability boundary (detour)",
+        _detour,
+        TaskState.INPUT_REQUIRED,
+        "confirmation",
     ),
     HitlRule(
         "deadlock", "deadlock the agents cannot break", _deadlock, TaskState.INPUT_REQUIRED, "input_required"
@@ -341,7 +366,7 @@ def _schema(rule: str, action: Action) -> dict[str, Any]:
         from agentproto.agui.interrupts import APPROVAL_RESPONSE_SCHEMA
 
         return dict(APPROVAL_RESPONSE_SCHEMA)
-    if rule == "irreversible_high_risk":
+    if rule in ("irreversible_high_risk", "off_goal_detour"):
         # a free-standing yes/no: no arguments to edit ("confirmation": boolean default)
         return {
             "type": "object",
@@ -595,7 +620,9 @@ def cost_curve(
 class QueueStats:
     threshold: float
     escalated: int
-    utilisation: float  # offered load: escalations per minute × minutes per review ÷ reviewers
+    #: escalations per minute × minutes per review ÷ reviewers. Not a utilisation (the busy
+    #: fraction, at most 100 %): above 1 questions arrive faster than the reviewers answer them.
+    offered_load: float
     mean_wait: float  # minutes an escalated action waits for a reviewer
     p95_wait: float
     max_wait: float

@@ -52,10 +52,13 @@ def test_the_cost_plot_marks_the_sweet_spot_and_the_chosen_threshold():
     assert labels == ["errors slipping through", "human minutes", "total", "your threshold 0.50"]
 
 
-def test_the_review_load_plot_shows_waits_and_utilisation():
+def test_the_review_load_plot_shows_waits_and_the_offered_load():
     stats = [review_queue(t, minutes=120, seed=0) for t in (0.6, 0.9)]
     ax = plot_review_load(stats, Figure().subplots())
     mean, p95 = ax.get_lines()
     assert list(mean.get_ydata()) == [s.mean_wait for s in stats]
     assert list(p95.get_ydata()) == [s.p95_wait for s in stats]
-    assert len(ax.figure.axes) == 2  # utilisation on a twin axis
+    assert len(ax.figure.axes) == 2  # the offered load on a twin axis
+    (load, capacity) = ax.figure.axes[1].get_lines()
+    assert load.get_label() == "offered load (%)"
+    assert list(load.get_ydata()) == [100 * s.offered_load for s in stats]

@@ -45,7 +45,7 @@ ACTIONS = {a.name: a for a in load_actions(SCENARIOS / "hitl_actions.json")}
         ("interpret a legal clause", "low_confidence", TaskState.INPUT_REQUIRED),  # 60 %
         ("suggest a medical diagnosis", "low_confidence", TaskState.INPUT_REQUIRED),  # 72 %
         ("read a restricted document", "permission_boundary", TaskState.AUTH_REQUIRED),
-        ("search another way (detour)", "permission_boundary", TaskState.AUTH_REQUIRED),
+        ("search another way (detour)", "off_goal_detour", TaskState.INPUT_REQUIRED),
         ("delete customer data", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
         ("transfer ¥50,000", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
         ("e-mail 100 customers", "irreversible_high_risk", TaskState.INPUT_REQUIRED),
@@ -86,6 +86,7 @@ def test_a_domain_can_have_its_own_threshold():
 def test_rules_are_checked_in_the_documented_order():
     assert [r.name for r in RULES] == [
         "permission_boundary",
+        "off_goal_detour",
         "deadlock",
         "irreversible_high_risk",
         "low_confidence",
@@ -165,12 +166,36 @@ def test_a_free_standing_irreversible_action_asks_for_confirmation_without_a_too
     assert all("editedArgs" not in i["responseSchema"]["properties"] for i in confirmations)
 
 
+def test_a_missing_grant_waits_for_authorization_and_a_detour_for_input():
+    # A2A v1.0.1 §7.6: AUTH_REQUIRED is for authorization the agent needs; a detour that may leave
+    # the user's goal is a question about intent, so it waits for input (a yes/no, not a grant)
+    grant, detour = ACTIONS["read a restricted document"], ACTIONS["search another way (detour)"]
+    assert decide(grant).state is TaskState.AUTH_REQUIRED
+    assert decide(detour).state is TaskState.INPUT_REQUIRED
+    reasons = _reasons_by_message()
+    assert reasons["read a restricted document"] == "agentproto:permission"
+    assert reasons["search another way (detour)"] == "confirmation"
+    item = interrupt_for(detour, decide(detour), "int-1")
+    assert item["metadata"] == {"rule": "off_goal_detour", "a2aState": "TASK_STATE_INPUT_REQUIRED"}
+    assert item["responseSchema"]["required"] == ["approved"] and "toolCallId" not in item
+    # a detour that also needs a missing grant is asked for the grant first
+    both = Action("detour through a paid API", off_goal=True, needs="api:paid")
+    assert (decide(both).rule, decide(both).also) == ("permission_boundary", ("off_goal_detour",))
+
+
+def test_the_kit_keeps_irreversible_approvals_in_input_required():
+    # a kit choice: §7.6 lists "human approval before a destructive action" as in-task
+    # authorization, so AUTH_REQUIRED would fit too; the kit reserves it for a missing grant
+    for name in ("delete customer data", "transfer ¥50,000", "deploy to production"):
+        assert decide(ACTIONS[name]).state is TaskState.INPUT_REQUIRED
+    assert [r.name for r in RULES if r.state is TaskState.AUTH_REQUIRED] == ["permission_boundary"]
+
+
 def test_custom_reasons_are_namespaced_and_never_core():
     # "Agents should namespace custom reasons as <framework>:<name>"; "core:" is reserved
     reasons = _reasons_by_message()
     assert reasons["read a restricted document"] == "agentproto:permission"
     assert reasons["interpret a legal clause"] == "agentproto:review"
-    assert reasons["search another way (detour)"] == "agentproto:permission"
     core = {"tool_call", "input_required", "confirmation"}
     for rule in RULES:
         assert rule.interrupt_reason in core or rule.interrupt_reason.startswith("agentproto:")
@@ -268,10 +293,12 @@ def test_beta_nine_one_escalates_t_to_the_ninth():
 
 
 # -- the review queue -----------------------------------------------------------------------------------
-def test_a_reviewer_past_full_utilisation_makes_escalations_wait_far_longer():
+def test_an_offered_load_past_100_percent_makes_escalations_wait_far_longer():
     light = review_queue(0.7, rate=1.0, minutes=480)
     heavy = review_queue(0.95, rate=1.0, minutes=480)
-    assert light.utilisation < 1 < heavy.utilisation
+    assert light.offered_load < 1 < heavy.offered_load  # offered load, not utilisation: it passes 1
+    # by hand: escalations per minute × minutes per review ÷ reviewers
+    assert heavy.offered_load == pytest.approx(heavy.escalated / 480 * 5)
     assert heavy.mean_wait > 10 * light.mean_wait
 
 
