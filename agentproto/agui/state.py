@@ -95,6 +95,11 @@ DEFAULT_VERSION_KEY = "agentproto.stateVersion"
 _NO_WARNINGS: list[PipelineWarning] = []  # shared empty result; callers only read it
 
 
+def _a(word: str) -> str:
+    """``word`` with its indefinite article: "an assistant", "a user"."""
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
 def _merge_meta(target: dict[str, Any], meta: dict[str, Any] | None) -> None:
     """Spec basic/metadata: merge key by key, last write wins, no recursion."""
     if meta:
@@ -333,7 +338,7 @@ class StateReducer:
         if parent is not None and parent.get("role") != "assistant":
             self._warn(
                 "/parentMessageId",
-                f"parentMessageId {parent_id!r} is a {parent.get('role')} message, not "
+                f"parentMessageId {parent_id!r} is {_a(str(parent.get('role')))} message, not "
                 f"an assistant message; the call gets an assistant message of its own",
             )
             parent = None
@@ -496,7 +501,7 @@ class StateReducer:
         elif msg.get("role") != "activity":
             self._warn(
                 "/messageId",
-                f"ACTIVITY_SNAPSHOT names {event.message_id!r}, a {msg.get('role')} message; skipped",
+                f"ACTIVITY_SNAPSHOT names {event.message_id!r}, {_a(str(msg.get('role')))} message; skipped",
             )
             return
         elif event.replace is not False:
@@ -511,7 +516,7 @@ class StateReducer:
     def _activity_delta(self, event: ActivityDeltaEvent) -> None:
         msg = self._by_id.get(event.message_id)
         if msg is None or msg.get("role") != "activity":
-            what = "no such message" if msg is None else f"a {msg.get('role')} message"
+            what = "no such message" if msg is None else f"{_a(str(msg.get('role')))} message"
             self._warn("/messageId", f"ACTIVITY_DELTA for {event.message_id!r} skipped: {what}")
             return
         try:
