@@ -150,7 +150,7 @@ def format_report(report: LintReport, name: str = "stream") -> str:
         lines.append(f"{name}: rejected at {where}" + (f" ({err['type']})" if err["type"] else ""))
         lines.append(f"  rule:    {err['rule']}")
         lines.append(f"  message: {err['message']}")
-        fix = fix_for(err["rule"])
+        fix = err.get("fix") or fix_for(err["rule"])
         if fix:
             lines.append(f"  fix:     {fix}")
         lines.append(f"  {runs}")

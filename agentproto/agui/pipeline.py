@@ -126,7 +126,7 @@ class LintReport:
     """The verdict on one captured stream (the ``agentproto lint --json`` object)."""
 
     verdict: str  # "conformant" | "rejected": the consumer's verdict on the stream
-    error: dict[str, Any] | None  # {event, type, rule, message} or None
+    error: dict[str, Any] | None  # {event, type, rule, message, fix} or None
     warnings: list[dict[str, Any]]
     state: Any
     messages: list[dict[str, Any]]
@@ -358,7 +358,9 @@ class Pipeline:
 
     def report(self) -> LintReport:
         """The report as things stand (``finish()`` also closes the stream first)."""
-        error = self.error.to_dict() if self.error is not None else None
+        error = None
+        if self.error is not None:  # the first violation, with the one-line fix the CLI prints
+            error = {**self.error.to_dict(), "fix": fix_for(self.error.rule)}
         return LintReport(
             verdict="conformant" if error is None else "rejected",
             error=error,

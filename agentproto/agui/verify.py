@@ -149,8 +149,8 @@ RULES: dict[str, Rule] = {
     "run.truncated": Rule(
         "The stream ended without 'RUN_FINISHED' or 'RUN_ERROR'. The run was started but never "
         "terminated, so its result is incomplete.",
-        "End every run with RUN_FINISHED or RUN_ERROR; a dropped connection is a failed run, "
-        "never a success.",
+        "End every run with RUN_FINISHED or RUN_ERROR; a dropped connection leaves the run "
+        "truncated, never a success.",
         "basic/transports",
         reference=False,
     ),

@@ -74,6 +74,8 @@ def test_json_output_is_one_object_with_the_contract_keys(capsys, monkeypatch):
         "rule": "run.truncated",
         "message": "The stream ended without 'RUN_FINISHED' or 'RUN_ERROR'. The run was "
         "started but never terminated, so its result is incomplete.",
+        "fix": "End every run with RUN_FINISHED or RUN_ERROR; a dropped connection leaves the run "
+        "truncated, never a success.",
     }
     assert report["runs"][0]["outcome"] == "truncated"
 
@@ -190,3 +192,10 @@ def test_arguments_after_the_end_are_told_apart_from_a_call_never_opened(capsys,
     assert "fix:     Stream every TOOL_CALL_ARGS of a call before its TOOL_CALL_END." in after
     assert "TOOL_CALL_START" not in after.split("fix:")[1]  # not "open it with START": it was
     assert "rule:    tool.args-unopened" in never and "fix:     Open the call with TOOL_CALL_START" in never
+
+
+def test_the_fix_travels_in_the_json_report_too(capsys, monkeypatch):
+    _, out, _ = lint(capsys, monkeypatch, "--json", str(STREAMS / "invalid" / "tool-args-after-end.jsonl"))
+    error = json.loads(out)["error"]
+    assert error["rule"] == "tool.args-after-end"
+    assert error["fix"] == "Stream every TOOL_CALL_ARGS of a call before its TOOL_CALL_END."

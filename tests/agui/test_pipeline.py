@@ -13,6 +13,7 @@ from agentproto.agui import (
     RunStartedEvent,
     VerificationError,
     detect_format,
+    fix_for,
     encode_sse,
     lint_source,
     parse_event,
@@ -57,6 +58,7 @@ def test_the_error_names_the_wire_event_even_when_chunks_expand():
         "message": "Cannot send 'TEXT_MESSAGE_END' event: No active text "
         "message found with ID 'nope'. A 'TEXT_MESSAGE_START' "
         "event must be sent first.",
+        "fix": "Only close a message you opened, and only once.",
     }
 
 
@@ -96,6 +98,7 @@ def test_a_malformed_event_reports_the_expected_and_received_type():
         "type": "TEXT_MESSAGE_START",
         "rule": "schema.invalid-value",
         "message": "malformed TEXT_MESSAGE_START at /messageId: Expected string, received array",
+        "fix": fix_for("schema.invalid-value"),
     }
 
 
