@@ -13,8 +13,8 @@ from agentproto.agui import (
     RunStartedEvent,
     VerificationError,
     detect_format,
-    fix_for,
     encode_sse,
+    fix_for,
     lint_source,
     parse_event,
 )
