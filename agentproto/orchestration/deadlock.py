@@ -578,8 +578,10 @@ class _Run:
         task.waiting.discard(waits_for)
         if task.terminal:
             return
-        if task.held == 0:  # the answer resumes the task (A2A: an interrupted task goes back to WORKING,
-            task.state = TaskState.WORKING  # never to SUBMITTED, which is an entry state only)
+        # The answer lets the agent go on, and its next report here is WORKING. A2A names no state
+        # an answer leads to (§3.4.3): the agent's own next status decides, as in notebook 10.
+        if task.held == 0:
+            task.state = TaskState.WORKING
         self.note(
             "default",
             task.name,
