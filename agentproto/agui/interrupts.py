@@ -582,11 +582,11 @@ def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any], notices: li
     schema = interrupt.get("responseSchema")
     if schema is None:
         return
-    # Imported here, not at module level: importing jsonschema costs over a second (its
-    # format checkers build parsers at import), which every server process and CLI start
-    # would otherwise pay even when no interrupt carries a schema.
-    import jsonschema
-    import jsonschema.exceptions
+    # Loaded here, not at module level, and without the format checkers it would build at
+    # import (agentproto.schemas): no server or CLI start pays for a schema nobody sent.
+    from agentproto.schemas import jsonschema as load_jsonschema
+
+    jsonschema = load_jsonschema()
 
     try:
         validator_cls = jsonschema.validators.validator_for(schema)

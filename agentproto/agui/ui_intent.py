@@ -163,7 +163,9 @@ def find_unsafe(props: Any) -> tuple[str, str] | None:
 
 
 def _best_error(schema: Mapping[str, Any], instance: Any) -> Any:
-    import jsonschema  # lazily: keeps `import agentproto.agui` light
+    from agentproto.schemas import jsonschema as load_jsonschema  # lazily: keeps agentproto.agui light
+
+    jsonschema = load_jsonschema()
 
     validator = jsonschema.Draft202012Validator(schema)
     return jsonschema.exceptions.best_match(validator.iter_errors(instance))

@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
-import jsonschema
 
 from agentproto.clock import Clock, FakeClock
 from agentproto.course.quiz import Question, Quiz
 from agentproto.course.widgets import show
 from agentproto.resources import read_json
+from agentproto.schemas import jsonschema
 
 if TYPE_CHECKING:
     from matplotlib.artist import Artist
@@ -138,7 +138,7 @@ class QuestionBankError(ValueError):
 
 
 def _schema_problems(instance: Any, schema: dict[str, Any], where: str = "") -> list[str]:
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = jsonschema().Draft202012Validator(schema)
     out = []
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
         path = "/".join(str(p) for p in error.absolute_path)

@@ -381,16 +381,12 @@ def _grpc_wanted(args: argparse.Namespace) -> bool:
 
 
 def _warm_up() -> None:
-    """Import what the first run would otherwise import while a client waits.
+    """Import what the first run would otherwise import while a client waits: jsonschema,
+    which the demo agent checks tool arguments with (loaded lazily so the library stays light,
+    and without the format checkers that cost seconds: :mod:`agentproto.schemas`)."""
+    from agentproto.schemas import jsonschema
 
-    The demo agent checks tool arguments with jsonschema, imported lazily so that the library
-    stays light. In an environment with Jupyter, jsonschema's format checkers pull in
-    ``rfc3987_syntax``, which builds a grammar at import: about 3 s here, on the first AG-UI
-    run after a start. The server pays it before it says it is ready instead."""
-    try:
-        import jsonschema  # noqa: F401
-    except ImportError:  # pragma: no cover - a core dependency
-        pass
+    jsonschema()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -300,7 +300,9 @@ class FakeToolProvider:
         if fault is not None and fault.kind == "business_error":
             record["outcome"] = "error"
             return error_result(fault.message, code="service_unavailable")
-        import jsonschema  # lazily: see agentproto.agui.interrupts._check_payload
+        from agentproto.schemas import jsonschema as load_jsonschema  # lazily: agentproto.schemas
+
+        jsonschema = load_jsonschema()
 
         errors = sorted(
             jsonschema.Draft202012Validator(tool["inputSchema"]).iter_errors(dict(arguments)),

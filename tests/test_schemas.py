@@ -1,0 +1,39 @@
+"""agentproto.schemas: jsonschema without the format checkers that cost seconds at import."""
+
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import sys, time
+t = time.perf_counter()
+from agentproto.schemas import jsonschema
+js = jsonschema()
+errors = list(js.Draft202012Validator({"type": "object", "required": ["q"]}).iter_errors({}))
+print(len(errors), "rfc3987_syntax" in sys.modules, js is sys.modules["jsonschema"])
+import rfc3987_syntax  # still importable afterwards, by whoever asks for it
+print("importable")
+"""
+
+
+def test_validation_works_and_the_grammar_library_is_not_loaded():
+    pytest.importorskip("rfc3987_syntax")  # only there where Jupyter is installed (the course)
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["1 False True", "importable"]
+
+
+def test_a_process_that_already_imported_jsonschema_gets_it_unchanged():
+    import jsonschema as already
+
+    from agentproto.schemas import jsonschema
+
+    assert jsonschema() is already
+
+
+def test_format_stays_an_annotation_as_the_kit_validates():
+    from agentproto.schemas import jsonschema
+
+    validator = jsonschema().Draft202012Validator({"type": "string", "format": "iri"})
+    assert list(validator.iter_errors("not an iri at all")) == []
