@@ -296,7 +296,8 @@ class RefundAgent:
             "proposedRefund": args,
             "pendingInterruptId": interrupt_id,
         }
-        # The snapshots go out before the interrupting RUN_FINISHED (spec interrupt-resume).
+        # The snapshots go out before the interrupting RUN_FINISHED: the AG-UI concepts page's
+        # practice ("State at the interrupt boundary"), which spec 1.1 does not restate.
         yield from finish_with_interrupts(
             ctx.thread_id, ctx.run_id, [interrupt], state=state, messages=ctx.messages
         )
@@ -372,7 +373,8 @@ class RefundAgent:
                     ],
                 }
             else:
-                # The answer to the ORIGINAL call: no new START/ARGS/END (spec interrupt-resume).
+                # The answer to the ORIGINAL call, with no new START/ARGS/END (the concepts
+                # page's "Tool-bound interrupts").
                 result_event, result = self._call(ctx, tool_call_id, "refund_order", args)
             yield result_event
             yield ev.StepFinishedEvent(step_name="execute_refund")

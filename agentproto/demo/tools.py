@@ -36,6 +36,7 @@ from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 from agentproto.clock import Clock, IdFactory
+from agentproto.errors import AgentProtoError
 from agentproto.runtime import SystemClock
 from agentproto.store import Store
 
@@ -67,7 +68,7 @@ _REFUNDS_DDL = (
 )
 
 
-class ToolError(Exception):
+class ToolError(AgentProtoError):
     """Base class for failures of the tool *transport* (not a tool's own error result)."""
 
 
@@ -117,6 +118,12 @@ def error_result(message: str, *, code: str | None = None) -> dict[str, Any]:
     return out
 
 
+#: The metadata keys :func:`truncate_result_text` sets, prefixed with the kit's name (spec 1.1
+#: ``basic/metadata``, "Keys": a producer SHOULD prefix the keys it invents).
+TRUNCATED_KEY = "agentproto.truncated"
+ORIGINAL_LENGTH_KEY = "agentproto.originalLength"
+
+
 def truncate_result_text(text: str, max_chars: int) -> tuple[str, dict[str, Any] | None]:
     """Cut a tool result's text to ``max_chars`` for the UI, and say exactly what was cut.
 
@@ -124,8 +131,10 @@ def truncate_result_text(text: str, max_chars: int) -> tuple[str, dict[str, Any]
     characters, followed by a marker naming how many characters were removed out of how many
     there were — ``… [truncated: 196321 of 200321 chars]`` means 4 000 of 200 321 were kept —
     and comes back with the metadata the agent puts on its ``TOOL_CALL_RESULT``:
-    ``{"truncated": True, "originalLength": 200321}``. The marker and the metadata keys are this
-    kit's convention; neither AG-UI nor MCP defines one.
+    ``{"agentproto.truncated": True, "agentproto.originalLength": 200321}``. The marker and the
+    metadata keys are this kit's convention; neither AG-UI nor MCP defines one. The keys carry
+    the kit's name because spec 1.1 ``basic/metadata`` ("Keys") says producers SHOULD prefix the
+    keys they invent with a vendor or application name.
     """
     if max_chars < 0:
         raise ValueError(f"max_chars must be >= 0, got {max_chars}")
@@ -133,7 +142,7 @@ def truncate_result_text(text: str, max_chars: int) -> tuple[str, dict[str, Any]
         return text, None
     original = len(text)
     marker = f"… [truncated: {original - max_chars} of {original} chars]"
-    return text[:max_chars] + marker, {"truncated": True, "originalLength": original}
+    return text[:max_chars] + marker, {TRUNCATED_KEY: True, ORIGINAL_LENGTH_KEY: original}
 
 
 def result_text(result: Mapping[str, Any]) -> str:

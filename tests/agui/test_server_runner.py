@@ -196,7 +196,8 @@ def test_an_oversize_tool_result_is_truncated_and_flagged():
     events = RunDriver(agent, context()).run_to_end()
     (result,) = [e for e in events if e.type.value == "TOOL_CALL_RESULT"]
     assert len(result.content) < 1100 and result.content.endswith("chars]")
-    assert result.metadata["truncated"] is True and result.metadata["originalLength"] > 50_000
+    assert result.metadata["agentproto.truncated"] is True
+    assert result.metadata["agentproto.originalLength"] > 50_000
     assert events[-1].outcome.type == "interrupt"  # the agent still worked with the data
 
 

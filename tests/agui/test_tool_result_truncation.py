@@ -21,7 +21,7 @@ def test_text_that_fits_is_returned_unchanged_without_metadata():
 def test_the_marker_names_the_removed_count_out_of_the_original_length():
     text, metadata = truncate_result_text("x" * 200_321, 4_000)
     assert text == "x" * 4_000 + "… [truncated: 196321 of 200321 chars]"
-    assert metadata == {"truncated": True, "originalLength": 200_321}
+    assert metadata == {"agentproto.truncated": True, "agentproto.originalLength": 200_321}
     kept = len(text) - len("… [truncated: 196321 of 200321 chars]")
     assert kept == 4_000 and 200_321 - kept == 196_321
 
@@ -51,7 +51,7 @@ def test_the_refund_agent_marks_an_oversize_result_with_kept_and_removed_counts(
     )
     events = RunDriver(RefundAgent(tools, max_result_chars=1_000), ctx).run_to_end()
     (result,) = [e for e in events if e.type.value == "TOOL_CALL_RESULT"]
-    original = result.metadata["originalLength"]
+    original = result.metadata["agentproto.originalLength"]
     marker = f"… [truncated: {original - 1_000} of {original} chars]"
     assert result.content.endswith(marker)
     assert len(result.content) == 1_000 + len(marker)
