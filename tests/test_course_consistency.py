@@ -185,7 +185,7 @@ def announced_counts(part: list[Cell]) -> Iterator[tuple[str, int, int]]:
         announced = WORDS[m.group(1).lower()]
         noun = COUNTED[m.group(2).lower()]
         labels = {int(k) for k in re.findall(rf"\b{noun}\s+(\d+)\b", text, re.IGNORECASE)}
-        if labels:
+        if labels and labels == set(range(1, max(labels) + 1)):  # a numbered set, not a mention
             yield m.group(0), announced, max(labels)
             continue
         line_end = text.find("\n", m.end())
