@@ -17,8 +17,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8888
 # The suite is spread over the machine's cores (pytest-xdist), a file to a worker: a notebook's
 # cells share one kernel, and a module's expensive fixture (a venv, the hub, the site) is built
-# once. PYTEST_ARGS=-p no:xdist runs everything in one process.
-PYTEST_ARGS ?= -n auto --dist loadfile
+# once. The ten slowest tests are listed at the end. PYTEST_ARGS=-p no:xdist runs everything
+# in one process.
+PYTEST_ARGS ?= -n auto --dist loadfile --durations=10
 # The extras each target installs (environment.yml installs TEST_EXTRAS; a test keeps them in step).
 COURSE_EXTRAS := course
 TEST_EXTRAS   := course,classroom,grpc,test,interop
