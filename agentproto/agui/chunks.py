@@ -41,7 +41,7 @@ the expander papering over the break with a tidy END. The discarded items are li
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,25 +104,17 @@ CLOSES_NOTHING = frozenset(
     {E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA, E.REASONING_ENCRYPTED_VALUE, E.SUBAGENT_STARTED}
 )
 _CLOSES_SUBAGENT_LANE = frozenset({E.SUBAGENT_FINISHED, E.SUBAGENT_ERROR})
-_CHUNKS = frozenset({E.TEXT_MESSAGE_CHUNK, E.TOOL_CALL_CHUNK, E.REASONING_MESSAGE_CHUNK})
 
-# What each event class does to the lanes. Keyed by class, not by EventType: hashing an Enum
-# member runs Python code, hashing a class does not, and this runs for every event.
-_CHUNK_TEXT, _CHUNK_TOOL, _CHUNK_REASONING = "chunk:text", "chunk:tool", "chunk:reasoning"
+# What each event class does to the lanes: a chunk kind (see ``_KINDS``) or one of these.
+# Keyed by class, not by EventType: hashing an Enum member runs Python code, hashing a class
+# does not, and this runs for every event. The chunk classes are added below ``_KINDS``.
 _OWN, _ALL, _PASS = "close-own-lane", "close-all-lanes", "pass"
-_ACTION: dict[type, str] = {
+_ACTION: dict[type, Any] = {
     **{EVENT_CLASSES[t]: _OWN for t in CLOSES_OWN_LANE},
     **{EVENT_CLASSES[t]: _ALL for t in CLOSES_ALL_LANES},
     **{EVENT_CLASSES[t]: _PASS for t in CLOSES_NOTHING},
     **{EVENT_CLASSES[t]: _OWN for t in _CLOSES_SUBAGENT_LANE},  # the lane named by the event
-    EVENT_CLASSES[E.TEXT_MESSAGE_CHUNK]: _CHUNK_TEXT,
-    EVENT_CLASSES[E.TOOL_CALL_CHUNK]: _CHUNK_TOOL,
-    EVENT_CLASSES[E.REASONING_MESSAGE_CHUNK]: _CHUNK_REASONING,
 }
-
-_KIND_LABEL = {"text": "text message", "tool": "tool call", "reasoning": "reasoning message"}
-_ID_FIELD = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"}
-
 
 # Each class's pydantic-core validator, looked up once: reading a class attribute of a
 # pydantic model goes through its metaclass and costs more than the dict look-up.
@@ -159,12 +151,131 @@ def _disagree(
     if incoming is not None and incoming != established:
         shown = "(absent)" if established is None else f"'{established}'"
         raise ChunkError(
-            f"Cannot continue {_KIND_LABEL[kind]} '{entity}': chunk {field} '{incoming}' does "
+            f"Cannot continue {_KINDS[kind].label} '{entity}': chunk {field} '{incoming}' does "
             f"not match the open stream's {field} {shown}.",
             rule="chunk.field-mismatch",
             index=index,
             event_type=type_,
         )
+
+
+def _require(value: str | None, chunk_type: str, field: str, rule: str, index: int | None) -> str:
+    """``value``, which the first chunk of a stream must carry."""
+    if value is None:
+        raise ChunkError(
+            f"First {chunk_type} must have a {field}", rule=rule, index=index, event_type=chunk_type
+        )
+    return value
+
+
+#: What a kind's opener builds from the first chunk: the pending stream and the START's fields.
+_Opened = tuple[PendingStream, dict[str, Any]]
+
+
+def _open_text(chunk: Any, mid: str, tag: str | None, index: int | None) -> _Opened:
+    role = chunk.role if chunk.role is not None else "assistant"  # absent role = assistant
+    fields = {"message_id": mid, "role": role, "name": chunk.name, "subagent_run_id": tag}
+    return PendingStream("text", mid, tag, role=role, name=chunk.name), fields
+
+
+def _open_tool(chunk: Any, tid: str, tag: str | None, index: int | None) -> _Opened:
+    name = _require(chunk.tool_call_name, "TOOL_CALL_CHUNK", "toolCallName", "chunk.missing-name", index)
+    parent = chunk.parent_message_id
+    fields = {
+        "tool_call_id": tid,
+        "tool_call_name": name,
+        "parent_message_id": parent,
+        "subagent_run_id": tag,
+    }
+    return PendingStream("tool", tid, tag, name=name, parent_message_id=parent), fields
+
+
+def _open_reasoning(chunk: Any, mid: str, tag: str | None, index: int | None) -> _Opened:
+    fields = {"message_id": mid, "role": "reasoning", "subagent_run_id": tag}
+    return PendingStream("reasoning", mid, tag), fields
+
+
+@dataclass(frozen=True, slots=True)
+class _ChunkKind:
+    """One ``*_CHUNK`` kind: the explicit events it expands to and what its opener carries."""
+
+    name: str  # "text" | "tool" | "reasoning": PendingStream.kind
+    label: str  # for messages: "tool call"
+    chunk_type: str  # "TOOL_CALL_CHUNK"
+    id_attr: str  # the id's field on every event of the kind: "tool_call_id"
+    id_field: str  # its wire name: "toolCallId"
+    start: type[BaseEvent]
+    content: type[BaseEvent]
+    end: type[BaseEvent]
+    opener: Callable[[Any, str, str | None, int | None], _Opened]
+    #: Opener fields a continuation may repeat and must agree on:
+    #: (chunk attribute, wire name, the PendingStream attribute holding the established value).
+    repeated: tuple[tuple[str, str, str], ...] = ()
+
+    def open(self, chunk: Any, cid: str | None, tag: str | None, index: int | None) -> _Opened:
+        """The stream a first chunk opens (ids are never invented: no id, no stream)."""
+        return self.opener(
+            chunk, _require(cid, self.chunk_type, self.id_field, "chunk.missing-id", index), tag, index
+        )
+
+    def check_continuation(self, chunk: Any, pending: PendingStream, index: int | None) -> None:
+        for attr, wire, established in self.repeated:
+            incoming = getattr(chunk, attr)
+            if incoming is not None:
+                _disagree(
+                    self.name,
+                    pending.id,
+                    wire,
+                    incoming,
+                    getattr(pending, established),
+                    index,
+                    self.chunk_type,
+                )
+
+
+_TEXT = _ChunkKind(
+    name="text",
+    label="text message",
+    chunk_type="TEXT_MESSAGE_CHUNK",
+    id_attr="message_id",
+    id_field="messageId",
+    start=TextMessageStartEvent,
+    content=TextMessageContentEvent,
+    end=TextMessageEndEvent,
+    opener=_open_text,
+    repeated=(("role", "role", "role"), ("name", "name", "name")),
+)
+_TOOL = _ChunkKind(
+    name="tool",
+    label="tool call",
+    chunk_type="TOOL_CALL_CHUNK",
+    id_attr="tool_call_id",
+    id_field="toolCallId",
+    start=ToolCallStartEvent,
+    content=ToolCallArgsEvent,
+    end=ToolCallEndEvent,
+    opener=_open_tool,
+    repeated=(
+        ("tool_call_name", "toolCallName", "name"),
+        ("parent_message_id", "parentMessageId", "parent_message_id"),
+    ),
+)
+_REASONING = _ChunkKind(
+    name="reasoning",
+    label="reasoning message",
+    chunk_type="REASONING_MESSAGE_CHUNK",
+    id_attr="message_id",
+    id_field="messageId",
+    start=ReasoningMessageStartEvent,
+    content=ReasoningMessageContentEvent,
+    end=ReasoningMessageEndEvent,
+    opener=_open_reasoning,
+)
+#: The chunk kinds by PendingStream.kind.
+_KINDS: dict[str, _ChunkKind] = {k.name: k for k in (_TEXT, _TOOL, _REASONING)}
+_ACTION.update(
+    {TextMessageChunkEvent: _TEXT, ToolCallChunkEvent: _TOOL, ReasoningMessageChunkEvent: _REASONING}
+)
 
 
 class ChunkExpander:
@@ -193,12 +304,8 @@ class ChunkExpander:
         """Expand one event; non-chunk events pass through after any END they trigger."""
         action = _ACTION.get(type(event), _PASS)
         try:
-            if action is _CHUNK_TEXT:
-                return self._text(event, index)  # type: ignore[arg-type]
-            if action is _CHUNK_TOOL:
-                return self._tool(event, index)  # type: ignore[arg-type]
-            if action is _CHUNK_REASONING:
-                return self._reasoning(event, index)  # type: ignore[arg-type]
+            if isinstance(action, _ChunkKind):
+                return self._chunk(action, event, index)
             if not self._lanes or action is _PASS:
                 return [event]
             if action is _ALL:
@@ -222,13 +329,8 @@ class ChunkExpander:
         pending = self._lanes.pop(owner, None)
         if pending is None:
             return []
-        if pending.kind == "text":
-            return [_synth(TextMessageEndEvent, {"message_id": pending.id, "subagent_run_id": pending.owner})]
-        if pending.kind == "tool":
-            return [_synth(ToolCallEndEvent, {"tool_call_id": pending.id, "subagent_run_id": pending.owner})]
-        return [
-            _synth(ReasoningMessageEndEvent, {"message_id": pending.id, "subagent_run_id": pending.owner})
-        ]
+        kind = _KINDS[pending.kind]
+        return [_synth(kind.end, {kind.id_attr: pending.id, "subagent_run_id": pending.owner})]
 
     def _close_all(self) -> list[BaseEvent]:
         out: list[BaseEvent] = []
@@ -245,7 +347,7 @@ class ChunkExpander:
                     if tag is not None and tag != owner:
                         shown = owner if owner is not None else "(the parent agent)"
                         raise ChunkError(
-                            f"Cannot continue {_KIND_LABEL[kind]} '{entity_id}': chunk "
+                            f"Cannot continue {_KINDS[kind].label} '{entity_id}': chunk "
                             f"subagentRunId '{tag}' does not match the open stream's subagent "
                             f"'{shown}'.",
                             rule="chunk.owner-mismatch",
@@ -264,8 +366,8 @@ class ChunkExpander:
             return candidates[0]
         if len(candidates) > 1:
             raise ChunkError(
-                f"Ambiguous {chunk_type}: it carries neither a {_ID_FIELD[kind]} nor a "
-                f"subagentRunId, but {len(candidates)} lanes have an open {_KIND_LABEL[kind]}. "
+                f"Ambiguous {chunk_type}: it carries neither a {_KINDS[kind].id_field} nor a "
+                f"subagentRunId, but {len(candidates)} lanes have an open {_KINDS[kind].label}. "
                 f"Attribute the chunk to the subagent it belongs to.",
                 rule="chunk.ambiguous",
                 index=index,
@@ -283,190 +385,34 @@ class ChunkExpander:
             fields["raw_event"] = chunk.raw_event
         return fields
 
-    # -- the three chunk kinds -----------------------------------------------------------
-    # Each continues the lane's pending stream or opens a new one, then emits the content
+    # -- the three chunk kinds, one procedure --------------------------------------------
+    # A chunk continues the lane's pending stream or opens a new one, then emits the content
     # (or arguments) event. The first test is the common case — an id-less, untagged chunk
     # continuing the parent agent's stream — which is what ``_resolve_lane`` would answer.
-    def _text(self, chunk: TextMessageChunkEvent, index: int | None) -> list[BaseEvent]:
-        tag, mid = chunk.subagent_run_id, chunk.message_id
+    def _chunk(self, kind: _ChunkKind, chunk: BaseEvent, index: int | None) -> list[BaseEvent]:
+        tag, cid = chunk.subagent_run_id, getattr(chunk, kind.id_attr)  # type: ignore[attr-defined]
         pending = self._lanes.get(None)
-        if mid is None and tag is None and pending is not None and pending.kind == "text":
+        if cid is None and tag is None and pending is not None and pending.kind == kind.name:
             lane = None
         else:
-            lane = self._resolve_lane("text", mid, tag, "TEXT_MESSAGE_CHUNK", index)
+            lane = self._resolve_lane(kind.name, cid, tag, kind.chunk_type, index)
             pending = self._lanes.get(lane)
         out: list[BaseEvent] = []
-        if pending is not None and pending.kind == "text" and (mid is None or mid == pending.id):
-            if chunk.role is not None or chunk.name is not None:
-                _disagree("text", pending.id, "role", chunk.role, pending.role, index, "TEXT_MESSAGE_CHUNK")
-                _disagree("text", pending.id, "name", chunk.name, pending.name, index, "TEXT_MESSAGE_CHUNK")
+        if pending is not None and pending.kind == kind.name and (cid is None or cid == pending.id):
+            kind.check_continuation(chunk, pending, index)
         else:
             out.extend(self._close_lane(lane))
-            if mid is None:
-                raise ChunkError(
-                    "First TEXT_MESSAGE_CHUNK must have a messageId",
-                    rule="chunk.missing-id",
-                    index=index,
-                    event_type="TEXT_MESSAGE_CHUNK",
-                )
-            pending = PendingStream(
-                "text", mid, tag, role=chunk.role if chunk.role is not None else "assistant", name=chunk.name
-            )
+            pending, start_fields = kind.open(chunk, cid, tag, index)
             self._lanes[lane] = pending
-            out.append(
-                _synth(
-                    TextMessageStartEvent,
-                    self._carry(
-                        chunk,
-                        {"message_id": mid, "role": pending.role, "name": chunk.name, "subagent_run_id": tag},
-                        False,
-                    ),
-                )
-            )
-        delta = chunk.delta
+            out.append(_synth(kind.start, self._carry(chunk, start_fields, False)))
+        delta = chunk.delta  # type: ignore[attr-defined]
         if delta is not None or chunk.raw_event is not None or (not out and chunk.metadata is not None):
-            out.append(
-                _synth(
-                    TextMessageContentEvent,
-                    self._carry(
-                        chunk,
-                        {
-                            "message_id": pending.id,
-                            "delta": delta or "",
-                            "subagent_run_id": tag if tag is not None else pending.owner,
-                        },
-                        True,
-                    ),
-                )
-            )
-        return out
-
-    def _tool(self, chunk: ToolCallChunkEvent, index: int | None) -> list[BaseEvent]:
-        tag, tid = chunk.subagent_run_id, chunk.tool_call_id
-        pending = self._lanes.get(None)
-        if tid is None and tag is None and pending is not None and pending.kind == "tool":
-            lane = None
-        else:
-            lane = self._resolve_lane("tool", tid, tag, "TOOL_CALL_CHUNK", index)
-            pending = self._lanes.get(lane)
-        out: list[BaseEvent] = []
-        if pending is not None and pending.kind == "tool" and (tid is None or tid == pending.id):
-            if chunk.tool_call_name is not None or chunk.parent_message_id is not None:
-                _disagree(
-                    "tool",
-                    pending.id,
-                    "toolCallName",
-                    chunk.tool_call_name,
-                    pending.name,
-                    index,
-                    "TOOL_CALL_CHUNK",
-                )
-                _disagree(
-                    "tool",
-                    pending.id,
-                    "parentMessageId",
-                    chunk.parent_message_id,
-                    pending.parent_message_id,
-                    index,
-                    "TOOL_CALL_CHUNK",
-                )
-        else:
-            out.extend(self._close_lane(lane))
-            if tid is None:
-                raise ChunkError(
-                    "First TOOL_CALL_CHUNK must have a toolCallId",
-                    rule="chunk.missing-id",
-                    index=index,
-                    event_type="TOOL_CALL_CHUNK",
-                )
-            if chunk.tool_call_name is None:
-                raise ChunkError(
-                    "First TOOL_CALL_CHUNK must have a toolCallName",
-                    rule="chunk.missing-name",
-                    index=index,
-                    event_type="TOOL_CALL_CHUNK",
-                )
-            pending = PendingStream(
-                "tool", tid, tag, name=chunk.tool_call_name, parent_message_id=chunk.parent_message_id
-            )
-            self._lanes[lane] = pending
-            out.append(
-                _synth(
-                    ToolCallStartEvent,
-                    self._carry(
-                        chunk,
-                        {
-                            "tool_call_id": tid,
-                            "tool_call_name": pending.name,
-                            "parent_message_id": chunk.parent_message_id,
-                            "subagent_run_id": tag,
-                        },
-                        False,
-                    ),
-                )
-            )
-        delta = chunk.delta
-        if delta is not None or chunk.raw_event is not None or (not out and chunk.metadata is not None):
-            out.append(
-                _synth(
-                    ToolCallArgsEvent,
-                    self._carry(
-                        chunk,
-                        {
-                            "tool_call_id": pending.id,
-                            "delta": delta or "",
-                            "subagent_run_id": tag if tag is not None else pending.owner,
-                        },
-                        True,
-                    ),
-                )
-            )
-        return out
-
-    def _reasoning(self, chunk: ReasoningMessageChunkEvent, index: int | None) -> list[BaseEvent]:
-        tag, mid = chunk.subagent_run_id, chunk.message_id
-        pending = self._lanes.get(None)
-        if mid is None and tag is None and pending is not None and pending.kind == "reasoning":
-            lane = None
-        else:
-            lane = self._resolve_lane("reasoning", mid, tag, "REASONING_MESSAGE_CHUNK", index)
-            pending = self._lanes.get(lane)
-        out: list[BaseEvent] = []
-        if not (pending is not None and pending.kind == "reasoning" and (mid is None or mid == pending.id)):
-            out.extend(self._close_lane(lane))
-            if mid is None:
-                raise ChunkError(
-                    "First REASONING_MESSAGE_CHUNK must have a messageId",
-                    rule="chunk.missing-id",
-                    index=index,
-                    event_type="REASONING_MESSAGE_CHUNK",
-                )
-            pending = PendingStream("reasoning", mid, tag)
-            self._lanes[lane] = pending
-            out.append(
-                _synth(
-                    ReasoningMessageStartEvent,
-                    self._carry(
-                        chunk, {"message_id": mid, "role": "reasoning", "subagent_run_id": tag}, False
-                    ),
-                )
-            )
-        delta = chunk.delta
-        if delta is not None or chunk.raw_event is not None or (not out and chunk.metadata is not None):
-            out.append(
-                _synth(
-                    ReasoningMessageContentEvent,
-                    self._carry(
-                        chunk,
-                        {
-                            "message_id": pending.id,
-                            "delta": delta or "",
-                            "subagent_run_id": tag if tag is not None else pending.owner,
-                        },
-                        True,
-                    ),
-                )
-            )
+            content = {
+                kind.id_attr: pending.id,
+                "delta": delta or "",
+                "subagent_run_id": tag if tag is not None else pending.owner,
+            }
+            out.append(_synth(kind.content, self._carry(chunk, content, True)))
         return out
 
 
