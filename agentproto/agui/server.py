@@ -217,6 +217,394 @@ def _accepts_sse(accept: str | None) -> bool:
     return any(r in ("*/*", "text/*", SSE_CONTENT_TYPE) for r in ranges)
 
 
+class _Refusal(Exception):
+    """A request refused before its stream opens; ``response`` is the HTTP error to send."""
+
+    def __init__(self, response: JSONResponse) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def _check_negotiation(request: Request) -> None:
+    """415 unless the body is JSON, 406 unless the client accepts an event stream."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise _Refusal(
+            _error(
+                415,
+                "unsupported_media_type",
+                "POST the RunAgentInput as JSON (Content-Type: application/json)",
+            )
+        )
+    if not _accepts_sse(request.headers.get("accept")):
+        raise _Refusal(
+            _error(406, "not_acceptable", "This endpoint answers with text/event-stream; say so in Accept")
+        )
+
+
+def _parse_body(body: bytes) -> tuple[Any, list[dict[str, Any]]]:
+    """The ``RunAgentInput`` in ``body``, with a warning for each piece of material it drops."""
+    try:  # the limits boundary first: depth, string size, surrogates, integer size
+        parsed: Any = limited_loads(body)
+    except LimitError as exc:
+        if exc.kind != "json":
+            raise _Refusal(_error(422, "input_limit", exc.message, path=exc.path, limit=exc.kind)) from None
+        parsed = body  # not JSON: the parser says why (400 invalid_json)
+    try:
+        run_input, warnings = parse_run_agent_input(parsed)
+    except DecodeError as exc:
+        raise _Refusal(_error(400, "invalid_json", exc.message)) from None
+    except MalformedEventError as exc:
+        raise _Refusal(_error(422, "invalid_input", exc.message, path=exc.path)) from None
+    # What the run proceeds without, for the client (one CUSTOM event) and the log (one line).
+    input_warnings = [
+        {"code": "input.unrecognised-material", "message": w.message, "path": w.path} for w in warnings
+    ]
+    return run_input, input_warnings
+
+
+def _version_warning(version: str | None) -> dict[str, Any] | None:
+    """The warning a ``protocolVersion`` declaration earns, or a refusal (another major line).
+
+    Spec 1.1 basic/versioning, "Version negotiation": a declaration a party cannot interpret is
+    handled like a newer one — proceed, and SHOULD warn; a newer minor of our line MUST be
+    served (SHOULD warn); a producer MAY reject, before RUN_STARTED, "only a declaration from a
+    major line it does not implement".
+    """
+    if version is None:
+        return None
+    declared = parse_protocol_version(version)
+    if declared is None:
+        return {
+            "code": "input.protocol-version-uninterpretable",
+            "message": f"Cannot interpret protocolVersion {version!r} (expected MAJOR.MINOR); "
+            f"serving the run as AG-UI {ev.PROTOCOL_VERSION}",
+            "path": "/protocolVersion",
+        }
+    if declared[0] != SUPPORTED_MAJOR:
+        raise _Refusal(
+            _error(
+                400,
+                "unsupported_protocol_version",
+                f"This agent implements AG-UI {SUPPORTED_MAJOR}.x; the input asks for {version}",
+            )
+        )
+    if declared > _OUR_VERSION:
+        return {
+            "code": "input.protocol-version-newer",
+            "message": f"The input speaks AG-UI {version}; this agent speaks "
+            f"{ev.PROTOCOL_VERSION} and serves the run in it",
+            "path": "/protocolVersion",
+        }
+    return None
+
+
+def _check_ids(thread_id: str, run_id: str) -> None:
+    """422 for a ``threadId``/``runId`` outside :data:`ID_PATTERN`."""
+    for field_name, value in (("threadId", thread_id), ("runId", run_id)):
+        problem = _id_problem(field_name, value)
+        if problem is not None:
+            raise _Refusal(_error(422, "invalid_input", problem, path=f"/{field_name}"))
+
+
+def _log_input_warnings(
+    thread_id: str, run_id: str, input_warnings: list[dict[str, Any]], plan: ResumePlan
+) -> None:
+    # INFO, like every client-caused refusal: a library stays quiet unless the application
+    # configures logging (`agentproto serve` does).
+    log_event(
+        "agui_input_warnings",
+        logging.INFO,
+        threadId=thread_id,
+        runId=run_id,
+        codes=[w["code"] for w in input_warnings],
+        paths=[w["path"] for w in input_warnings],
+        **_owners(plan),
+    )
+
+
+@dataclass(frozen=True)
+class _Admission:
+    """A run input the store accepted: where its thread lives, what kind of run it asks for,
+    and the thread as the run starts from it."""
+
+    key: str
+    plan: ResumePlan
+    state: Any
+    messages: list[dict[str, Any]]
+
+
+class _AGUIEndpoints:
+    """The four AG-UI endpoints over one store, agent and run registry (see the module docs).
+
+    Built by :func:`agui_routes`, which checks the settings; each ``async`` method is a route.
+    """
+
+    def __init__(
+        self,
+        store: ThreadStore,
+        agent: AGUIAgent,
+        *,
+        clock: Clock,
+        ids: Callable[[], str],
+        heartbeat_s: float,
+        max_body_bytes: int,
+        pace_s: float,
+        replay_wait_s: float,
+        registry: RunRegistry,
+        server_tools: frozenset[str],
+    ) -> None:
+        self.store, self.agent, self.clock, self.ids = store, agent, clock, ids
+        self.heartbeat_s, self.max_body_bytes = heartbeat_s, max_body_bytes
+        self.pace_s, self.replay_wait_s = pace_s, replay_wait_s
+        self.registry, self.server_tools = registry, server_tools
+        # Threads belong to the authenticated subject that created them (threadstore_owners).
+        self.owners = ThreadOwners(store)
+
+    # -- POST {prefix}/agent: admit the input, then run it in the background ---------------
+    async def post_agent(self, request: Request) -> Any:
+        subject = request_subject(request.scope)
+        try:
+            run_input, input_warnings = await self._read_run_input(request)
+            admitted = self._admit(run_input, subject)
+        except _Refusal as refusal:
+            return refusal.response
+        # Resume entries dropped and payloads ignored: spec 1.1 basic/patterns/interrupt-resume,
+        # "Resuming" — the run SHOULD proceed without an unrecognised entry and the producer
+        # SHOULD surface a warning (see validate_resume and runner.INPUT_WARNINGS_EVENT).
+        input_warnings += [n.to_json() for n in admitted.plan.notices]
+        if input_warnings:
+            _log_input_warnings(run_input.thread_id, run_input.run_id, input_warnings, admitted.plan)
+        run = self._launch(run_input, admitted, input_warnings, subject)
+        response = self._respond(run)
+        if input_warnings:
+            response.headers["X-AGUI-Input-Warnings"] = str(len(input_warnings))
+        return response
+
+    async def _read_run_input(self, request: Request) -> tuple[Any, list[dict[str, Any]]]:
+        """The checked ``RunAgentInput`` and the warnings it earns; refusals before any store."""
+        _check_negotiation(request)
+        body = await _read_body(request, self.max_body_bytes)
+        if body is None:
+            raise _Refusal(
+                _error(413, "body_too_large", f"Request body is larger than {self.max_body_bytes} bytes")
+            )
+        run_input, input_warnings = _parse_body(body)
+        warning = _version_warning(run_input.protocol_version)
+        if warning is not None:
+            input_warnings.append(warning)
+        _check_ids(run_input.thread_id, run_input.run_id)
+        return run_input, input_warnings
+
+    def _admit(self, run_input: Any, subject: str) -> _Admission:
+        """Validate the input against its thread and record it, in one store transaction."""
+        store, thread_id, run_id = self.store, run_input.thread_id, run_input.run_id
+        wire_messages = [ev.dump_model(m) for m in run_input.messages]
+        try:
+            with store.transaction():
+                # The caller's own thread of that id (a new one if it has none): never another
+                # caller's, and no answer says whether another caller uses the id.
+                key = self.owners.claim(thread_id, subject)
+                if store.run(key, run_id) is not None:  # checked first: most precise
+                    raise RunIdReusedError(thread_id, run_id)
+                record = dataclasses.replace(store.thread_record(key), thread_id=thread_id)
+                plan = validate_resume(
+                    record, run_input, self.clock.now_ms(), owner_of=store.interrupt_thread
+                )
+                store.start_run(key, run_id, kind=plan.kind, replay_of=plan.replay_of)
+                if plan.kind == "resume":
+                    store.settle_interrupts(key, plan.entries, run_id)
+                if plan.kind != "replay":
+                    self._record_input(key, run_input, wire_messages)
+                return _Admission(key, plan, store.thread_state(key), store.messages(key))
+        except ResumeError as exc:
+            log_event(
+                "agui_refused",
+                status=exc.http_status,
+                code="resume_refused",
+                threadId=thread_id,
+                runId=run_id,
+            )
+            raise _Refusal(JSONResponse(exc.to_json(), status_code=exc.http_status)) from None
+        except ForgedToolResult as exc:
+            raise _Refusal(_error(exc.http_status, exc.rule, str(exc), **exc.details)) from None
+        except RunIdReusedError as exc:
+            raise _Refusal(_error(409, exc.code, str(exc), runId=run_id)) from None
+
+    def _record_input(self, key: str, run_input: Any, wire_messages: list[dict[str, Any]]) -> None:
+        # A new thread starts from the input's state; an existing one from its stored state
+        # (the server's record is authoritative). New messages — ids the thread has not seen,
+        # such as the user's latest — are appended.
+        store = self.store
+        store.ensure_thread(key, state=run_input.state if run_input.state is not None else {})
+        check_client_tool_results(store.messages(key), wire_messages, server_tools=self.server_tools)
+        store.append_messages(key, [m for m in wire_messages if m.get("role") != "activity"])
+
+    def _launch(
+        self, run_input: Any, admitted: _Admission, input_warnings: list[dict[str, Any]], subject: str
+    ) -> ActiveRun:
+        """Start the run's background task: the agent, or a replay answered from the record."""
+        plan = admitted.plan
+        run = ActiveRun(run_input.thread_id, run_input.run_id, key=admitted.key, owner=subject)
+        self.registry.add(run)
+        if plan.kind == "replay":
+            assert plan.replay_of is not None, "a replay plan names the run it replays"
+            run.task = asyncio.create_task(self._replay(run, plan.replay_of, input_warnings))
+        else:
+            ctx = RunContext.start(
+                run_input,
+                plan,
+                clock=self.clock,
+                ids=self.ids,
+                state=admitted.state,
+                messages=admitted.messages,
+            )
+            run.driver = RunDriver(
+                self.agent,
+                ctx,
+                self.store,
+                kind=plan.kind,
+                input_warnings=input_warnings,
+                thread_key=admitted.key,
+            )
+            run.task = asyncio.create_task(self._drive(run))
+        return run
+
+    # -- the background task and the stream that reads it ---------------------------------
+    async def _drive(self, run: ActiveRun) -> None:
+        assert run.driver is not None, "drive() needs a run with a driver"
+        try:
+            for event in run.driver:  # the agent runs here, whether or not anyone listens
+                if isinstance(event, ev.RunErrorEvent):
+                    log_event(
+                        "agui_run_error",
+                        threadId=run.thread_id,
+                        runId=run.run_id,
+                        code=event.code,
+                        message=event.message,
+                    )
+                run.queue.put_nowait(event)
+                await asyncio.sleep(self.pace_s)
+        finally:
+            self._finished(run)
+
+    async def _replay(
+        self, run: ActiveRun, original_run_id: str, input_warnings: list[dict[str, Any]]
+    ) -> None:
+        try:
+            original = await self._wait_for_run(run.key, original_run_id)
+            if original is None or not original.finished:
+                self._fail_replay(run, original_run_id)
+                return
+            events = replay_events(
+                run.thread_id,
+                run.run_id,
+                original,
+                self.store.snapshot(run.key),
+                timestamp=self.clock.now_ms(),
+                input_warnings=input_warnings,
+            )
+            for event in events:
+                self.store.append_event(run.key, run.run_id, ev.dump_event(event))
+                run.queue.put_nowait(event)
+            self.store.finish_run(
+                run.key,
+                run.run_id,
+                status=original.status,
+                outcome=original.outcome,
+                result=original.result,
+            )
+        finally:
+            self._finished(run)
+
+    async def _wait_for_run(self, key: str, run_id: str) -> Any:
+        """The stored run ``run_id``, once finished or after ``replay_wait_s`` (None: unknown)."""
+        deadline = asyncio.get_running_loop().time() + self.replay_wait_s
+        original = self.store.run(key, run_id)
+        while original is not None and not original.finished:
+            if asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(0.02)
+            original = self.store.run(key, run_id)
+        return original
+
+    def _fail_replay(self, run: ActiveRun, original_run_id: str) -> None:
+        """The replay ends in RUN_ERROR: the run it repeats has not finished."""
+        message = (
+            f"Run {original_run_id} that first carried these answers is still "
+            f"running; ask for the thread snapshot later"
+        )
+        failed = ev.RunErrorEvent(message=message, code="RESUME_IN_PROGRESS", timestamp=self.clock.now_ms())
+        self.store.append_event(run.key, run.run_id, ev.dump_event(failed))
+        self.store.finish_run(
+            run.key, run.run_id, status="error", error={"message": message, "code": "RESUME_IN_PROGRESS"}
+        )
+        run.queue.put_nowait(failed)
+
+    def _finished(self, run: ActiveRun) -> None:
+        run.queue.put_nowait(None)
+        run.done.set()
+        self.registry.discard(run)
+
+    async def _stream(self, run: ActiveRun) -> AsyncIterator[bytes]:
+        while True:
+            try:
+                item = await asyncio.wait_for(run.queue.get(), timeout=self.heartbeat_s)
+            except TimeoutError:
+                yield KEEP_ALIVE  # idle: tell proxies the connection is alive
+                continue
+            if item is None:
+                return
+            yield encode_sse(item)
+
+    def _respond(self, run: ActiveRun) -> EventSourceResponse:
+        return EventSourceResponse(
+            self._stream(run), ping=0, sep="\n", headers=STREAM_HEADERS, media_type=SSE_CONTENT_TYPE
+        )
+
+    # -- the read and cancel endpoints ------------------------------------------------------
+    async def get_thread(self, request: Request) -> JSONResponse:
+        thread_id = request.path_params["thread_id"]
+        key = self.owners.key(thread_id, request_subject(request.scope))
+        snapshot = self.store.snapshot(key) if key is not None else None
+        if key is None or snapshot is None:
+            return _error(404, "thread_not_found", f"No thread {thread_id!r} on this server")
+        body = snapshot.to_json()
+        body["threadId"] = thread_id  # the client's id, not the storage key
+        body["activeRunIds"] = [r.run_id for r in self.registry.on_thread(key)]
+        return JSONResponse(body, headers={"Cache-Control": "no-cache"})
+
+    async def get_run_events(self, request: Request) -> JSONResponse:
+        thread_id = request.path_params["thread_id"]
+        run_id = request.path_params["run_id"]
+        key = self.owners.key(thread_id, request_subject(request.scope))
+        record = self.store.run(key, run_id) if key is not None else None
+        if key is None or record is None:
+            return _error(404, "run_not_found", f"No run {run_id!r} on thread {thread_id!r}")
+        return JSONResponse({"run": record.to_json(), "events": self.store.events(key, run_id)})
+
+    async def cancel_run(self, request: Request) -> JSONResponse:
+        run_id = request.path_params["run_id"]
+        thread_id = request.query_params.get("threadId")
+        subject = request_subject(request.scope)
+        active = [r for r in self.registry.find(run_id, thread_id) if r.owner == subject]
+        if len(active) > 1:
+            return _error(
+                409, "ambiguous_run_id", f"Run id {run_id!r} is active on several threads; add ?threadId="
+            )
+        if not active:
+            return _error(
+                404, "run_not_active", f"Run {run_id!r} is not running on this server (finished, or unknown)"
+            )
+        run = active[0]
+        if run.driver is None:
+            return _error(409, "not_cancellable", "A replayed resume cannot be cancelled")
+        run.cancel()
+        return JSONResponse(
+            {"runId": run_id, "threadId": run.thread_id, "status": "cancelling"}, status_code=202
+        )
+
+
 def agui_routes(
     store: ThreadStore,
     agent: AGUIAgent,
@@ -249,282 +637,26 @@ def agui_routes(
         raise ValueError("pace_s and replay_wait_s are durations and cannot be negative")
     if max_body_bytes <= 0:
         raise ValueError("max_body_bytes must be positive (it would refuse every request)")
-    own_tools = frozenset(server_tools)
-    clock = clock or SystemClock()
-    ids = ids or uuid_ids
-    registry = registry if registry is not None else RunRegistry()
     store.abandon_running_runs()  # a run cannot outlive the process that was executing it
-    # Threads belong to the authenticated subject that created them (threadstore_owners).
-    owners = ThreadOwners(store)
-
-    async def stream(run: ActiveRun) -> AsyncIterator[bytes]:
-        while True:
-            try:
-                item = await asyncio.wait_for(run.queue.get(), timeout=heartbeat_s)
-            except TimeoutError:
-                yield KEEP_ALIVE  # idle: tell proxies the connection is alive
-                continue
-            if item is None:
-                return
-            yield encode_sse(item)
-
-    def respond(run: ActiveRun) -> EventSourceResponse:
-        return EventSourceResponse(
-            stream(run), ping=0, sep="\n", headers=STREAM_HEADERS, media_type=SSE_CONTENT_TYPE
-        )
-
-    async def drive(run: ActiveRun) -> None:
-        assert run.driver is not None, "drive() needs a run with a driver"
-        try:
-            for event in run.driver:  # the agent runs here, whether or not anyone listens
-                if isinstance(event, ev.RunErrorEvent):
-                    log_event(
-                        "agui_run_error",
-                        threadId=run.thread_id,
-                        runId=run.run_id,
-                        code=event.code,
-                        message=event.message,
-                    )
-                run.queue.put_nowait(event)
-                await asyncio.sleep(pace_s)
-        finally:
-            run.queue.put_nowait(None)
-            run.done.set()
-            registry.discard(run)
-
-    async def replay(run: ActiveRun, original_run_id: str, input_warnings: list[dict[str, Any]]) -> None:
-        try:
-            deadline = asyncio.get_running_loop().time() + replay_wait_s
-            original = store.run(run.key, original_run_id)
-            while original is not None and not original.finished:
-                if asyncio.get_running_loop().time() > deadline:
-                    break
-                await asyncio.sleep(0.02)
-                original = store.run(run.key, original_run_id)
-            if original is None or not original.finished:
-                message = (
-                    f"Run {original_run_id} that first carried these answers is still "
-                    f"running; ask for the thread snapshot later"
-                )
-                failed = ev.RunErrorEvent(
-                    message=message, code="RESUME_IN_PROGRESS", timestamp=clock.now_ms()
-                )
-                store.append_event(run.key, run.run_id, ev.dump_event(failed))
-                store.finish_run(
-                    run.key,
-                    run.run_id,
-                    status="error",
-                    error={"message": message, "code": "RESUME_IN_PROGRESS"},
-                )
-                run.queue.put_nowait(failed)
-                return
-            snapshot = store.snapshot(run.key)
-            events = replay_events(
-                run.thread_id,
-                run.run_id,
-                original,
-                snapshot,
-                timestamp=clock.now_ms(),
-                input_warnings=input_warnings,
-            )
-            for event in events:
-                store.append_event(run.key, run.run_id, ev.dump_event(event))
-                run.queue.put_nowait(event)
-            store.finish_run(
-                run.key,
-                run.run_id,
-                status=original.status,
-                outcome=original.outcome,
-                result=original.result,
-            )
-        finally:
-            run.queue.put_nowait(None)
-            run.done.set()
-            registry.discard(run)
-
-    async def post_agent(request: Request) -> Any:
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/json":
-            return _error(
-                415,
-                "unsupported_media_type",
-                "POST the RunAgentInput as JSON (Content-Type: application/json)",
-            )
-        if not _accepts_sse(request.headers.get("accept")):
-            return _error(
-                406, "not_acceptable", "This endpoint answers with text/event-stream; say so in Accept"
-            )
-        body = await _read_body(request, max_body_bytes)
-        if body is None:
-            return _error(413, "body_too_large", f"Request body is larger than {max_body_bytes} bytes")
-        try:  # the limits boundary first: depth, string size, surrogates, integer size
-            parsed: Any = limited_loads(body)
-        except LimitError as exc:
-            if exc.kind != "json":
-                return _error(422, "input_limit", exc.message, path=exc.path, limit=exc.kind)
-            parsed = body  # not JSON: the parser says why (400 invalid_json)
-        try:
-            run_input, warnings = parse_run_agent_input(parsed)
-        except DecodeError as exc:
-            return _error(400, "invalid_json", exc.message)
-        except MalformedEventError as exc:
-            return _error(422, "invalid_input", exc.message, path=exc.path)
-        # What the run proceeds without, for the client (one CUSTOM event) and the log (one line).
-        input_warnings: list[dict[str, Any]] = [
-            {"code": "input.unrecognised-material", "message": w.message, "path": w.path} for w in warnings
-        ]
-        version = run_input.protocol_version
-        if version is not None:
-            declared = parse_protocol_version(version)
-            # Spec 1.1 basic/versioning, "Version negotiation": a declaration a party cannot
-            # interpret is handled like a newer one — proceed, and SHOULD warn; a newer minor
-            # of our line MUST be served (SHOULD warn); a producer MAY reject, before
-            # RUN_STARTED, "only a declaration from a major line it does not implement".
-            if declared is None:
-                input_warnings.append(
-                    {
-                        "code": "input.protocol-version-uninterpretable",
-                        "message": f"Cannot interpret protocolVersion {version!r} (expected MAJOR.MINOR); "
-                        f"serving the run as AG-UI {ev.PROTOCOL_VERSION}",
-                        "path": "/protocolVersion",
-                    }
-                )
-            elif declared[0] != SUPPORTED_MAJOR:
-                return _error(
-                    400,
-                    "unsupported_protocol_version",
-                    f"This agent implements AG-UI {SUPPORTED_MAJOR}.x; the input asks for {version}",
-                )
-            elif declared > _OUR_VERSION:
-                input_warnings.append(
-                    {
-                        "code": "input.protocol-version-newer",
-                        "message": f"The input speaks AG-UI {version}; this agent speaks "
-                        f"{ev.PROTOCOL_VERSION} and serves the run in it",
-                        "path": "/protocolVersion",
-                    }
-                )
-
-        thread_id, run_id = run_input.thread_id, run_input.run_id
-        for field_name, value in (("threadId", thread_id), ("runId", run_id)):
-            problem = _id_problem(field_name, value)
-            if problem is not None:
-                return _error(422, "invalid_input", problem, path=f"/{field_name}")
-        subject = request_subject(request.scope)
-        wire_messages = [ev.dump_model(m) for m in run_input.messages]
-        try:
-            with store.transaction():
-                # The caller's own thread of that id (a new one if it has none): never another
-                # caller's, and no answer says whether another caller uses the id.
-                key = owners.claim(thread_id, subject)
-                if store.run(key, run_id) is not None:  # checked first: most precise
-                    raise RunIdReusedError(thread_id, run_id)
-                record = dataclasses.replace(store.thread_record(key), thread_id=thread_id)
-                plan = validate_resume(record, run_input, clock.now_ms(), owner_of=store.interrupt_thread)
-                kind = plan.kind
-                store.start_run(key, run_id, kind=kind, replay_of=plan.replay_of)
-                if kind == "resume":
-                    store.settle_interrupts(key, plan.entries, run_id)
-                if kind != "replay":
-                    # A new thread starts from the input's state; an existing one from its
-                    # stored state (the server's record is authoritative). New messages —
-                    # ids the thread has not seen, such as the user's latest — are appended.
-                    store.ensure_thread(key, state=run_input.state if run_input.state is not None else {})
-                    check_client_tool_results(store.messages(key), wire_messages, server_tools=own_tools)
-                    store.append_messages(key, [m for m in wire_messages if m.get("role") != "activity"])
-                state = store.thread_state(key)
-                messages = store.messages(key)
-        except ResumeError as exc:
-            log_event(
-                "agui_refused",
-                status=exc.http_status,
-                code="resume_refused",
-                threadId=thread_id,
-                runId=run_id,
-            )
-            return JSONResponse(exc.to_json(), status_code=exc.http_status)
-        except ForgedToolResult as exc:
-            return _error(exc.http_status, exc.rule, str(exc), **exc.details)
-        except RunIdReusedError as exc:
-            return _error(409, exc.code, str(exc), runId=run_id)
-
-        # Resume entries dropped and payloads ignored: spec 1.1 basic/patterns/interrupt-resume,
-        # "Resuming" — the run SHOULD proceed without an unrecognised entry and the producer
-        # SHOULD surface a warning (see validate_resume and runner.INPUT_WARNINGS_EVENT).
-        input_warnings += [n.to_json() for n in plan.notices]
-        if input_warnings:
-            # INFO, like every client-caused refusal: a library stays quiet unless the
-            # application configures logging (`agentproto serve` does).
-            log_event(
-                "agui_input_warnings",
-                logging.INFO,
-                threadId=thread_id,
-                runId=run_id,
-                codes=[w["code"] for w in input_warnings],
-                paths=[w["path"] for w in input_warnings],
-                **_owners(plan),
-            )
-
-        run = ActiveRun(thread_id, run_id, key=key, owner=subject)
-        registry.add(run)
-        if kind == "replay":
-            assert plan.replay_of is not None, "a replay plan names the run it replays"
-            run.task = asyncio.create_task(replay(run, plan.replay_of, input_warnings))
-        else:
-            ctx = RunContext.start(run_input, plan, clock=clock, ids=ids, state=state, messages=messages)
-            run.driver = RunDriver(
-                agent, ctx, store, kind=kind, input_warnings=input_warnings, thread_key=key
-            )
-            run.task = asyncio.create_task(drive(run))
-        response = respond(run)
-        if input_warnings:
-            response.headers["X-AGUI-Input-Warnings"] = str(len(input_warnings))
-        return response
-
-    async def get_thread(request: Request) -> JSONResponse:
-        thread_id = request.path_params["thread_id"]
-        key = owners.key(thread_id, request_subject(request.scope))
-        snapshot = store.snapshot(key) if key is not None else None
-        if key is None or snapshot is None:
-            return _error(404, "thread_not_found", f"No thread {thread_id!r} on this server")
-        body = snapshot.to_json()
-        body["threadId"] = thread_id  # the client's id, not the storage key
-        body["activeRunIds"] = [r.run_id for r in registry.on_thread(key)]
-        return JSONResponse(body, headers={"Cache-Control": "no-cache"})
-
-    async def get_run_events(request: Request) -> JSONResponse:
-        thread_id = request.path_params["thread_id"]
-        run_id = request.path_params["run_id"]
-        key = owners.key(thread_id, request_subject(request.scope))
-        record = store.run(key, run_id) if key is not None else None
-        if key is None or record is None:
-            return _error(404, "run_not_found", f"No run {run_id!r} on thread {thread_id!r}")
-        return JSONResponse({"run": record.to_json(), "events": store.events(key, run_id)})
-
-    async def cancel_run(request: Request) -> JSONResponse:
-        run_id = request.path_params["run_id"]
-        thread_id = request.query_params.get("threadId")
-        subject = request_subject(request.scope)
-        active = [r for r in registry.find(run_id, thread_id) if r.owner == subject]
-        if len(active) > 1:
-            return _error(
-                409, "ambiguous_run_id", f"Run id {run_id!r} is active on several threads; add ?threadId="
-            )
-        if not active:
-            return _error(
-                404, "run_not_active", f"Run {run_id!r} is not running on this server (finished, or unknown)"
-            )
-        run = active[0]
-        if run.driver is None:
-            return _error(409, "not_cancellable", "A replayed resume cannot be cancelled")
-        run.cancel()
-        return JSONResponse(
-            {"runId": run_id, "threadId": run.thread_id, "status": "cancelling"}, status_code=202
-        )
-
+    endpoints = _AGUIEndpoints(
+        store,
+        agent,
+        clock=clock or SystemClock(),
+        ids=ids or uuid_ids,
+        heartbeat_s=heartbeat_s,
+        max_body_bytes=max_body_bytes,
+        pace_s=pace_s,
+        replay_wait_s=replay_wait_s,
+        registry=registry if registry is not None else RunRegistry(),
+        server_tools=frozenset(server_tools),
+    )
     return [
-        Route(f"{prefix}/agent", post_agent, methods=["POST"]),
-        Route(f"{prefix}/threads/{{thread_id}}", get_thread, methods=["GET"]),
-        Route(f"{prefix}/threads/{{thread_id}}/runs/{{run_id}}/events", get_run_events, methods=["GET"]),
-        Route(f"{prefix}/runs/{{run_id}}/cancel", cancel_run, methods=["POST"]),
+        Route(f"{prefix}/agent", endpoints.post_agent, methods=["POST"]),
+        Route(f"{prefix}/threads/{{thread_id}}", endpoints.get_thread, methods=["GET"]),
+        Route(
+            f"{prefix}/threads/{{thread_id}}/runs/{{run_id}}/events",
+            endpoints.get_run_events,
+            methods=["GET"],
+        ),
+        Route(f"{prefix}/runs/{{run_id}}/cancel", endpoints.cancel_run, methods=["POST"]),
     ]
