@@ -59,7 +59,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agentproto.agui.errors import AGUIError
+from agentproto.agui.interrupt_errors import (
+    BuildResumeError,
+    CancelledWithPayloadError,
+    DuplicateEntryError,
+    InterruptExpiredError,
+    InterruptSpecError,
+    PayloadSchemaError,
+    ResumeConflictError,
+    ResumeError,
+    ResumeRequiredError,
+    StaleInterruptError,
+    ThreadMismatchError,
+    UncoveredInterruptError,
+    UnknownInterruptError,
+)
 
 __all__ = [
     # records and plans
@@ -81,7 +95,7 @@ __all__ = [
     "is_expired",
     "resume_key",
     "validate_resume",
-    # errors
+    # errors (defined in agentproto.agui.interrupt_errors)
     "ResumeError",
     "BuildResumeError",
     "ThreadMismatchError",
@@ -114,119 +128,6 @@ APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
     "required": ["approved"],
     "additionalProperties": False,
 }
-
-
-# ------------------------------------------------------------------------------------------
-# errors
-# ------------------------------------------------------------------------------------------
-
-
-class ResumeError(AGUIError):
-    """A resume (or a new input) that the interrupt contract forbids.
-
-    ``code`` is stable (``resume.incomplete`` …) and doubles as the ``RUN_ERROR.code`` when the
-    refusal has to travel in-stream; ``http_status`` is what a server answers when it can
-    still refuse before opening the stream. ``details`` holds the ids involved.
-    """
-
-    rule = "resume.invalid"
-    http_status = 409
-
-    def __init__(self, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.details = details
-
-    @property
-    def code(self) -> str:
-        return self.rule
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON body of the HTTP error: ``{"error": {"code", "message", …details}}``."""
-        return {"error": {"code": self.code, "message": self.message, **self.details}}
-
-
-class BuildResumeError(ResumeError):
-    """The consumer's answers do not match the open interrupts one-for-one."""
-
-    rule = "resume.build"
-    http_status = 400
-
-
-class ThreadMismatchError(ResumeError):
-    """The ledger checked belongs to another thread than the input, or (``strict=True``) the
-    resume names an interrupt of another thread."""
-
-    rule = "resume.wrong-thread"
-
-
-class UnknownInterruptError(ResumeError):
-    """The resume names an interrupt this thread never raised (``strict=True`` only: a producer
-    drops such an entry with a :class:`ResumeNotice`)."""
-
-    rule = "resume.unknown-interrupt"
-
-
-class StaleInterruptError(ResumeError):
-    """The resume names an interrupt of an earlier run, not of the most recent interrupted one
-    (``strict=True`` only)."""
-
-    rule = "resume.stale-interrupt"
-
-
-class DuplicateEntryError(ResumeError):
-    """Two resume entries answer the same interrupt."""
-
-    rule = "resume.duplicate-entry"
-    http_status = 422
-
-
-class UncoveredInterruptError(ResumeError):
-    """Some pending interrupt has no entry: omission is not abandonment."""
-
-    rule = "resume.incomplete"
-
-
-class ResumeRequiredError(ResumeError):
-    """New input arrived on a thread with pending interrupts but carried no ``resume``."""
-
-    rule = "resume.required"
-
-
-class ResumeConflictError(ResumeError):
-    """An interrupt already answered is answered again, differently (``strict=True`` only)."""
-
-    rule = "resume.conflict"
-
-
-class PayloadSchemaError(ResumeError):
-    """A ``resolved`` payload does not match the interrupt's ``responseSchema``."""
-
-    rule = "resume.payload-invalid"
-    http_status = 422
-
-
-class InterruptExpiredError(ResumeError):
-    """A ``resolved`` entry answers an interrupt past its ``expiresAt`` (cancelling is allowed)."""
-
-    rule = "resume.expired"
-
-
-class CancelledWithPayloadError(ResumeError):
-    """A ``cancelled`` entry carries a payload.
-
-    No longer raised: the concept page only says the payload "should be omitted", so
-    :func:`validate_resume` ignores it with a :class:`ResumeNotice`. Kept so code that catches
-    it still imports."""
-
-    rule = "resume.cancelled-with-payload"
-    http_status = 422
-
-
-class InterruptSpecError(AGUIError):
-    """A producer tried to build an interrupt outcome the schema forbids (no interrupts,
-    duplicate ids)."""
-
-    rule = "interrupt.invalid"
 
 
 # ------------------------------------------------------------------------------------------
@@ -666,7 +567,46 @@ def validate_resume(
     expired one resolved, a payload off its ``responseSchema`` and two entries for one id.
     """
     data = _wire(run_input)
-    thread_id = data.get("threadId")
+    thread_id = _check_same_thread(thread, data.get("threadId"))
+    if data.get("resume") is None:
+        _check_nothing_pending(thread)
+        return ResumePlan("new", thread_id)
+
+    notices: list[ResumeNotice] = []
+    entries = _without_cancelled_payload([_wire(e) for e in data["resume"] or []], notices)
+    _check_no_duplicates(entries)
+    triage = _EntryTriage(thread, owner_of, strict, notices)
+    for index, entry in enumerate(entries):
+        triage.sort(index, entry)
+    answers = triage.answers
+    if triage.replays and not answers:
+        # All usable entries repeat recorded decisions: idempotent replay of run `replay_of`.
+        last = triage.replays[-1][1]
+        return ResumePlan(
+            "replay",
+            thread_id,
+            replay_of=last.settled_by,
+            interrupted_run_id=last.run_id,
+            notices=tuple(notices),
+        )
+    triage.drop_mixed_replays()
+
+    _check_all_covered(thread, answers)
+    if not answers:  # `resume: []` (or only ignored entries) on a thread with nothing open
+        return ResumePlan("new", thread_id, notices=tuple(notices))
+    for answer in answers:
+        _check_answer(answer, now_ms, notices)
+    return ResumePlan(
+        "resume",
+        thread_id,
+        answers=tuple(answers),
+        interrupted_run_id=thread.last_interrupted_run_id,
+        notices=tuple(notices),
+    )
+
+
+def _check_same_thread(thread: ThreadRecord, thread_id: Any) -> str:
+    """The input's ``threadId``, which must be the ledger's."""
     if thread_id != thread.thread_id:
         raise ThreadMismatchError(
             f"Run input is for thread {thread_id}, but the interrupts checked belong to "
@@ -674,22 +614,22 @@ def validate_resume(
             threadId=thread_id,
             expected=thread.thread_id,
         )
+    return thread.thread_id
 
-    pending = thread.pending
-    pending_ids = [r.id for r in pending]
-    notices: list[ResumeNotice] = []
 
-    if "resume" not in data or data.get("resume") is None:
-        if pending:
-            raise ResumeRequiredError(
-                f"Thread {thread_id} has {len(pending)} pending interrupt(s) "
-                f"({_ids(pending_ids)}); new input must carry resume entries answering them",
-                pendingInterruptIds=pending_ids,
-            )
-        return ResumePlan("new", thread_id)
+def _check_nothing_pending(thread: ThreadRecord) -> None:
+    """An input without ``resume`` is a new run only on a thread with nothing open."""
+    pending_ids = [r.id for r in thread.pending]
+    if pending_ids:
+        raise ResumeRequiredError(
+            f"Thread {thread.thread_id} has {len(pending_ids)} pending interrupt(s) "
+            f"({_ids(pending_ids)}); new input must carry resume entries answering them",
+            pendingInterruptIds=pending_ids,
+        )
 
-    entries = _without_cancelled_payload([_wire(e) for e in data.get("resume") or []], notices)
 
+def _check_no_duplicates(entries: list[dict[str, Any]]) -> None:
+    """Two entries for one interrupt are ambiguous (spec prose, not a schema rule)."""
     counts: dict[str, int] = {}
     for entry in entries:
         counts[entry["interruptId"]] = counts.get(entry["interruptId"], 0) + 1
@@ -699,8 +639,144 @@ def validate_resume(
             f"Resume answers interrupt(s) more than once: {_ids(repeated)}", interruptIds=repeated
         )
 
-    def ignore(index: int, interrupt_id: str, code: str, why: str, owner: str | None = None) -> None:
-        notices.append(
+
+def _check_all_covered(thread: ThreadRecord, answers: list[ResumeAnswer]) -> None:
+    """Every pending interrupt has an answer: omission is not abandonment."""
+    answered = {a.interrupt_id for a in answers}
+    uncovered = [r.id for r in thread.pending if r.id not in answered]
+    if uncovered:
+        raise UncoveredInterruptError(
+            f"Thread has {len(uncovered)} pending interrupt(s) not addressed by resume: {_ids(uncovered)}",
+            pendingInterruptIds=uncovered,
+        )
+
+
+def _check_answer(answer: ResumeAnswer, now_ms: int, notices: list[ResumeNotice]) -> None:
+    """A known status; nothing resolved once expired (an expired interrupt can still be
+    cancelled, spec 1.1); a resolved payload on its ``responseSchema``."""
+    if answer.status == "cancelled":
+        return
+    if answer.status != "resolved":
+        raise ResumeError(
+            f"Resume entry for interrupt {answer.interrupt_id} has unknown status {answer.status!r}",
+            interruptId=answer.interrupt_id,
+        )
+    if is_expired(answer.interrupt, now_ms):
+        raise InterruptExpiredError(
+            f"Interrupt {answer.interrupt_id} expired at {answer.interrupt['expiresAt']}",
+            interruptId=answer.interrupt_id,
+            expiresAt=answer.interrupt["expiresAt"],
+        )
+    _check_payload(answer.interrupt, answer.entry, notices)
+
+
+@dataclass
+class _EntryTriage:
+    """Sorts resume entries: an answer to a pending interrupt, a repeat of a recorded answer,
+    or an entry this thread cannot use — dropped with a notice, or refused when ``strict``."""
+
+    thread: ThreadRecord
+    owner_of: Callable[[str], str | None] | None
+    strict: bool
+    notices: list[ResumeNotice]
+    answers: list[ResumeAnswer] = field(default_factory=list)
+    replays: list[tuple[int, InterruptRecord]] = field(default_factory=list)
+
+    def sort(self, index: int, entry: dict[str, Any]) -> None:
+        thread, thread_id = self.thread, self.thread.thread_id
+        record = thread.find(entry["interruptId"])
+        if record is None:
+            self._unrecognised(index, entry["interruptId"])
+        elif record.status == "pending" and record.run_id == thread.last_interrupted_run_id:
+            self.answers.append(ResumeAnswer(record.interrupt, entry, resume_key(thread_id, entry)))
+        elif record.decision is not None and resume_key(thread_id, record.decision) == resume_key(
+            thread_id, entry
+        ):
+            self.replays.append((index, record))
+        elif record.run_id != thread.last_interrupted_run_id:
+            self._stale(index, record)
+        else:
+            self._already_settled(index, record)
+
+    def drop_mixed_replays(self) -> None:
+        """Repeats mixed with new answers: the repeat is not acted on."""
+        for index, record in self.replays:
+            self._refuse_or_drop(
+                StaleInterruptError(
+                    f"Resume mixes new answers with interrupt(s) already settled: {record.id}",
+                    interruptIds=[record.id],
+                ),
+                index,
+                record.id,
+                "resume.already-settled",
+                f"it was already settled by run {record.settled_by}",
+            )
+
+    def _unrecognised(self, index: int, interrupt_id: str) -> None:
+        thread_id = self.thread.thread_id
+        owner = self.owner_of(interrupt_id) if self.owner_of else None
+        elsewhere = owner is not None and owner != thread_id
+        if self.strict and elsewhere:
+            raise ThreadMismatchError(
+                f"Interrupt {interrupt_id} belongs to thread {owner}, not to thread "
+                f"{thread_id}; a resume must stay on the interrupted thread",
+                interruptId=interrupt_id,
+                threadId=thread_id,
+                owner=owner,
+            )
+        pending_ids = [r.id for r in self.thread.pending]
+        self._refuse_or_drop(
+            UnknownInterruptError(
+                f"Resume references unknown interrupt id(s): {interrupt_id} "
+                f"(open on thread {thread_id}: {_ids(pending_ids) or 'none'})",
+                interruptId=interrupt_id,
+                pendingInterruptIds=pending_ids,
+            ),
+            index,
+            interrupt_id,
+            "resume.unrecognised-entry",
+            f"thread {thread_id} never raised it",  # the same words whether or not the id
+            owner if elsewhere else None,  # exists on another thread (see ResumeNotice)
+        )
+
+    def _stale(self, index: int, record: InterruptRecord) -> None:
+        last = self.thread.last_interrupted_run_id
+        self._refuse_or_drop(
+            StaleInterruptError(
+                f"Interrupt {record.id} belongs to run {record.run_id}, not to the most "
+                f"recent interrupted run {last}",
+                interruptId=record.id,
+                runId=record.run_id,
+                expectedRunId=last,
+            ),
+            index,
+            record.id,
+            "resume.stale-entry",
+            f"it belongs to run {record.run_id}, not to the most recent interrupted run {last or '(none)'}",
+        )
+
+    def _already_settled(self, index: int, record: InterruptRecord) -> None:
+        self._refuse_or_drop(
+            ResumeConflictError(
+                f"Interrupt {record.id} was already {record.status} by run {record.settled_by}; "
+                f"a different answer cannot replace it",
+                interruptId=record.id,
+                settledBy=record.settled_by,
+            ),
+            index,
+            record.id,
+            "resume.already-settled",
+            f"it was already {record.status} by run {record.settled_by}; a different answer "
+            f"cannot replace it",
+        )
+
+    def _refuse_or_drop(
+        self, error: ResumeError, index: int, interrupt_id: str, code: str, why: str, owner: str | None = None
+    ) -> None:
+        """Strict: raise ``error``. Otherwise drop the entry with a notice (spec "Resuming")."""
+        if self.strict:
+            raise error
+        self.notices.append(
             ResumeNotice(
                 code,
                 f"Ignored resume entry for interrupt {interrupt_id}: {why}",
@@ -709,131 +785,3 @@ def validate_resume(
                 owner_thread=owner,
             )
         )
-
-    # Classify every entry: an answer to a pending interrupt, a repeat of a recorded one, or
-    # an entry this thread cannot use (dropped with a notice, or refused when strict).
-    answers: list[ResumeAnswer] = []
-    replays: list[tuple[int, InterruptRecord]] = []
-    for index, entry in enumerate(entries):
-        interrupt_id = entry["interruptId"]
-        record = thread.find(interrupt_id)
-        if record is None:
-            owner = owner_of(interrupt_id) if owner_of else None
-            elsewhere = owner is not None and owner != thread_id
-            if strict and elsewhere:
-                raise ThreadMismatchError(
-                    f"Interrupt {interrupt_id} belongs to thread {owner}, not to thread "
-                    f"{thread_id}; a resume must stay on the interrupted thread",
-                    interruptId=interrupt_id,
-                    threadId=thread_id,
-                    owner=owner,
-                )
-            if strict:
-                raise UnknownInterruptError(
-                    f"Resume references unknown interrupt id(s): {interrupt_id} "
-                    f"(open on thread {thread_id}: {_ids(pending_ids) or 'none'})",
-                    interruptId=interrupt_id,
-                    pendingInterruptIds=pending_ids,
-                )
-            # Same words whether or not the id exists on another thread (see ResumeNotice).
-            ignore(
-                index,
-                interrupt_id,
-                "resume.unrecognised-entry",
-                f"thread {thread_id} never raised it",
-                owner if elsewhere else None,
-            )
-            continue
-        if record.status == "pending" and record.run_id == thread.last_interrupted_run_id:
-            answers.append(ResumeAnswer(record.interrupt, entry, resume_key(thread_id, entry)))
-            continue
-        if record.decision is not None and resume_key(thread_id, record.decision) == resume_key(
-            thread_id, entry
-        ):
-            replays.append((index, record))
-            continue
-        if record.run_id != thread.last_interrupted_run_id:
-            if strict:
-                raise StaleInterruptError(
-                    f"Interrupt {interrupt_id} belongs to run {record.run_id}, not to the most "
-                    f"recent interrupted run {thread.last_interrupted_run_id}",
-                    interruptId=interrupt_id,
-                    runId=record.run_id,
-                    expectedRunId=thread.last_interrupted_run_id,
-                )
-            ignore(
-                index,
-                interrupt_id,
-                "resume.stale-entry",
-                f"it belongs to run {record.run_id}, not to the most recent interrupted run "
-                f"{thread.last_interrupted_run_id or '(none)'}",
-            )
-            continue
-        if strict:
-            raise ResumeConflictError(
-                f"Interrupt {interrupt_id} was already {record.status} by run {record.settled_by}; "
-                f"a different answer cannot replace it",
-                interruptId=interrupt_id,
-                settledBy=record.settled_by,
-            )
-        ignore(
-            index,
-            interrupt_id,
-            "resume.already-settled",
-            f"it was already {record.status} by run {record.settled_by}; a different answer "
-            f"cannot replace it",
-        )
-
-    if replays and not answers:
-        # All usable entries repeat recorded decisions: idempotent replay of run `replay_of`.
-        last = replays[-1][1]
-        return ResumePlan(
-            "replay",
-            thread_id,
-            replay_of=last.settled_by,
-            interrupted_run_id=last.run_id,
-            notices=tuple(notices),
-        )
-    for index, record in replays:  # repeats mixed with new answers: the repeat is not acted on
-        if strict:
-            raise StaleInterruptError(
-                f"Resume mixes new answers with interrupt(s) already settled: {record.id}",
-                interruptIds=[record.id],
-            )
-        ignore(
-            index, record.id, "resume.already-settled", f"it was already settled by run {record.settled_by}"
-        )
-
-    answered = {a.interrupt_id for a in answers}
-    uncovered = [i for i in pending_ids if i not in answered]
-    if uncovered:
-        raise UncoveredInterruptError(
-            f"Thread has {len(uncovered)} pending interrupt(s) not addressed by resume: {_ids(uncovered)}",
-            pendingInterruptIds=uncovered,
-        )
-    if not answers:  # `resume: []` (or only ignored entries) on a thread with nothing open
-        return ResumePlan("new", thread_id, notices=tuple(notices))
-
-    for answer in answers:
-        if answer.status == "cancelled":
-            continue  # an expired interrupt can still be cancelled (spec 1.1)
-        if answer.status != "resolved":
-            raise ResumeError(
-                f"Resume entry for interrupt {answer.interrupt_id} has unknown status {answer.status!r}",
-                interruptId=answer.interrupt_id,
-            )
-        if is_expired(answer.interrupt, now_ms):
-            raise InterruptExpiredError(
-                f"Interrupt {answer.interrupt_id} expired at {answer.interrupt['expiresAt']}",
-                interruptId=answer.interrupt_id,
-                expiresAt=answer.interrupt["expiresAt"],
-            )
-        _check_payload(answer.interrupt, answer.entry, notices)
-
-    return ResumePlan(
-        "resume",
-        thread_id,
-        answers=tuple(answers),
-        interrupted_run_id=thread.last_interrupted_run_id,
-        notices=tuple(notices),
-    )
