@@ -366,14 +366,17 @@ def parse_protocol_version(version: str) -> tuple[int, int] | None:
     return None if m is None else (int(m.group(1)), int(m.group(2)))
 
 
+#: This package's own (MAJOR, MINOR).
+_OURS = parse_protocol_version(PROTOCOL_VERSION) or (1, 0)
+
+
 def version_warning(version: str, index: int | None) -> PipelineWarning | None:
     """Spec basic/versioning: a newer or uninterpretable declaration proceeds, with a warning.
 
     ``None`` when ``version`` is one this package speaks (``PROTOCOL_VERSION`` or older).
     """
-    m = _VERSION_RE.match(version)
-    ours = tuple(int(x) for x in PROTOCOL_VERSION.split("."))
-    if m is None:
+    declared = parse_protocol_version(version)
+    if declared is None:
         return PipelineWarning(
             index,
             "/protocolVersion",
@@ -381,7 +384,7 @@ def version_warning(version: str, index: int | None) -> PipelineWarning | None:
             f"MAJOR.MINOR); proceeding as if it were newer than "
             f"{PROTOCOL_VERSION}",
         )
-    if (int(m.group(1)), int(m.group(2))) > ours:
+    if declared > _OURS:
         return PipelineWarning(
             index,
             "/protocolVersion",

@@ -58,7 +58,7 @@ __all__ = [
     "EraShim",
     "ERA_SHIMS",
     "EraDowngrade",
-    "parse_protocol_version",
+    "parse_dotted_version",
     "shims_for",
     "downgrade_input",
     "downgrade_event",
@@ -68,8 +68,12 @@ __all__ = [
 _VERSION = re.compile(r"^\d+(\.\d+)*$")
 
 
-def parse_protocol_version(version: str) -> tuple[int, ...]:
+def parse_dotted_version(version: str) -> tuple[int, ...]:
     """``"0.0.39"`` → ``(0, 0, 39)``, ``"1.1"`` → ``(1, 1)``; ``ValueError`` for anything else.
+
+    Not :func:`agentproto.agui.compat.parse_protocol_version`, which reads only the spec's
+    ``MAJOR.MINOR`` declaration and answers ``None`` for anything it cannot interpret: a peer's
+    *maximum* version here may be an SDK release with three components.
 
     Both the spec's ``MAJOR.MINOR`` identifiers and the 0.x SDK versions the reference's era
     middlewares are keyed on are accepted, compared numerically component by component
@@ -99,7 +103,7 @@ class EraShim:
     summary: str
 
     def applies(self, version: tuple[int, ...]) -> bool:
-        limit = parse_protocol_version(self.upto)
+        limit = parse_dotted_version(self.upto)
         if self.inclusive:
             return _at_most(version, limit)
         return _at_most(version, limit) and not _at_most(limit, version)
@@ -140,7 +144,7 @@ def shims_for(max_protocol_version: str | None) -> tuple[EraShim, ...]:
     """
     if max_protocol_version is None:
         return ()
-    version = parse_protocol_version(max_protocol_version)
+    version = parse_dotted_version(max_protocol_version)
     return tuple(s for s in ERA_SHIMS if s.applies(version))
 
 

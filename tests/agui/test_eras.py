@@ -23,7 +23,7 @@ from agentproto.agui.eras import (
     downgrade_event,
     downgrade_input,
     flatten_content,
-    parse_protocol_version,
+    parse_dotted_version,
     shims_for,
 )
 from agentproto.agui.errors import AGUIError, VerificationError
@@ -55,11 +55,11 @@ def names(version):
 
 
 def test_versions_compare_numerically_component_by_component():
-    assert parse_protocol_version("0.0.39") == (0, 0, 39)
-    assert parse_protocol_version("1.10") > parse_protocol_version("1.9")
+    assert parse_dotted_version("0.0.39") == (0, 0, 39)
+    assert parse_dotted_version("1.10") > parse_dotted_version("1.9")
     for bad in ("", "v1", "1.x", "1..2", "latest"):
         with pytest.raises(ValueError, match="cannot interpret protocol version"):
-            parse_protocol_version(bad)
+            parse_dotted_version(bad)
 
 
 def test_a_peer_of_unknown_age_is_treated_as_current():
