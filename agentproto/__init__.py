@@ -9,11 +9,13 @@ Sub-packages:
 * :mod:`agentproto.course` — notebook helpers (trace tables, quizzes, self-checks, plots).
 
 The protocol cores are sans-I/O: time and ids are injected (see :mod:`agentproto.clock`).
+Every exception the package raises is an :class:`AgentProtoError` (:mod:`agentproto.errors`).
 """
 
 from agentproto.clock import Clock, FakeClock, IdFactory
+from agentproto.errors import AgentProtoError
 from agentproto.runtime import SystemClock, uuid_ids
 
 __version__ = "0.1.0"
 
-__all__ = ["Clock", "FakeClock", "IdFactory", "SystemClock", "uuid_ids", "__version__"]
+__all__ = ["AgentProtoError", "Clock", "FakeClock", "IdFactory", "SystemClock", "uuid_ids", "__version__"]

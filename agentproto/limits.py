@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agentproto.errors import AgentProtoError
+
 __all__ = [
     "MAX_BODY_BYTES",
     "Limits",
@@ -66,7 +68,7 @@ DEFAULT_LIMITS = Limits()
 MAX_BODY_BYTES = 1_000_000
 
 
-class LimitError(ValueError):
+class LimitError(AgentProtoError, ValueError):
     """Input outside :class:`Limits`. ``kind`` is one of ``json``, ``depth``, ``string``,
     ``surrogate``, ``integer``, ``items``, ``parts``; ``path`` a JSONPath-like location."""
 

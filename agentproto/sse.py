@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import codecs
 
+from agentproto.errors import AgentProtoError
+
 __all__ = [
     "SSE_CONTENT_TYPE",
     "KEEP_ALIVE",
@@ -38,7 +40,7 @@ SSE_CONTENT_TYPE = "text/event-stream"
 KEEP_ALIVE = b": keep-alive\n\n"
 
 
-class SSEDecodeError(ValueError):
+class SSEDecodeError(AgentProtoError, ValueError):
     """The bytes are not a well-formed UTF-8 event stream.
 
     A protocol's own decode error subclasses this one (AG-UI:

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agentproto.clock import Clock
+from agentproto.errors import AgentProtoError
 from agentproto.runtime import SystemClock
 
 __all__ = [
@@ -89,7 +90,7 @@ _CORE_DDL = (
 )
 
 
-class StoreError(Exception):
+class StoreError(AgentProtoError):
     """Base class for errors raised by :class:`Store`."""
 
 

@@ -30,6 +30,7 @@ import json
 from typing import Any, NamedTuple
 
 from agentproto.a2a.types import Artifact, Part, StreamResponse
+from agentproto.errors import AgentProtoError
 
 __all__ = [
     "ArtifactAssembler",
@@ -47,7 +48,7 @@ UNKNOWN_ARTIFACT = "unknown-artifact"
 AFTER_LAST_CHUNK = "after-last-chunk"
 
 
-class ArtifactAssemblyError(ValueError):
+class ArtifactAssemblyError(AgentProtoError, ValueError):
     """A chunk does not fit the artifacts assembled so far.
 
     ``reason`` is :data:`UNKNOWN_ARTIFACT` (an append whose first chunk never arrived — re-read

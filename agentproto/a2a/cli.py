@@ -133,9 +133,6 @@ def _run(fn: Callable[[], int]) -> int:
     except _UsageError as exc:
         print(f"agentproto a2a: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except A2AError as exc:
-        print(f"agentproto a2a: error {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_PROTOCOL
     except InvalidResponseError as exc:
         print(f"agentproto a2a: invalid response: {exc}", file=sys.stderr)
         return EXIT_PROTOCOL
@@ -144,6 +141,9 @@ def _run(fn: Callable[[], int]) -> int:
         return EXIT_USAGE
     except A2AClientError as exc:  # e.g. the card offers no JSON-RPC 1.0 interface
         print(f"agentproto a2a: {exc}", file=sys.stderr)
+        return EXIT_PROTOCOL
+    except A2AError as exc:  # after the client errors, which are A2AErrors without a wire code
+        print(f"agentproto a2a: error {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_PROTOCOL
 
 

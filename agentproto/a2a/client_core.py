@@ -20,7 +20,7 @@ from typing import Any, NoReturn, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.errors import error_from_wire
+from agentproto.a2a.errors import A2AError, error_from_wire
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.types import (
     JSONRPC_BINDING,
@@ -55,16 +55,22 @@ CARD_PATH = "/.well-known/agent-card.json"
 SETTLED_STATES = TERMINAL_STATES | INTERRUPTED_STATES
 
 
-class A2AClientError(Exception):
+class A2AClientError(A2AError):
     """Something went wrong below the A2A protocol (network, HTTP, timeouts, garbage)."""
+
+    rule = "a2a.client"  # no wire code of its own: see agentproto.a2a.errors
 
 
 class A2AConnectionError(A2AClientError):
     """The agent could not be reached."""
 
+    rule = "a2a.client.connection"
+
 
 class A2AHTTPError(A2AClientError):
     """The agent answered with an HTTP error that carries no JSON-RPC error."""
+
+    rule = "a2a.client.http"
 
     def __init__(self, status_code: int, message: str) -> None:
         self.status_code = status_code
@@ -74,13 +80,19 @@ class A2AHTTPError(A2AClientError):
 class InvalidResponseError(A2AClientError):
     """The agent's answer is not a valid JSON-RPC / A2A response."""
 
+    rule = "a2a.client.invalid-response"
+
 
 class A2ATimeoutError(A2AClientError):
     """The overall time budget ran out."""
 
+    rule = "a2a.client.timeout"
+
 
 class NoProgressError(A2ATimeoutError):
     """Nothing changed for ``no_progress_timeout`` seconds (stream silent, task status frozen)."""
+
+    rule = "a2a.client.no-progress"
 
 
 class _Answer(Protocol):

@@ -21,7 +21,19 @@ client when a server answers with an error, so callers catch one hierarchy on bo
     ├── InvalidAgentResponseError     -32006
     ├── ExtendedAgentCardNotConfiguredError -32007
     ├── ExtensionSupportRequiredError -32008
-    └── VersionNotSupportedError      -32009
+    ├── VersionNotSupportedError      -32009
+    └── A2AClientError                no code: the call got no A2A answer (client side,
+        │                             :mod:`~agentproto.a2a.client_core`)
+        ├── A2AConnectionError        the agent could not be reached
+        ├── A2AHTTPError              an HTTP error that carries no A2A error
+        ├── A2ATimeoutError           the time budget ran out (NoProgressError: nothing moved)
+        └── InvalidResponseError      the answer is not a valid A2A response
+
+``A2AError`` itself sits under the library's root :class:`agentproto.errors.AgentProtoError`.
+``except A2AError`` therefore means "the A2A call did not work", a refused connection
+included; ``except A2AClientError`` picks out the calls that never got an A2A answer. A client
+error has no code of its own on the wire: if one escapes from a server handler it keeps the
+base class's ``-32603`` / HTTP 500 and is answered as an internal error.
 
 On the wire (JSON-RPC binding, spec §9.5) ``error.data`` is an *array* of ProtoJSON ``Any``
 objects. The first is always a ``google.rpc.ErrorInfo``::
@@ -48,6 +60,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
+
+from agentproto.errors import AgentProtoError
 
 __all__ = [
     "A2AError",
@@ -89,18 +103,18 @@ ERROR_DOMAIN = "a2a-protocol.org"
 FieldViolation = tuple[str, str]
 
 
-class A2AError(Exception):
+class A2AError(AgentProtoError):
     """Base of every A2A protocol error.
 
     ``metadata`` becomes the ErrorInfo ``metadata`` (values stringified: it is a
     ``map<string, string>``); ``violations`` become a ``google.rpc.BadRequest`` detail.
     """
 
-    code: ClassVar[int] = -32603
+    code: int = -32603
     reason: ClassVar[str] = "INTERNAL"
     default_message: ClassVar[str] = "Internal error"
     #: HTTP status of the HTTP+JSON binding (spec §5.4, v1.0.1 column), used by :mod:`~agentproto.a2a.rest`.
-    http_status: ClassVar[int] = 500
+    http_status: int = 500
 
     def __init__(
         self,
@@ -355,7 +369,7 @@ class UnknownA2AError(A2AError):
 
     def __init__(self, code: int, message: str, details: list[dict[str, Any]] | None) -> None:
         super().__init__(message, details=details)
-        self.code = code  # type: ignore[misc]  # instance-level code for unknown errors
+        self.code = code  # instance-level code for unknown errors
 
 
 def error_from_wire(error: Mapping[str, Any]) -> A2AError:

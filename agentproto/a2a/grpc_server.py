@@ -70,6 +70,7 @@ from agentproto.a2a.types import (
     Task,
     TaskPushNotificationConfig,
 )
+from agentproto.errors import AgentProtoError
 
 __all__ = [
     "A2AGrpcServicer",
@@ -108,7 +109,7 @@ SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 
-class GrpcAuthError(Exception):
+class GrpcAuthError(AgentProtoError):
     """Raised by an ``authenticate`` hook to refuse a call: ``code`` is ``UNAUTHENTICATED``
     or ``PERMISSION_DENIED``; ``challenge`` goes out as a ``www-authenticate`` trailer."""
 

@@ -4,7 +4,8 @@ The AG-UI processing model (spec 1.1, ``basic/processing``) draws one line throu
 a consumer can meet: *unrecognised material is not an error, a malformed known value is*. This
 module turns that line into types.
 
-* Fatal problems are exceptions, all subclasses of :class:`AGUIError`, so a caller can catch
+* Fatal problems are exceptions, all subclasses of :class:`AGUIError` (itself under the
+  library's root :class:`agentproto.errors.AgentProtoError`), so a caller can catch
   "anything AG-UI" or one precise stage::
 
       AGUIError
@@ -33,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agentproto.errors import AgentProtoError
 from agentproto.sse import SSEDecodeError
 
 __all__ = [
@@ -55,7 +57,7 @@ __all__ = [
 ]
 
 
-class AGUIError(Exception):
+class AGUIError(AgentProtoError):
     """Base class of every fatal AG-UI problem.
 
     ``rule`` is a stable identifier for the kind of problem; ``index`` is the zero-based

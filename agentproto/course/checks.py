@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agentproto.errors import AgentProtoError
+
 __all__ = [
     "ExerciseFailed",
     "ExerciseNotSolved",
@@ -27,7 +29,7 @@ __all__ = [
 ]
 
 
-class ExerciseFailed(AssertionError):
+class ExerciseFailed(AgentProtoError, AssertionError):
     """An exercise self-check did not pass."""
 
 

@@ -38,6 +38,7 @@ import ipywidgets as widgets
 from agentproto.clock import Clock, FakeClock
 from agentproto.course.quiz import Question, Quiz
 from agentproto.course.widgets import show
+from agentproto.errors import AgentProtoError
 from agentproto.resources import read_json
 from agentproto.schemas import jsonschema
 
@@ -127,7 +128,7 @@ QUESTION_BANK_SCHEMA: dict[str, Any] = {
 }
 
 
-class QuestionBankError(ValueError):
+class QuestionBankError(AgentProtoError, ValueError):
     """The bank (or a question) breaks the schema or a cross-field rule; ``problems`` lists all."""
 
     rule = "bank.invalid"

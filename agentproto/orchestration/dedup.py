@@ -56,6 +56,7 @@ from typing import Any, Literal
 
 from agentproto.a2a.states import TaskState
 from agentproto.clock import IdFactory
+from agentproto.errors import AgentProtoError
 from agentproto.orchestration.engine import Simulation
 
 __all__ = [
@@ -88,7 +89,7 @@ INF = math.inf
 
 
 # -- errors -----------------------------------------------------------------------------------
-class IdempotencyError(ValueError):
+class IdempotencyError(AgentProtoError, ValueError):
     """Base class for refused duplicates."""
 
     rule = "idempotency"

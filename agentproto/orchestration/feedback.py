@@ -50,6 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from agentproto.errors import AgentProtoError
 from agentproto.orchestration.engine import Simulation
 
 __all__ = [
@@ -70,7 +71,7 @@ __all__ = [
 ]
 
 
-class FeedbackError(ValueError):
+class FeedbackError(AgentProtoError, ValueError):
     """A loop or drift parameter is out of range."""
 
     rule = "feedback.config"

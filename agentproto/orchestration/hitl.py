@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from agentproto.a2a.states import TaskState
+from agentproto.errors import AgentProtoError
 from agentproto.orchestration.deadlock import DeadlockRun
 from agentproto.orchestration.engine import Simulation
 from agentproto.orchestration.waitgraph import format_cycle
@@ -90,7 +91,7 @@ __all__ = [
 
 
 # -- errors ------------------------------------------------------------------------------------
-class HitlError(Exception):
+class HitlError(AgentProtoError):
     """Base class of this module's errors."""
 
     rule = "hitl"

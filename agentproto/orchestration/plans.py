@@ -48,6 +48,7 @@ from random import Random
 from typing import Any, Protocol
 
 from agentproto.a2a.states import TaskState
+from agentproto.errors import AgentProtoError
 from agentproto.orchestration.engine import Simulation
 from agentproto.resources import load_json_source
 
@@ -81,7 +82,7 @@ ACTIONS = ("switch_plan", "retry", "escalate", "fail")
 
 
 # -- errors --------------------------------------------------------------------------------------
-class PlanError(ValueError):
+class PlanError(AgentProtoError, ValueError):
     """Base class: a plan book that cannot be run."""
 
     rule = "plan"

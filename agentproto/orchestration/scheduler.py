@@ -45,6 +45,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from agentproto.a2a.states import TaskState
+from agentproto.errors import AgentProtoError
 from agentproto.orchestration.engine import AgendaEntry, Simulation
 
 __all__ = [
@@ -79,7 +80,7 @@ __all__ = [
 
 
 # -- errors -------------------------------------------------------------------------------
-class SchedulingError(ValueError):
+class SchedulingError(AgentProtoError, ValueError):
     """Base class: the scheduler was given something it cannot schedule."""
 
     rule = "scheduling"

@@ -45,6 +45,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agentproto.errors import AgentProtoError
+
 __all__ = [
     "SemanticError",
     "EnvelopeError",
@@ -66,7 +68,7 @@ __all__ = [
 ]
 
 
-class SemanticError(ValueError):
+class SemanticError(AgentProtoError, ValueError):
     """Base class: parameters outside their meaning (a probability above 1, a negative chain)."""
 
     rule = "semantic"

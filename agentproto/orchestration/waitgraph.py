@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agentproto.errors import AgentProtoError
 from agentproto.resources import load_json_source
 
 __all__ = [
@@ -71,7 +72,7 @@ Edge = tuple[str, str]
 
 
 # -- errors -------------------------------------------------------------------------------------
-class DeadlockError(Exception):
+class DeadlockError(AgentProtoError):
     """Base class of the errors of :mod:`~agentproto.orchestration.waitgraph` and
     :mod:`~agentproto.orchestration.deadlock`."""
 

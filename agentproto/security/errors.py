@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from agentproto.errors import AgentProtoError
+
 __all__ = [
     "SecurityError",
     "TokenError",
@@ -56,17 +58,17 @@ __all__ = [
 ERROR_DOMAIN = "security.agentproto"
 
 
-class SecurityError(Exception):
+class SecurityError(AgentProtoError):
     """Base of every refusal in :mod:`agentproto.security`."""
 
-    rule: ClassVar[str] = "security"
-    http_status: ClassVar[int] = 400
+    rule: str = "security"
+    http_status: int = 400
 
     def __init__(self, message: str, *, rule: str | None = None, **details: Any) -> None:
         super().__init__(message)
         self.message = message
         if rule is not None:
-            self.rule = rule  # type: ignore[misc]  # a more precise rule than the class default
+            self.rule = rule  # a more precise rule than the class default
         self.details = details
 
 
@@ -222,7 +224,7 @@ class OAuthError(SecurityError):
         super().__init__(description, rule=f"oauth.{error}")
         self.error = error
         if http_status is not None:
-            self.http_status = http_status  # type: ignore[misc]
+            self.http_status = http_status
 
     def to_json(self) -> dict[str, str]:
         """The error response body (RFC 6749 §5.2)."""

@@ -27,6 +27,8 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from agentproto.errors import AgentProtoError
+
 __all__ = ["canonicalize", "canonical_bytes", "CanonicalizationError"]
 
 MAX_DEPTH = 100
@@ -34,7 +36,7 @@ MAX_DEPTH = 100
 MAX_EXACT_INT = 2**53
 
 
-class CanonicalizationError(ValueError):
+class CanonicalizationError(AgentProtoError, ValueError):
     """The value has no canonical JSON form (NaN, infinity, a non-string key, too deep …)."""
 
 

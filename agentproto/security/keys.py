@@ -21,6 +21,8 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
+from agentproto.errors import AgentProtoError
+
 __all__ = [
     "TrustedKey",
     "KeySet",
@@ -48,7 +50,7 @@ ASYMMETRIC_ALGORITHMS = (
 _CURVE_ALG = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}
 
 
-class KeyNotTrusted(KeyError):
+class KeyNotTrusted(AgentProtoError, KeyError):
     """The key id is not in the key set, or its entry may not be used now (``reason``)."""
 
     def __init__(self, kid: str | None, reason: str) -> None:
