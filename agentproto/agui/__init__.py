@@ -25,7 +25,8 @@ module                      what
 :mod:`~.patch`              JSON Patch applied atomically in place: :func:`apply_patch`, :func:`copy_json`
 :mod:`~.pipeline`           :class:`Pipeline`, :func:`lint_source` and its :class:`LintReport`
 :mod:`~.report`             :func:`verdict`, :func:`format_messages`: reading a report
-:mod:`~.interrupts`         interrupt/resume: building and checking ``resume`` entries
+:mod:`~.interrupts`         interrupt/resume: producing interrupts, building and checking
+                            ``resume`` entries, and the :class:`ResumeError` family
 :mod:`~.ui_intent`          :func:`validate_ui_intent`: the front end's gate for UI intents
 :mod:`~.errors`             :class:`AGUIError` and its family; :class:`PipelineWarning`
 :mod:`~.client`             :class:`AGUIClient`, :class:`SyncAGUIClient` (httpx; imported lazily)
@@ -36,17 +37,26 @@ Events are numbered **from 0 in arrival order** everywhere: an error's ``index``
 ``event``, ``report.error["event"]``; human text says "event #5" for index 5.
 
 Importing this package loads neither httpx nor Starlette nor jsonschema: the clients are
-imported on first use (``agentproto.agui.AGUIClient``), the servers only from their modules.
+imported on first use (``agentproto.agui.AGUIClient``; the ``if TYPE_CHECKING:`` imports below
+name them, :mod:`agentproto._lazy` serves them), the servers only from their modules.
+
+``__all__`` is what a user of the protocol needs. A few helpers stay importable from here for
+code written against earlier releases, but are documented in their modules and not listed (the
+``import X as X`` lines below):
+``Warning_`` (an alias of :class:`PipelineWarning`), ``PendingStream``, ``copy_json``,
+``detect_format``, ``fix_for``, ``event_label``, ``shorten``, ``wire``, ``EraShim``.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentproto.agui.chunks import ChunkExpander, PendingStream, expand_chunks
+from agentproto._lazy import lazy_exports
+from agentproto.agui.chunks import ChunkExpander, expand_chunks
+from agentproto.agui.chunks import PendingStream as PendingStream
 from agentproto.agui.compat import CompatibilityBoundary
-from agentproto.agui.eras import ERA_SHIMS, EraDowngrade, EraShim, shims_for
+from agentproto.agui.eras import ERA_SHIMS, EraDowngrade, shims_for
+from agentproto.agui.eras import EraShim as EraShim
 from agentproto.agui.errors import (
     AGUIError,
     ChunkError,
@@ -63,21 +73,56 @@ from agentproto.agui.errors import (
     UnknownComponentError,
     UnsafeContentError,
     VerificationError,
-    Warning_,
 )
+from agentproto.agui.errors import Warning_ as Warning_
 from agentproto.agui.events import *  # noqa: F403 - the event model is the public API
 from agentproto.agui.events import __all__ as _events_all
+from agentproto.agui.interrupts import (
+    APPROVAL_RESPONSE_SCHEMA,
+    BuildResumeError,
+    CancelledWithPayloadError,
+    DuplicateEntryError,
+    InterruptExpiredError,
+    InterruptRecord,
+    InterruptSpecError,
+    PayloadSchemaError,
+    ResumeAnswer,
+    ResumeConflictError,
+    ResumeError,
+    ResumeNotice,
+    ResumePlan,
+    ResumeRequiredError,
+    StaleInterruptError,
+    ThreadMismatchError,
+    ThreadRecord,
+    UncoveredInterruptError,
+    UnknownInterruptError,
+    build_resume,
+    cancelled,
+    finish_with_interrupts,
+    is_expired,
+    parse_expires_at,
+    pending_interrupts,
+    resolved,
+    resume_key,
+    tool_approval_interrupt,
+    validate_resume,
+)
 from agentproto.agui.parse import EventParser, ParsedEvent, parse_event, parse_run_agent_input
-from agentproto.agui.patch import apply_patch, copy_json
+from agentproto.agui.patch import apply_patch
+from agentproto.agui.patch import copy_json as copy_json
 from agentproto.agui.pipeline import (
     STAGE_RULES,
     LintReport,
     Pipeline,
-    detect_format,
-    fix_for,
     lint_source,
 )
-from agentproto.agui.report import event_label, format_messages, shorten, verdict, wire
+from agentproto.agui.pipeline import detect_format as detect_format
+from agentproto.agui.pipeline import fix_for as fix_for
+from agentproto.agui.report import event_label as event_label
+from agentproto.agui.report import format_messages, verdict
+from agentproto.agui.report import shorten as shorten
+from agentproto.agui.report import wire as wire
 from agentproto.agui.sse import (
     KEEP_ALIVE,
     SSE_CONTENT_TYPE,
@@ -99,7 +144,7 @@ from agentproto.agui.verify import (
     verify_events,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # served lazily: the HTTP client needs httpx, which the core does not
     from agentproto.agui.client import (
         AGUIClient,
         AGUIHTTPError,
@@ -108,16 +153,6 @@ if TYPE_CHECKING:
         SyncAGUIClient,
         ThreadView,
     )
-
-#: Names served lazily (PEP 562): the HTTP client needs httpx, which the core does not.
-_LAZY = {
-    "AGUIClient": "agentproto.agui.client",
-    "SyncAGUIClient": "agentproto.agui.client",
-    "AGUIHTTPError": "agentproto.agui.client",
-    "RunResult": "agentproto.agui.client",
-    "ThreadView": "agentproto.agui.client",
-    "Deduplicator": "agentproto.agui.client",
-}
 
 __all__ = [
     # errors
@@ -130,7 +165,6 @@ __all__ = [
     "PipelineWarning",
     "ResyncNeeded",
     "VerificationError",
-    "Warning_",
     "UIIntentError",
     "IntentTooLargeError",
     "IntentEnvelopeError",
@@ -151,7 +185,6 @@ __all__ = [
     "parse_event",
     "parse_run_agent_input",
     "ChunkExpander",
-    "PendingStream",
     "expand_chunks",
     "RULES",
     "RUN_TRANSITIONS",
@@ -164,29 +197,52 @@ __all__ = [
     "DEFAULT_VERSION_KEY",
     "StateReducer",
     "apply_patch",
-    "copy_json",
     # era shims for a peer pinned to an older protocol (spec basic/versioning)
     "ERA_SHIMS",
     "EraDowngrade",
-    "EraShim",
     "shims_for",
     # the pipeline and its report
     "STAGE_RULES",
     "LintReport",
     "Pipeline",
-    "detect_format",
-    "fix_for",
     "lint_source",
     "verdict",
     "format_messages",
-    "wire",
-    "shorten",
-    "event_label",
     # UI intents
     "UI_INTENT_EVENT",
     "UI_COMPONENTS",
     "UIIntent",
     "validate_ui_intent",
+    # interrupts and resume (spec basic/patterns/interrupt-resume)
+    "tool_approval_interrupt",
+    "finish_with_interrupts",
+    "APPROVAL_RESPONSE_SCHEMA",
+    "pending_interrupts",
+    "resolved",
+    "cancelled",
+    "build_resume",
+    "parse_expires_at",
+    "is_expired",
+    "resume_key",
+    "validate_resume",
+    "InterruptRecord",
+    "ThreadRecord",
+    "ResumeAnswer",
+    "ResumePlan",
+    "ResumeNotice",
+    "ResumeError",
+    "BuildResumeError",
+    "ThreadMismatchError",
+    "UnknownInterruptError",
+    "StaleInterruptError",
+    "DuplicateEntryError",
+    "UncoveredInterruptError",
+    "ResumeRequiredError",
+    "ResumeConflictError",
+    "PayloadSchemaError",
+    "InterruptExpiredError",
+    "CancelledWithPayloadError",
+    "InterruptSpecError",
     # clients (lazy)
     "AGUIClient",
     "SyncAGUIClient",
@@ -204,14 +260,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__, _EXPORTS = lazy_exports(globals())

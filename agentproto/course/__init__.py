@@ -30,10 +30,11 @@ that it is missing.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+from agentproto._lazy import lazy_exports
+
+if TYPE_CHECKING:  # each public name and its home module; loaded on first use
     from agentproto.clock import FakeClock, IdFactory
     from agentproto.course.checks import ExerciseFailed, check, check_equal, describe_error, expect_error
     from agentproto.course.curriculum import glossary, glossary_markdown
@@ -43,31 +44,6 @@ if TYPE_CHECKING:
     from agentproto.course.reveal import answer_key
     from agentproto.course.trace import IdNormalizer, Trace, show_trace
     from agentproto.course.widgets import Stepper, measure_redraw
-
-#: Where each public name lives.
-_HOMES: dict[str, str] = {
-    "FakeClock": "agentproto.clock",
-    "IdFactory": "agentproto.clock",
-    "ExerciseFailed": "agentproto.course.checks",
-    "check": "agentproto.course.checks",
-    "check_equal": "agentproto.course.checks",
-    "describe_error": "agentproto.course.checks",
-    "expect_error": "agentproto.course.checks",
-    "glossary": "agentproto.course.curriculum",
-    "glossary_markdown": "agentproto.course.curriculum",
-    "check_environment": "agentproto.course.doctor",
-    "PALETTE": "agentproto.course.plots",
-    "STATE_COLORS": "agentproto.course.plots",
-    "use_course_style": "agentproto.course.plots",
-    "Question": "agentproto.course.quiz",
-    "Quiz": "agentproto.course.quiz",
-    "answer_key": "agentproto.course.reveal",
-    "IdNormalizer": "agentproto.course.trace",
-    "Trace": "agentproto.course.trace",
-    "show_trace": "agentproto.course.trace",
-    "Stepper": "agentproto.course.widgets",
-    "measure_redraw": "agentproto.course.widgets",
-}
 
 __all__ = [
     "FakeClock",
@@ -94,15 +70,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import ``name`` from its home module on first use (PEP 562)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+#: ``__getattr__`` serves each name from its home, read from the ``TYPE_CHECKING`` imports above.
+__getattr__, __dir__, _HOMES = lazy_exports(globals())

@@ -10,21 +10,15 @@ Names are imported lazily so that ``agentproto lint`` does not load a web framew
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from agentproto._lazy import lazy_exports
+
+if TYPE_CHECKING:  # each public name and its home module; loaded on first use
+    from agentproto.demo.app import create_app
+    from agentproto.demo.refund_agent import RefundAgent
+    from agentproto.demo.tools import FakeToolProvider, ToolProvider, handle_jsonrpc
 
 __all__ = ["create_app", "RefundAgent", "FakeToolProvider", "ToolProvider", "handle_jsonrpc"]
 
-_WHERE = {
-    "create_app": "agentproto.demo.app",
-    "RefundAgent": "agentproto.demo.refund_agent",
-    "FakeToolProvider": "agentproto.demo.tools",
-    "ToolProvider": "agentproto.demo.tools",
-    "handle_jsonrpc": "agentproto.demo.tools",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'agentproto.demo' has no attribute {name!r}")
+__getattr__, __dir__, _EXPORTS = lazy_exports(globals())
