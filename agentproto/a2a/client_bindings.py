@@ -12,36 +12,36 @@ rest behave identically on every binding:
   errors from the ``grpc-status-details-bin`` trailer.
 
 :func:`connect` fetches the card and picks the first interface (the card lists them in order
-of preference, spec §8.3) whose binding the caller accepts — or the one binding it forces.
+of preference, spec §8.3) whose binding the caller accepts — or the one binding it forces;
+:meth:`~agentproto.a2a.client.SyncA2AClient.connect` is the same without ``await``. ``auth=``
+(a bearer token or :class:`~agentproto.client_auth.ClientCredentials`) works alike on all three:
+``Authorization: Bearer`` on HTTP, the ``authorization`` metadata on gRPC.
 
->>> client = await connect("http://127.0.0.1:8000", binding="HTTP+JSON")  # doctest: +SKIP
+>>> client = await connect("http://127.0.0.1:8000", binding="HTTP+JSON", auth=token)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
 from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.client import A2AClient, _raise_timeout, _remaining, _timed_chunks, _unreachable
+from agentproto.a2a.client import A2AClient, _deadline, _raise_timeout, _remaining
 from agentproto.a2a.client_core import (
     A2AClientError,
     A2AConnectionError,
     A2AHTTPError,
     A2ATimeoutError,
     InvalidResponseError,
-    _feed,
     _json,
     _offered,
 )
 from agentproto.a2a.errors import A2AError, error_from_details
 from agentproto.a2a.types import JSONRPC_BINDING, PROTOCOL_VERSION, AgentCard, StreamResponse
-from agentproto.sse import EventStreamDecoder
 
 __all__ = ["RestA2AClient", "GrpcA2AClient", "connect", "BINDINGS", "rest_request"]
 
@@ -118,27 +118,26 @@ def _rest_error(body: Any, status: int, url: str) -> A2AError | A2AHTTPError:
 class RestA2AClient(A2AClient):
     """:class:`A2AClient` over HTTP+JSON: the same operations, resource URLs instead of RPC."""
 
-    def _url(self, path: str) -> str:
-        return self._p.url.rstrip("/") + path
-
-    def _headers(self, stream: bool = False) -> dict[str, str]:
-        h = self._p.headers(stream=stream)
-        h["Content-Type"] = "application/a2a+json"
-        return h
-
-    async def call(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
+    def _rest(self, method: str, params: dict[str, Any], *, stream: bool = False) -> dict[str, Any]:
+        """The httpx request arguments of one operation (its verb, URL, query and body)."""
         verb, path, query, body = rest_request(method, params, self._p.tenant)
         self._p.requests_made += 1
-        kwargs: dict[str, Any] = {"params": query} if query else {}
+        headers = self._p.headers(stream=stream)
+        headers["Content-Type"] = "application/a2a+json"
+        if stream:
+            body = body or {}
+        request: dict[str, Any] = {"method": verb, "url": self._p.url.rstrip("/") + path, "headers": headers}
+        if query:
+            request["params"] = query
+        if body is not None:
+            request["content"] = json.dumps(body).encode()
+        return request
+
+    async def call(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
+        request = self._rest(method, params)
         if timeout is not None:
-            kwargs["timeout"] = timeout
-        content = json.dumps(body).encode() if body is not None else None
-        try:
-            response = await self._http.request(
-                verb, self._url(path), content=content, headers=self._headers(), **kwargs
-            )
-        except httpx.HTTPError as exc:
-            raise _unreachable(method, self._p.url, exc) from exc
+            request["timeout"] = timeout
+        response = await self._request(method, request)
         data = _json_body(response, {})
         if response.status_code >= 400:
             raise _rest_error(data, response.status_code, self._p.url)
@@ -154,44 +153,28 @@ class RestA2AClient(A2AClient):
         timeout: float | None = None,
         no_progress_timeout: float | None = None,
     ) -> AsyncIterator[StreamResponse]:
-        verb, path, query, body = rest_request(method, params, self._p.tenant)
-        self._p.requests_made += 1
-        deadline = None if timeout is None else time.monotonic() + timeout
-        request = self._http.build_request(
-            verb,
-            self._url(path),
-            params=query or None,
-            content=json.dumps(body or {}).encode(),
-            headers=self._headers(stream=True),
-            timeout=httpx.Timeout(self._http.timeout.connect, read=None),
-        )
-        try:
-            response = await self._http.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            raise A2AConnectionError(f"{method}: cannot reach {self._p.url}: {exc}") from exc
-        try:
-            if "text/event-stream" not in response.headers.get("content-type", ""):
-                await response.aread()
-                raise _rest_error(_json_body(response), response.status_code, self._p.url)
-            decoder = EventStreamDecoder()
-            async for chunk in _timed_chunks(response, deadline, no_progress_timeout, method):
-                for data in _feed(decoder, chunk):
-                    event = _json(data)
-                    if isinstance(event, dict) and "error" in event:
-                        raise _rest_error(event, 200, self._p.url)
-                    yield self._p.parse(StreamResponse, event)
-        except httpx.HTTPError as exc:
-            raise A2AConnectionError(f"{method}: stream broke: {exc}") from exc
-        finally:
-            await response.aclose()
+        def refused(response: httpx.Response) -> NoReturn:
+            raise _rest_error(_json_body(response), response.status_code, self._p.url)
+
+        request = self._rest(method, params, stream=True)
+        async for data in self._sse(method, request, refused, timeout, no_progress_timeout):
+            event = _json(data)
+            if isinstance(event, dict) and "error" in event:
+                raise _rest_error(event, 200, self._p.url)
+            yield self._p.parse(StreamResponse, event)
 
 
 class GrpcA2AClient(A2AClient):
-    """:class:`A2AClient` over gRPC (needs grpcio and a2a-sdk's generated stubs)."""
+    """:class:`A2AClient` over gRPC (needs grpcio and a2a-sdk's generated stubs).
+
+    ``auth`` becomes the ``authorization`` metadata of every call (A2A §7.3); with a renewable
+    one (:class:`~agentproto.client_auth.ClientCredentials`) a call refused ``UNAUTHENTICATED``
+    is made once more with a fresh token, as the HTTP clients do on a 401.
+    """
 
     def __init__(self, url: str, *, interceptors: Sequence[Any] = (), **kwargs: Any) -> None:
-        """``interceptors``: grpc.aio client interceptors for the channel (a tracer, a tap, a
-        credential injector); ``connect(..., interceptors=...)`` passes them through."""
+        """``interceptors``: grpc.aio client interceptors for the channel (a tracer, a tap);
+        ``connect(..., interceptors=...)`` passes them through."""
         super().__init__(url, **kwargs)
         import grpc
         from a2a.types import a2a_pb2_grpc
@@ -206,11 +189,24 @@ class GrpcA2AClient(A2AClient):
         await self._channel.close()
         await super().aclose()
 
-    def _metadata(self) -> tuple[tuple[str, str], ...]:
+    async def _metadata(self, refused: str | None = None) -> tuple[tuple[str, str], ...]:
+        """The call's metadata; ``refused``: the authorization the server just refused."""
         md = [("a2a-version", self._p.version)]
         if self._p.extensions:
             md.append(("a2a-extensions", ",".join(self._p.extensions)))
+        if self.auth is not None:
+            if refused is not None:
+                self.auth.forget(refused.removeprefix("Bearer "))
+            md.append(("authorization", await self.auth.aheader()))
         return tuple(md)
+
+    def _retry(self, exc: Any, metadata: tuple[tuple[str, str], ...]) -> str | None:
+        """The refused authorization if ``exc`` is worth one more try with a new token."""
+        if self.auth is None or not self.auth.renewable:
+            return None
+        if exc.code() != self._grpc.StatusCode.UNAUTHENTICATED:
+            return None
+        return dict(metadata).get("authorization")
 
     def _request(self, method: str, params: dict[str, Any]) -> Any:
         from a2a.types import a2a_pb2 as pb
@@ -252,11 +248,18 @@ class GrpcA2AClient(A2AClient):
         from google.protobuf.json_format import MessageToDict
 
         request = self._request(method, params)
-        try:
-            reply = await getattr(self._stub, method)(request, metadata=self._metadata(), timeout=timeout)
-        except self._grpc.aio.AioRpcError as exc:
-            raise self._error(exc, method) from exc
-        return MessageToDict(reply)
+        metadata = await self._metadata()
+        for attempt in (1, 2):
+            try:
+                reply = await getattr(self._stub, method)(request, metadata=metadata, timeout=timeout)
+            except self._grpc.aio.AioRpcError as exc:
+                refused = self._retry(exc, metadata) if attempt == 1 else None
+                if refused is None:
+                    raise self._error(exc, method) from exc
+                metadata = await self._metadata(refused)
+                continue
+            return MessageToDict(reply)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def call_stream(
         self,
@@ -269,22 +272,29 @@ class GrpcA2AClient(A2AClient):
         from google.protobuf.json_format import MessageToDict
 
         request = self._request(method, params)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        call = getattr(self._stub, method)(request, metadata=self._metadata())
-        try:
-            while True:
-                limit = _remaining(deadline, no_progress_timeout)
-                try:
-                    reply = await (asyncio.wait_for(call.read(), limit) if limit else call.read())
-                except TimeoutError:
-                    _raise_timeout(deadline, no_progress_timeout, method)
-                if reply is self._grpc.aio.EOF:
-                    break
-                yield self._p.parse(StreamResponse, MessageToDict(reply))
-        except self._grpc.aio.AioRpcError as exc:
-            raise self._error(exc, method) from exc
-        finally:
-            call.cancel()
+        deadline = _deadline(timeout)
+        metadata = await self._metadata()
+        retry, received = True, False
+        while True:
+            call = getattr(self._stub, method)(request, metadata=metadata)
+            try:
+                while True:
+                    limit = _remaining(deadline, no_progress_timeout)
+                    try:
+                        reply = await (asyncio.wait_for(call.read(), limit) if limit else call.read())
+                    except TimeoutError:
+                        _raise_timeout(deadline, no_progress_timeout, method)
+                    if reply is self._grpc.aio.EOF:
+                        return
+                    received = True
+                    yield self._p.parse(StreamResponse, MessageToDict(reply))
+            except self._grpc.aio.AioRpcError as exc:
+                refused = self._retry(exc, metadata) if retry and not received else None
+                if refused is None:
+                    raise self._error(exc, method) from exc
+                retry, metadata = False, await self._metadata(refused)
+            finally:
+                call.cancel()
 
 
 def _pick(card: AgentCard, accept: Sequence[str], version: str) -> tuple[str, str, str]:

@@ -149,6 +149,7 @@ class _Protocol:
     def post(self, method: str, params: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         """The keyword arguments of the HTTP POST that makes one plain JSON-RPC call."""
         request: dict[str, Any] = {
+            "method": "POST",
             "url": self.url,
             "json": self.payload(method, params),
             "headers": self.headers(),
@@ -262,9 +263,9 @@ class _Protocol:
         except ValidationError as exc:
             raise InvalidResponseError(f"invalid {model.__name__} from the agent: {exc}") from exc
 
-    def events(self, decoder: EventStreamDecoder, chunk: bytes) -> list[StreamResponse]:
-        """The complete events in one chunk of an SSE body, parsed (errors raised typed)."""
-        return [self.parse(StreamResponse, self.result(_json(data))) for data in _feed(decoder, chunk)]
+    def event(self, data: str) -> StreamResponse:
+        """One SSE event's data (a JSON-RPC response) as its ``StreamResponse`` (errors raised typed)."""
+        return self.parse(StreamResponse, self.result(_json(data)))
 
     def decode_http(self, response: _Answer) -> Any:
         """JSON body of a plain (non-streaming) answer; HTTP errors become client errors."""
