@@ -38,6 +38,7 @@ from agentproto.errors import AgentProtoError
 
 __all__ = [
     "MAX_BODY_BYTES",
+    "ConnectionLimits",
     "Limits",
     "LimitError",
     "DEFAULT_LIMITS",
@@ -66,6 +67,21 @@ DEFAULT_LIMITS = Limits()
 #: The request body budget of every binding: HTTP bodies (413 beyond it) and gRPC messages
 #: (``grpc.max_receive_message_length``, RESOURCE_EXHAUSTED beyond it).
 MAX_BODY_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """What ``agentproto serve`` allows a connection (slowloris and idle connections; the
+    table in :mod:`agentproto.demo.serve`): a request head within ``head_timeout_s`` (408),
+    a body within ``body_timeout_s`` (408), an idle keep-alive for ``keep_alive_s``,
+    ``max_per_peer`` connections from one address (429) and ``limit_concurrency`` in all
+    (uvicorn's 503)."""
+
+    head_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    keep_alive_s: int = 5
+    max_per_peer: int = 256
+    limit_concurrency: int = 1000
 
 
 class LimitError(AgentProtoError, ValueError):

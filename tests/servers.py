@@ -139,11 +139,19 @@ def serving_process(
 
 #: The two clients of the secured test servers (``--auth`` mode), name → secret.
 AUTH_CLIENTS = {"alice": "s3cret-a", "bob": "s3cret-b"}
+#: The issuer of their tokens (any URL: the tests never fetch it).
+AUTH_ISSUER = "http://127.0.0.1/test-issuer"
 
 
-def secured(app: Any) -> Any:
-    """``app`` behind the demo's ``--auth`` gate, with :data:`AUTH_CLIENTS`."""
-    from agentproto.demo.auth import secure
+def secured(**options: Any) -> Any:
+    """The demo app of ``serve --auth`` with :data:`AUTH_CLIENTS`, built by the one factory
+    (:func:`agentproto.demo.app.create_app`; ``options`` as its). Tokens follow the wall
+    clock (the app's runs may follow a fake one): gRPC streams end at a token's wall-clock
+    expiry."""
+    from agentproto.demo.app import config_from_options, create_app
     from agentproto.runtime import SystemClock
 
-    return secure(app, AUTH_CLIENTS, clock=SystemClock(), issuer="http://127.0.0.1/test-issuer")
+    injected = {name: options.pop(name) for name in ("clock", "ids", "tools") if name in options}
+    db = options.pop("db", ":memory:")
+    config = config_from_options(db, **options).with_auth(AUTH_CLIENTS, issuer=AUTH_ISSUER)
+    return create_app(config, auth_clock=SystemClock(), **injected)

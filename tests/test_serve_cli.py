@@ -231,3 +231,26 @@ def test_serve_help_shows_the_token_request_form_encoded():
     text = commands["serve"].format_help()
     assert "/oauth/token -d grant_type=client_credentials" in text
     assert "application/x-www-form-urlencoded" in text and "Authorization: Bearer" in text
+
+
+def test_serve_describes_its_server_as_one_config():
+    from agentproto.demo.serve import config_from_args
+    from agentproto.server import ServerConfig
+
+    argv = ["serve", "--port", "0", "--db", ":memory:", "--no-grpc", "--allowed-origin", "http://a.example"]
+    config = config_from_args(build_parser().parse_args(argv))
+    assert isinstance(config, ServerConfig) and config.auth is None
+    assert (config.port, config.db, config.allowed_origins) == (0, ":memory:", ("http://a.example",))
+    assert config.bindings.grpc is False and config.webhooks.allow_loopback(config)  # the course's pushes
+
+
+def test_serve_auth_is_in_the_config_and_refuses_loopback_webhooks_unless_asked():
+    from agentproto.demo.serve import config_from_args
+
+    argv = ["serve", "--auth", "--client", "alice:a-secret-of-16-chars", "--header-timeout", "3"]
+    config = config_from_args(build_parser().parse_args(argv), port=8123)
+    assert config.auth is not None and config.auth.client_secrets == {"alice": "a-secret-of-16-chars"}
+    assert config.auth.issuer_for(config) == "http://127.0.0.1:8123"
+    assert not config.webhooks.allow_loopback(config) and config.connections.head_timeout_s == 3
+    asked = config_from_args(build_parser().parse_args([*argv, "--allow-loopback-webhooks"]))
+    assert asked.webhooks.allow_loopback(asked)

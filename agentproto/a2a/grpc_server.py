@@ -33,7 +33,7 @@ import base64
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
@@ -62,6 +62,7 @@ from agentproto.a2a.types import (
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
+    Message,
     ProtoModel,
     SendMessageRequest,
     SendMessageResponse,
@@ -150,13 +151,13 @@ def _bearer_expiry(metadata: Mapping[str, str]) -> float | None:
     return float(exp) if isinstance(exp, int | float) and not isinstance(exp, bool) else None
 
 
-def from_proto(message: PbMessage, model: type[_M]) -> _M:
+def from_proto(message: PbMessage, model: type[_M], bounds: limits.Limits = limits.DEFAULT_LIMITS) -> _M:
     """A protobuf message as this kit's model, through ProtoJSON — after the input limits
     JSON-RPC and REST apply (:mod:`agentproto.limits`): INVALID_ARGUMENT naming the field."""
     data = json_format.MessageToDict(message, preserving_proto_field_name=False)
     try:
-        limits.check(data)
-        limits.check_parts(data.get("message"), path="$.message")
+        limits.check(data, bounds)
+        limits.check_parts(data.get("message"), bounds, path="$.message")
     except limits.LimitError as exc:
         field = exc.path.removeprefix("$").removeprefix(".") or "request"
         raise InvalidParamsError(
@@ -221,6 +222,71 @@ def _metadata(context: Context) -> dict[str, str]:
     return out
 
 
+#: ``call(servicer, request model, caller scope)`` → the handler's awaitable answer; or the
+#: name of the handler's method that takes ``(request model, caller scope)``.
+_Call = Callable[[Any, Any, CallerScope], Awaitable[Any]] | str
+
+
+def _invoke(servicer: A2AGrpcServicer, call: _Call, req: Any, subject: str | None) -> Awaitable[Any]:
+    scope = _scope(str(getattr(req, "tenant", "") or ""), subject)
+    if isinstance(call, str):
+        method: Callable[[Any, CallerScope], Awaitable[Any]] = getattr(servicer.service, call)
+        return method(req, scope)
+    return call(servicer, req, scope)
+
+
+def _sent(out: Task | Message) -> SendMessageResponse:
+    """SendMessage's answer: the task, or the agent's direct message."""
+    return SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
+
+
+def _response_type(name: str) -> type[PbMessage]:
+    if name == "Empty":
+        from google.protobuf import empty_pb2
+
+        empty: type[PbMessage] = empty_pb2.Empty
+        return empty
+    message: type[PbMessage] = getattr(pb, name)
+    return message
+
+
+def _unary_rpc(
+    model: type[ProtoModel], call: _Call, response: str, *, wrap: Callable[[Any], Any] | None = None
+) -> Callable[[Any, PbMessage, Context], Awaitable[Any]]:
+    """A unary RPC of :class:`A2AGrpcServicer`: ``request`` as ``model`` (within the input
+    limits), ``call`` in the caller's scope, its answer (``wrap``-ped) as ``response``."""
+
+    async def rpc(self: A2AGrpcServicer, request: PbMessage, context: Context) -> Any:
+        async def run(subject: str | None) -> Any:
+            out = await _invoke(self, call, from_proto(request, model, self.limits), subject)
+            out = wrap(out) if wrap is not None else out
+            return to_proto(out if out is not None else {}, _response_type(response))
+
+        return await self._unary(context, run)
+
+    return rpc
+
+
+def _streaming_rpc(
+    model: type[ProtoModel], call: _Call
+) -> Callable[[Any, PbMessage, Context], AsyncIterator[pb.StreamResponse]]:
+    """A server-streaming RPC of :class:`A2AGrpcServicer` (an async generator function)."""
+
+    async def rpc(
+        self: A2AGrpcServicer, request: PbMessage, context: Context
+    ) -> AsyncIterator[pb.StreamResponse]:
+        async def start(subject: str | None) -> AsyncIterator[StreamResponse]:
+            events: AsyncIterator[StreamResponse] = await _invoke(
+                self, call, from_proto(request, model, self.limits), subject
+            )
+            return events
+
+        async for item in self._streaming(context, start):
+            yield item
+
+    return rpc
+
+
 class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
     """The eleven ``A2AService`` RPCs over one handler (the kit's :class:`A2AService`)."""
 
@@ -230,10 +296,12 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
         *,
         base_url: str = "http://127.0.0.1",
         authenticate: Authenticate | None = None,
+        input_limits: limits.Limits = limits.DEFAULT_LIMITS,
     ) -> None:
         self.service = service
         self.base_url = base_url
         self.authenticate = authenticate
+        self.limits = input_limits
         self._checks = JSONRPCDispatcher(service)
 
     def _check(self, context: Context) -> str | None:
@@ -310,121 +378,36 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
                 await aclose()
 
     # ------------------------------------------------------------------ the RPCs
+    # Each is the same translation (protobuf → model → the handler → model → protobuf), so
+    # each is made by one of the two makers above, from its request model, the handler call and
+    # the protobuf answer. grpc.aio serves a server-streaming method by its being an async
+    # generator function, which is what _streaming_rpc makes.
 
-    async def SendMessage(self, request: pb.SendMessageRequest, context: Context) -> pb.SendMessageResponse:
-        async def call(subject: str | None) -> pb.SendMessageResponse:
-            req = from_proto(request, SendMessageRequest)
-            out = await self.service.send_message(req, _scope(req.tenant, subject))
-            wrapped = (
-                SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
-            )
-            return to_proto(wrapped, pb.SendMessageResponse)
-
-        result: pb.SendMessageResponse = await self._unary(context, call)
-        return result
-
-    # grpc.aio recognises a server-streaming handler by its being an async generator function.
-    async def SendStreamingMessage(
-        self, request: pb.SendMessageRequest, context: Context
-    ) -> AsyncIterator[pb.StreamResponse]:
-        async def start(subject: str | None) -> AsyncIterator[StreamResponse]:
-            req = from_proto(request, SendMessageRequest)
-            return await self.service.send_streaming_message(req, _scope(req.tenant, subject))
-
-        async for item in self._streaming(context, start):
-            yield item
-
-    async def SubscribeToTask(
-        self, request: pb.SubscribeToTaskRequest, context: Context
-    ) -> AsyncIterator[pb.StreamResponse]:
-        async def start(subject: str | None) -> AsyncIterator[StreamResponse]:
-            req = from_proto(request, SubscribeToTaskRequest)
-            return await self.service.subscribe(req, _scope(req.tenant, subject))
-
-        async for item in self._streaming(context, start):
-            yield item
-
-    async def GetTask(self, request: pb.GetTaskRequest, context: Context) -> pb.Task:
-        async def call(subject: str | None) -> pb.Task:
-            req = from_proto(request, GetTaskRequest)
-            return to_proto(await self.service.get_task(req, _scope(req.tenant, subject)), pb.Task)
-
-        result: pb.Task = await self._unary(context, call)
-        return result
-
-    async def ListTasks(self, request: pb.ListTasksRequest, context: Context) -> pb.ListTasksResponse:
-        async def call(subject: str | None) -> pb.ListTasksResponse:
-            req = from_proto(request, ListTasksRequest)
-            out = await self.service.list_tasks(req, _scope(req.tenant, subject))
-            return to_proto(out, pb.ListTasksResponse)
-
-        result: pb.ListTasksResponse = await self._unary(context, call)
-        return result
-
-    async def CancelTask(self, request: pb.CancelTaskRequest, context: Context) -> pb.Task:
-        async def call(subject: str | None) -> pb.Task:
-            req = from_proto(request, CancelTaskRequest)
-            out = await self.service.cancel_task(req, _scope(req.tenant, subject))
-            return to_proto(out, pb.Task)
-
-        result: pb.Task = await self._unary(context, call)
-        return result
-
-    async def CreateTaskPushNotificationConfig(
-        self, request: pb.TaskPushNotificationConfig, context: Context
-    ) -> pb.TaskPushNotificationConfig:
-        async def call(subject: str | None) -> pb.TaskPushNotificationConfig:
-            req = from_proto(request, TaskPushNotificationConfig)
-            out = await self.service.create_push_config(req, _scope(req.tenant, subject))
-            return to_proto(out, pb.TaskPushNotificationConfig)
-
-        result: pb.TaskPushNotificationConfig = await self._unary(context, call)
-        return result
-
-    async def GetTaskPushNotificationConfig(
-        self, request: pb.GetTaskPushNotificationConfigRequest, context: Context
-    ) -> pb.TaskPushNotificationConfig:
-        async def call(subject: str | None) -> pb.TaskPushNotificationConfig:
-            req = from_proto(request, GetTaskPushNotificationConfigRequest)
-            out = await self.service.get_push_config(req, _scope(req.tenant, subject))
-            return to_proto(out, pb.TaskPushNotificationConfig)
-
-        result: pb.TaskPushNotificationConfig = await self._unary(context, call)
-        return result
-
-    async def ListTaskPushNotificationConfigs(
-        self, request: pb.ListTaskPushNotificationConfigsRequest, context: Context
-    ) -> pb.ListTaskPushNotificationConfigsResponse:
-        async def call(subject: str | None) -> pb.ListTaskPushNotificationConfigsResponse:
-            req = from_proto(request, ListTaskPushNotificationConfigsRequest)
-            out = await self.service.list_push_configs(req, _scope(req.tenant, subject))
-            return to_proto(out, pb.ListTaskPushNotificationConfigsResponse)
-
-        result: pb.ListTaskPushNotificationConfigsResponse = await self._unary(context, call)
-        return result
-
-    async def DeleteTaskPushNotificationConfig(
-        self, request: pb.DeleteTaskPushNotificationConfigRequest, context: Context
-    ) -> Any:
-        from google.protobuf import empty_pb2
-
-        async def call(subject: str | None) -> Any:
-            req = from_proto(request, DeleteTaskPushNotificationConfigRequest)
-            await self.service.delete_push_config(req, _scope(req.tenant, subject))
-            return empty_pb2.Empty()
-
-        return await self._unary(context, call)
-
-    async def GetExtendedAgentCard(
-        self, request: pb.GetExtendedAgentCardRequest, context: Context
-    ) -> pb.AgentCard:
-        async def call(subject: str | None) -> pb.AgentCard:
-            req = from_proto(request, GetExtendedAgentCardRequest)
-            card = await self.service.extended_card(self.base_url, _scope(req.tenant, subject))
-            return to_proto(card, pb.AgentCard)
-
-        result: pb.AgentCard = await self._unary(context, call)
-        return result
+    SendMessage = _unary_rpc(SendMessageRequest, "send_message", "SendMessageResponse", wrap=_sent)
+    SendStreamingMessage = _streaming_rpc(SendMessageRequest, "send_streaming_message")
+    SubscribeToTask = _streaming_rpc(SubscribeToTaskRequest, "subscribe")
+    GetTask = _unary_rpc(GetTaskRequest, "get_task", "Task")
+    ListTasks = _unary_rpc(ListTasksRequest, "list_tasks", "ListTasksResponse")
+    CancelTask = _unary_rpc(CancelTaskRequest, "cancel_task", "Task")
+    CreateTaskPushNotificationConfig = _unary_rpc(
+        TaskPushNotificationConfig, "create_push_config", "TaskPushNotificationConfig"
+    )
+    GetTaskPushNotificationConfig = _unary_rpc(
+        GetTaskPushNotificationConfigRequest, "get_push_config", "TaskPushNotificationConfig"
+    )
+    ListTaskPushNotificationConfigs = _unary_rpc(
+        ListTaskPushNotificationConfigsRequest, "list_push_configs", "ListTaskPushNotificationConfigsResponse"
+    )
+    DeleteTaskPushNotificationConfig = _unary_rpc(
+        DeleteTaskPushNotificationConfigRequest,
+        "delete_push_config",
+        "Empty",  # google.protobuf.Empty
+    )
+    GetExtendedAgentCard = _unary_rpc(
+        GetExtendedAgentCardRequest,
+        lambda self, req, scope: self.service.extended_card(self.base_url, scope),
+        "AgentCard",
+    )
 
 
 def _scope(tenant: str, subject: str | None) -> CallerScope:
@@ -449,17 +432,25 @@ async def start_grpc_server(
     port: int = 0,
     base_url: str = "http://127.0.0.1",
     authenticate: Authenticate | None = None,
+    input_limits: limits.Limits = limits.DEFAULT_LIMITS,
+    max_body_bytes: int = limits.MAX_BODY_BYTES,
 ) -> GrpcServer:
     """Serve ``service`` over gRPC on ``host:port`` (0: a free port) in the running loop.
 
     Sets ``service.grpc_url`` (if the service has that attribute) so its card lists the
     interface. ``base_url`` is what the extended card's HTTP interfaces are built from.
     ``authenticate`` (metadata → subject, or :class:`GrpcAuthError`) runs before every call.
+    ``input_limits`` and ``max_body_bytes`` are the budget of one request, as over HTTP.
     """
-    server = grpc.aio.server(options=list(SERVER_OPTIONS))
-    a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        A2AGrpcServicer(service, base_url=base_url, authenticate=authenticate), server
+    options = [
+        (name, max_body_bytes if name == "grpc.max_receive_message_length" else value)
+        for name, value in SERVER_OPTIONS
+    ]
+    server = grpc.aio.server(options=options)
+    servicer = A2AGrpcServicer(
+        service, base_url=base_url, authenticate=authenticate, input_limits=input_limits
     )
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()
     url = f"{host}:{bound}"

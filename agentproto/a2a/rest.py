@@ -81,7 +81,7 @@ from agentproto.a2a.types import (
     Task,
     TaskPushNotificationConfig,
 )
-from agentproto.http_guard import socket_base_url
+from agentproto.server.guard import socket_base_url
 
 __all__ = [
     "RestBinding",
@@ -204,16 +204,16 @@ def _query_params(query: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _within_limits(value: bytes | dict[str, Any]) -> Any:
+def _within_limits(value: bytes | dict[str, Any], bounds: limits.Limits = limits.DEFAULT_LIMITS) -> Any:
     """The binding's one input boundary, the same as JSON-RPC's (:mod:`agentproto.limits`): a
     body (bytes) is parsed and checked, a dict of parameters checked, before any model sees it.
     Not JSON → JSONParseError; outside a limit → InvalidParams (HTTP 400) naming the field."""
     try:
-        parsed = limits.loads(value) if isinstance(value, bytes) else value
+        parsed = limits.loads(value, bounds) if isinstance(value, bytes) else value
         if not isinstance(value, bytes):
-            limits.check(parsed)
+            limits.check(parsed, bounds)
         if isinstance(parsed, dict):
-            limits.check_parts(parsed.get("message"), path="$.message")
+            limits.check_parts(parsed.get("message"), bounds, path="$.message")
     except limits.LimitError as exc:
         if exc.kind == "json":
             raise JSONParseError(f"Invalid JSON payload: {exc.message}") from None
@@ -278,8 +278,16 @@ class RestBinding:
     refuse exactly the same requests.
     """
 
-    def __init__(self, service: A2AHandler, *, path: str = REST_PATH, public_url: str | None = None) -> None:
+    def __init__(
+        self,
+        service: A2AHandler,
+        *,
+        path: str = REST_PATH,
+        public_url: str | None = None,
+        input_limits: limits.Limits = limits.DEFAULT_LIMITS,
+    ) -> None:
         self.service = service
+        self.limits = input_limits
         self.path = path.rstrip("/")
         self.public_url = public_url  # the card's base URL, as the JSON-RPC binding's
         self._checks = JSONRPCDispatcher(service)
@@ -317,13 +325,13 @@ class RestBinding:
                     metadata={"contentType": ctype},
                 )
             if raw.strip():
-                body = _within_limits(raw)
+                body = _within_limits(raw, self.limits)
                 if not isinstance(body, dict):
                     raise InvalidParamsError(
                         "the request body must be a JSON object", violations=[("body", "must be an object")]
                     )
                 params.update(body)
-        _within_limits(params)  # the query string too: the same boundary as JSON-RPC's
+        _within_limits(params, self.limits)  # the query string too: the same boundary as JSON-RPC's
         if route.tenant:
             params["tenant"] = route.tenant
         if route.operation == "CreateTaskPushNotificationConfig":

@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from email.utils import formatdate
 from typing import Any
 
@@ -37,17 +37,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from agentproto import limits
 from agentproto.a2a.agents import Agent, make_agent
 from agentproto.a2a.jsonrpc import JSONRPCDispatcher
 from agentproto.a2a.rest import REST_PATH, RestBinding, caller_subject
 from agentproto.a2a.service import A2AService
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.clock import Clock, IdSource
-from agentproto.http_guard import GuardConfig, HTTPGuard, log_event
+from agentproto.server.guard import GuardConfig, HTTPGuard, socket_base_url
+from agentproto.server.log import log_event
+from agentproto.server.paths import AGENT_CARD_PATH
 from agentproto.store import Store
 
 __all__ = [
     "A2AApplication",
+    "a2a_lifespan",
     "build_a2a_routes",
     "create_a2a_app",
     "AGENT_CARD_PATH",
@@ -56,7 +60,6 @@ __all__ = [
     "SSE_SEND_TIMEOUT_S",
 ]
 
-AGENT_CARD_PATH = "/.well-known/agent-card.json"
 RPC_PATH = "/a2a"
 #: The card changes only when the server is redeployed; five minutes keeps clients fresh enough.
 CARD_CACHE_CONTROL = "public, max-age=300"
@@ -69,22 +72,6 @@ def _dumps(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _base_url(request: Request, public_url: str | None = None) -> str:
-    """``public_url`` when configured, else ``scheme://address:port[/mount]`` of the socket the
-    request arrived on — never the ``Host`` header, which a DNS-rebinding page controls."""
-    if public_url:
-        return public_url.rstrip("/")
-    server = request.scope.get("server")
-    if not server:
-        return str(request.base_url).rstrip("/")
-    host, port = str(server[0]), server[1]
-    host = f"[{host}]" if ":" in host else host
-    scheme = request.url.scheme
-    default = {"http": 80, "https": 443}.get(scheme)
-    netloc = host if port in (None, default) else f"{host}:{port}"
-    return f"{scheme}://{netloc}{request.scope.get('root_path', '')}".rstrip("/")
-
-
 def _etag_matches(header: str, etag: str) -> bool:
     """RFC 9110 §13.1.2 weak comparison of an ``If-None-Match`` list against our tag."""
     if header.strip() == "*":
@@ -94,7 +81,9 @@ def _etag_matches(header: str, etag: str) -> bool:
 
 
 class A2AApplication:
-    """The HTTP endpoints of one :class:`A2AService` (also reachable as ``app.state.a2a``)."""
+    """The HTTP endpoints of one :class:`A2AService` (also reachable as ``app.state.a2a``):
+    the card, JSON-RPC at ``rpc_path`` and, unless ``rest=False``, HTTP+JSON at ``rest_path``.
+    ``input_limits`` is what one request body may contain on both (:mod:`agentproto.limits`)."""
 
     def __init__(
         self,
@@ -103,14 +92,20 @@ class A2AApplication:
         rpc_path: str = RPC_PATH,
         public_url: str | None = None,
         rest_path: str = REST_PATH,
+        rest: bool = True,
+        input_limits: limits.Limits = limits.DEFAULT_LIMITS,
     ) -> None:
         self.service = service
         self.public_url = public_url
-        self.dispatcher = JSONRPCDispatcher(service)
+        self.dispatcher = JSONRPCDispatcher(service, input_limits=input_limits)
         self.rpc_path = rpc_path
         service.rpc_path = rpc_path
-        self.rest = RestBinding(service, path=rest_path, public_url=public_url)
-        service.rest_path = rest_path
+        self.rest = (
+            RestBinding(service, path=rest_path, public_url=public_url, input_limits=input_limits)
+            if rest
+            else None
+        )
+        service.rest_path = rest_path if rest else None
         #: The card changes only on redeploy: its Last-Modified is the time the app was built.
         self.card_modified = formatdate(service.clock.now_ms() / 1000, usegmt=True)
 
@@ -120,11 +115,12 @@ class A2AApplication:
             Route(self.rpc_path, self.rpc, methods=["POST"], name="a2a_jsonrpc"),
             # the interface URL with a trailing slash is the same endpoint (no 307 for a POST)
             Route(self.rpc_path.rstrip("/") + "/", self.rpc, methods=["POST"], name="a2a_jsonrpc_slash"),
-            *self.rest.routes(),
+            *(self.rest.routes() if self.rest is not None else ()),
         ]
 
     async def agent_card(self, request: Request) -> Response:
-        body = _dumps(self.service.card(_base_url(request, self.public_url)).to_wire())
+        base = socket_base_url(request.scope, self.public_url)  # never from Host
+        body = _dumps(self.service.card(base).to_wire())
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         headers = {"Cache-Control": CARD_CACHE_CONTROL, "ETag": etag, "Last-Modified": self.card_modified}
         if _etag_matches(request.headers.get("if-none-match", ""), etag):
@@ -136,7 +132,7 @@ class A2AApplication:
             await request.body(),
             request.headers,
             query=request.query_params,
-            base_url=_base_url(request, self.public_url),
+            base_url=socket_base_url(request.scope, self.public_url),
             subject=caller_subject(request.scope),
         )
         if out is None:  # a JSON-RPC notification: no response body at all
@@ -163,7 +159,45 @@ class A2AApplication:
                 await aclose()
 
 
-def _make_service(
+def a2a_lifespan(
+    service: A2AService,
+    *,
+    grpc: bool = False,
+    base_url: str = "http://127.0.0.1",
+    authenticate: Callable[..., Any] | None = None,
+    input_limits: limits.Limits = limits.DEFAULT_LIMITS,
+    max_body_bytes: int = limits.MAX_BODY_BYTES,
+) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """A Starlette ``lifespan``: what an app serving ``service`` does while it runs. With
+    ``grpc``, the gRPC binding on a free loopback port (``authenticate`` checks each call's
+    metadata; the card then lists it); at the end, the service's running agents are
+    cancelled and its streams and pushes closed."""
+
+    @contextlib.asynccontextmanager
+    async def running(_app: Any) -> AsyncIterator[None]:
+        grpc_server = None
+        if grpc:
+            from agentproto.a2a.grpc_server import start_grpc_server
+
+            grpc_server = await start_grpc_server(
+                service,
+                base_url=base_url,
+                authenticate=authenticate,
+                input_limits=input_limits,
+                max_body_bytes=max_body_bytes,
+            )
+        try:
+            yield
+        finally:
+            if grpc_server is not None:
+                await grpc_server.stop()
+            await service.aclose()
+
+    return running
+
+
+def _service(
+    service: A2AService | None,
     store: Store | str,
     agent: str | Agent,
     clock: Clock | None,
@@ -171,6 +205,9 @@ def _make_service(
     allow_loopback_webhooks: bool,
     agent_options: dict[str, Any] | None,
 ) -> A2AService:
+    """``service``, or a new one for ``agent`` with its tasks in ``store`` (spec §13.2)."""
+    if service is not None:
+        return service
     the_agent = make_agent(agent, **(agent_options or {})) if isinstance(agent, str) else agent
     return A2AService(
         the_agent,
@@ -193,7 +230,7 @@ def build_a2a_routes(
     service: A2AService | None = None,
     public_url: str | None = None,
 ) -> list[BaseRoute]:
-    """The two A2A routes, ready to mount in any Starlette app (``agentproto serve`` does).
+    """The A2A routes (card, JSON-RPC, HTTP+JSON), ready to mount in any Starlette app.
 
     ``agent`` is a shipped agent's name (``travel``, ``conformance``, ``echo``) or an agent
     object. Tasks go to the SQLite database at ``store_path``, or into ``store`` (a shared
@@ -201,16 +238,9 @@ def build_a2a_routes(
     this is the loopback teaching server; pass ``allow_loopback_webhooks=False`` anywhere else
     (spec §13.2).
     """
-    if service is None:
-        service = _make_service(
-            store if store is not None else store_path,
-            agent,
-            clock,
-            ids,
-            allow_loopback_webhooks,
-            agent_options,
-        )
-    return A2AApplication(service, public_url=public_url).routes()
+    the_store = store if store is not None else store_path
+    made = _service(service, the_store, agent, clock, ids, allow_loopback_webhooks, agent_options)
+    return A2AApplication(made, public_url=public_url).routes()
 
 
 def create_a2a_app(
@@ -226,53 +256,46 @@ def create_a2a_app(
     public_url: str | None = None,
     allowed_hosts: tuple[str, ...] = (),
     allowed_origins: tuple[str, ...] = (),
-    max_body_bytes: int = 1_000_000,
+    max_body_bytes: int = limits.MAX_BODY_BYTES,
     grpc: bool = False,
+    input_limits: limits.Limits = limits.DEFAULT_LIMITS,
 ) -> Starlette:
-    """A standalone Starlette app serving one agent; ``app.state.a2a`` is its
-    :class:`A2AApplication` (``app.state.a2a.service`` for tasks, timelines, pushes).
+    """A standalone Starlette app serving one agent (any agent object, e.g. a notebook's own);
+    ``app.state.a2a`` is its :class:`A2AApplication` (``app.state.a2a.service`` for tasks,
+    timelines, pushes). The demo server with AG-UI and auth mode is
+    :func:`agentproto.demo.app.create_app`, built from a :class:`~agentproto.server.ServerConfig`.
 
     JSON-RPC is at ``/a2a``, HTTP+JSON under ``/a2a/rest``; ``grpc=True`` also starts the gRPC
     binding on a free loopback port for the app's lifetime (:mod:`agentproto.a2a.grpc_server`;
-    needs grpcio) — the card then lists all three.
+    needs grpcio) — the card then lists all three. ``input_limits`` and ``max_body_bytes``
+    apply on all three.
 
     Safe by default: push webhooks to loopback/private addresses are refused (pass
-    ``allow_loopback_webhooks=True`` on a teaching machine), and :class:`~agentproto.http_guard.
-    HTTPGuard` refuses other ``Host`` names than the loopback ones, the bound address and
+    ``allow_loopback_webhooks=True`` on a teaching machine), and :class:`~agentproto.server.
+    guard.HTTPGuard` refuses other ``Host`` names than the loopback ones, the bound address and
     ``allowed_hosts`` (DNS rebinding), any ``Origin`` not in ``allowed_origins``, non-JSON POSTs
     to the RPC path (415) and bodies over ``max_body_bytes`` (413). Card URLs come from
     ``public_url``, else from the bound address — never from ``Host``."""
-    if service is None:
-        service = _make_service(
-            store if store is not None else store_path,
-            agent,
-            clock,
-            ids,
-            allow_loopback_webhooks,
-            agent_options,
-        )
-    a2a = A2AApplication(service, public_url=public_url)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        grpc_server = None
-        if grpc:
-            from agentproto.a2a.grpc_server import start_grpc_server
-
-            grpc_server = await start_grpc_server(service, base_url=public_url or "http://127.0.0.1")
-        try:
-            yield
-        finally:
-            if grpc_server is not None:
-                await grpc_server.stop()
-            await service.aclose()
-
+    the_store = store if store is not None else store_path
+    made = _service(service, the_store, agent, clock, ids, allow_loopback_webhooks, agent_options)
+    a2a = A2AApplication(made, public_url=public_url, input_limits=input_limits)
+    lifespan = a2a_lifespan(
+        made,
+        grpc=grpc,
+        base_url=public_url or "http://127.0.0.1",
+        input_limits=input_limits,
+        max_body_bytes=max_body_bytes,
+    )
     guard = GuardConfig.build(
         hosts=allowed_hosts,
         origins=allowed_origins,
         jsonrpc_paths=(a2a.rpc_path,),
         max_body_bytes=max_body_bytes,
     )
-    app = Starlette(routes=a2a.routes(), lifespan=lifespan, middleware=[Middleware(HTTPGuard, config=guard)])
+    app = Starlette(
+        routes=a2a.routes(),
+        lifespan=lifespan,
+        middleware=[Middleware(HTTPGuard, config=guard)],
+    )
     app.state.a2a = a2a
     return app

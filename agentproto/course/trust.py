@@ -437,9 +437,10 @@ class SecuredDemo:
     """The demo server of ``agentproto serve --auth`` started in-process on ``127.0.0.1``,
     port 0 (a free port), database in memory — nothing is written anywhere.
 
-    The app is :func:`agentproto.demo.app.create_app` behind :func:`agentproto.demo.auth.secure`
-    with ``clients`` (``{name: secret}``); the clock is a :class:`FakeClock` and the token key is
-    a teaching key, so every run prints the same answers. ``call(...)`` returns
+    The app is :func:`agentproto.demo.app.create_app` of a
+    :class:`~agentproto.server.ServerConfig` in auth mode with ``clients`` (``{name: secret}``);
+    the clock is a :class:`FakeClock` and the token key is a teaching key, so every run prints
+    the same answers. ``call(...)`` returns
     ``(HTTP status, JSON body, WWW-Authenticate or "")``; nothing here decides anything.
     """
 
@@ -448,27 +449,22 @@ class SecuredDemo:
     def __init__(self, clients: dict[str, str], *, a2a_agent: str = "conformance") -> None:
         from agentproto.clock import IdFactory
         from agentproto.demo.app import create_app
-        from agentproto.demo.auth import secure
-        from agentproto.testing import RunningServer
+        from agentproto.server import AuthConfig, ServerConfig
+        from agentproto.server.running import RunningServer
 
         self.clock = FakeClock()
         self.clients = dict(clients)
-        self.app = create_app(clock=self.clock, ids=IdFactory("sec"), a2a_agent=a2a_agent)
-        self.gate = secure(
-            self.app,
-            self.clients,
-            clock=self.clock,
-            issuer=self.ISSUER,
-            key=teaching_key("demo auth", "EdDSA"),
-        )
-        self.server = RunningServer(self.gate).start()
+        auth = AuthConfig.of(self.clients, issuer=self.ISSUER, signing_key=teaching_key("demo auth", "EdDSA"))
+        self.config = ServerConfig(port=0, a2a_agent=a2a_agent, auth=auth)
+        self.app = create_app(self.config, clock=self.clock, ids=IdFactory("sec"))
+        self.server = RunningServer(self.app).start()
         self.url = self.server.url
 
     def token(self, name: str) -> str:
         """A bearer token for client ``name`` (client credentials, ``client_secret_post``)."""
         import httpx
 
-        from agentproto.demo.auth import TOKEN_PATH
+        from agentproto.server.paths import TOKEN_PATH
 
         form = {"grant_type": "client_credentials", "client_id": name, "client_secret": self.clients[name]}
         answer = httpx.post(self.url + TOKEN_PATH, data=form, timeout=10)

@@ -1,17 +1,26 @@
-"""The demo application: the refund agent over AG-UI and, when available, the A2A demo agents.
+"""The demo application, built from one :class:`~agentproto.server.ServerConfig`: the refund
+agent over AG-UI and a shipped A2A agent over JSON-RPC, HTTP+JSON and gRPC, with auth mode
+when the configuration asks for it.
 
-``create_app()`` is what ``agentproto serve`` runs and what the notebooks start next to their
-kernel (with :class:`agentproto.testing.RunningServer`). Everything stateful hangs off
-``app.state`` so a notebook can reach it: ``app.state.store`` (the SQLite store),
-``app.state.tools`` (the fake MCP-style tool provider — inject faults here),
-``app.state.agent`` and ``app.state.agui_runs`` (the runs executing right now).
+:func:`create_app` is the one factory: ``agentproto serve`` builds a ``ServerConfig`` from its
+arguments and calls it, and so do the tests and the course's server helpers (who start the
+app next to their kernel with :class:`agentproto.server.RunningServer`). Every binding is
+built from the configuration here, inside the app — auth mode too: the token endpoint and the
+bearer check sit behind the HTTP guard, the card declares the token endpoint from the start,
+the gRPC binding checks the same tokens, and the input limits apply on every binding.
+
+What a notebook reaches is on ``app.state`` (objects, not settings): ``store`` (the SQLite
+store), ``tools`` (the fake MCP-style tool provider — inject faults here), ``agent`` and
+``agui_runs`` (the AG-UI runs executing right now), ``a2a_service``, ``clock`` and ``config``.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -22,18 +31,25 @@ from starlette.routing import BaseRoute, Route
 
 from agentproto import __version__
 from agentproto.a2a.agents import make_agent
-from agentproto.a2a.server import build_a2a_routes
+from agentproto.a2a.server import A2AApplication, a2a_lifespan
 from agentproto.a2a.service import A2AService
 from agentproto.a2a.taskstore import TaskStore
-from agentproto.agui.server import DEFAULT_MAX_BODY_BYTES, RunRegistry, agui_routes
+from agentproto.agui.server import RunRegistry, agui_routes
 from agentproto.agui.threadstore import ThreadStore
 from agentproto.clock import Clock
+from agentproto.demo.auth import AuthGate, AuthMode, OwnerTable, auth_mode
 from agentproto.demo.refund_agent import RefundAgent
 from agentproto.demo.tools import FakeToolProvider
-from agentproto.http_guard import GuardConfig, HTTPGuard
+from agentproto.limits import MAX_BODY_BYTES
 from agentproto.runtime import SystemClock, uuid_ids
+from agentproto.server.config import Bindings, ServerConfig, WebhookPolicy
+from agentproto.server.guard import GuardConfig, HTTPGuard
 
-__all__ = ["create_app", "a2a_service"]
+__all__ = ["create_app", "config_from_options", "a2a_service"]
+
+#: The AG-UI endpoints (``agentproto.agui.server`` serves them under this prefix).
+AGUI_AGENT_PATH = "/ag-ui/agent"
+RPC_PATH = "/a2a"
 
 
 def a2a_service(
@@ -43,17 +59,55 @@ def a2a_service(
     clock: Clock,
     ids: Callable[[], str],
     allow_loopback_webhooks: bool = True,
+    auth: AuthMode | None = None,
+    limits: Any = None,
 ) -> A2AService:
     """The A2A side of the demo: a shipped agent (``travel``, ``conformance``, ``echo``) whose
     tasks live in this app's SQLite store (one database, one connection — which is what makes
-    ``:memory:`` work for both protocols)."""
+    ``:memory:`` work for both protocols). In auth mode its cards declare the token endpoint."""
+    the_agent: Any = make_agent(agent)
+    if auth is not None:
+        the_agent = auth.declare(the_agent)
+    options = {} if limits is None else {"limits": limits}
     return A2AService(
-        make_agent(agent),
+        the_agent,
         store=TaskStore(store),
         clock=clock,
         ids=ids,
-        allow_loopback_webhooks=allow_loopback_webhooks,
-    )  # spec §13.2
+        allow_loopback_webhooks=allow_loopback_webhooks,  # spec §13.2
+        **options,
+    )
+
+
+def config_from_options(
+    db: str | Path = ":memory:",
+    *,
+    a2a_agent: str | None = "travel",
+    heartbeat_s: float = 15.0,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    pace_s: float = 0.0,
+    approval_ttl_ms: int = 15 * 60 * 1000,
+    public_url: str | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    allowed_origins: tuple[str, ...] = (),
+    allow_loopback_webhooks: bool = True,
+    a2a_grpc: bool = False,
+) -> ServerConfig:
+    """The :class:`ServerConfig` that :func:`create_app`'s keyword options describe (the
+    options it took before there was a configuration; the notebooks still pass them)."""
+    return ServerConfig(
+        db=str(db),
+        a2a_agent=a2a_agent,
+        heartbeat_s=heartbeat_s,
+        max_body_bytes=max_body_bytes,
+        pace_s=pace_s,
+        approval_ttl_ms=approval_ttl_ms,
+        public_url=public_url,
+        allowed_hosts=tuple(allowed_hosts),
+        allowed_origins=tuple(allowed_origins),
+        webhooks=WebhookPolicy(loopback=allow_loopback_webhooks),
+        bindings=Bindings(grpc=a2a_grpc),
+    )
 
 
 async def _json_http_error(request: Request, exc: Exception) -> Response:
@@ -65,46 +119,106 @@ async def _json_http_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+@dataclass
+class _Parts:
+    """What one app is made of (built once from its configuration)."""
+
+    config: ServerConfig
+    clock: Clock
+    ids: Callable[[], str]
+    store: ThreadStore
+    tools: FakeToolProvider
+    agent: RefundAgent
+    registry: RunRegistry
+    auth: AuthMode | None
+    service: A2AService | None
+
+
 def create_app(
-    db: str | Path = ":memory:",
+    config: ServerConfig | str | Path = ":memory:",
     *,
     clock: Clock | None = None,
     ids: Callable[[], str] | None = None,
-    a2a_agent: str | None = "travel",
     tools: FakeToolProvider | None = None,
-    heartbeat_s: float = 15.0,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    pace_s: float = 0.0,
-    approval_ttl_ms: int = 15 * 60 * 1000,
-    public_url: str | None = None,
-    allowed_hosts: tuple[str, ...] = (),
-    allowed_origins: tuple[str, ...] = (),
-    allow_loopback_webhooks: bool = True,
-    a2a_grpc: bool = False,
+    auth_clock: Clock | None = None,
+    **options: Any,
 ) -> Starlette:
-    """The demo Starlette app. ``db`` is a SQLite path or ``":memory:"``.
+    """The demo Starlette app of ``config`` (a :class:`ServerConfig`; or a SQLite path or
+    ``":memory:"`` with the keyword options of :func:`config_from_options`).
 
-    The A2A agent answers on JSON-RPC (``/a2a``) and HTTP+JSON (``/a2a/rest``); ``a2a_grpc``
-    also starts its gRPC binding on a free loopback port while the app runs (the card lists it).
-
-    Every request passes :class:`~agentproto.http_guard.HTTPGuard` first: ``Host`` must be a
+    Every request passes :class:`~agentproto.server.guard.HTTPGuard` first: ``Host`` must be a
     loopback name, the bound address or one of ``allowed_hosts``; an ``Origin`` must be one of
     ``allowed_origins`` (CORS is answered for those only); POSTs to ``/a2a`` and
-    ``/ag-ui/agent`` must be JSON; bodies are limited to ``max_body_bytes`` on both protocols.
+    ``/ag-ui/agent`` must be JSON; bodies are limited to ``max_body_bytes`` on every binding.
     The A2A card advertises ``public_url`` (default: the bound address, never ``Host``).
-    Loopback push webhooks stay allowed here (the course watches pushes on 127.0.0.1) unless
-    ``allow_loopback_webhooks=False`` (what ``agentproto serve --auth`` does by default).
+    Loopback push webhooks stay allowed (the course watches pushes on 127.0.0.1) unless auth
+    mode is on or the webhook policy refuses them. The gRPC binding (``bindings.grpc``) runs
+    on a free loopback port while the app runs; the card lists it.
 
     ``clock``/``ids`` are injected everywhere (defaults: wall clock, UUIDs), which is how the
-    notebooks get the same ids on every run. ``a2a_agent=None`` leaves the A2A routes out.
+    notebooks get the same ids on every run; ``tools`` replaces the demo's tool provider;
+    ``auth_clock`` is the clock tokens are issued and checked by (default: ``clock``; a test
+    with a fake run clock passes the wall clock, which gRPC stream expiry reads).
+    ``a2a_agent=None`` leaves the A2A routes out.
     """
+    if isinstance(config, ServerConfig):
+        if options:
+            raise TypeError(f"create_app takes a ServerConfig or options, not both: {sorted(options)}")
+    else:
+        config = config_from_options(config, **options)
     clock = clock or SystemClock()
-    ids = ids or uuid_ids
-    store = ThreadStore(db, clock=clock)
+    parts = _parts(config, clock, ids or uuid_ids, tools, auth_clock or clock)
+    app = Starlette(
+        routes=_routes(parts),
+        lifespan=_lifespan(parts),
+        middleware=_middleware(parts),
+        exception_handlers={HTTPException: _json_http_error},  # e.g. 405: JSON like every other 4xx
+    )
+    app.state.config = config
+    app.state.store = parts.store
+    app.state.tools = parts.tools
+    app.state.agent = parts.agent
+    app.state.agui_runs = parts.registry
+    app.state.clock = parts.clock
+    app.state.a2a_service = parts.service
+    app.state.auth = parts.auth
+    return app
+
+
+def _parts(
+    config: ServerConfig,
+    clock: Clock,
+    ids: Callable[[], str],
+    tools: FakeToolProvider | None,
+    auth_clock: Clock,
+) -> _Parts:
+    if config.a2a_agent and not config.bindings.jsonrpc:
+        raise ValueError("the A2A card's first interface is JSON-RPC: bindings.jsonrpc cannot be off")
+    store = ThreadStore(config.db, clock=clock)
+    auth = auth_mode(config, clock=auth_clock)
+    if auth is not None:
+        OwnerTable(store)  # owners an older version kept in this layer move to the A2A/AG-UI tables
     # Refund ids continue after those already in the database (restart-safe; see tools.py).
     tools = tools if tools is not None else FakeToolProvider(store, clock=clock)
-    agent = RefundAgent(tools, approval_ttl_ms=approval_ttl_ms)
-    registry = RunRegistry()
+    service = None
+    if config.a2a_agent:
+        service = a2a_service(
+            agent=config.a2a_agent,
+            store=store,
+            clock=clock,
+            ids=ids,
+            allow_loopback_webhooks=config.webhooks.allow_loopback(config),
+            auth=auth,
+            limits=config.service_limits,
+        )
+        service.allow_private_webhooks = config.webhooks.private
+    agent = RefundAgent(tools, approval_ttl_ms=config.approval_ttl_ms)
+    return _Parts(config, clock, ids, store, tools, agent, RunRegistry(), auth, service)
+
+
+def _routes(parts: _Parts) -> list[BaseRoute]:
+    config = parts.config
+    tool_names = [t["name"] for t in parts.tools.list_tools()["tools"]]
 
     async def index(_request: Request) -> JSONResponse:
         return JSONResponse(
@@ -112,81 +226,73 @@ def create_app(
                 "name": "agentproto demo",
                 "version": __version__,
                 "agui": {
-                    "agent": "/ag-ui/agent",
+                    "agent": AGUI_AGENT_PATH,
                     "thread": "/ag-ui/threads/{threadId}",
                     "cancel": "/ag-ui/runs/{runId}/cancel",
-                },
-                "a2a": bool(extra),
-                "tools": [t["name"] for t in tools.list_tools()["tools"]],
+                }
+                if config.bindings.agui
+                else None,
+                "a2a": parts.service is not None,
+                "tools": tool_names,
             }
         )
 
-    extra: list[BaseRoute] = []
-    service = (
-        a2a_service(
-            agent=a2a_agent,
-            store=store,
-            clock=clock,
-            ids=ids,
-            allow_loopback_webhooks=allow_loopback_webhooks,
+    routes: list[BaseRoute] = [Route("/", index, methods=["GET"])]
+    if config.bindings.agui:
+        routes += agui_routes(
+            parts.store,
+            parts.agent,
+            clock=parts.clock,
+            ids=parts.ids,
+            heartbeat_s=config.heartbeat_s,
+            max_body_bytes=config.max_body_bytes,
+            pace_s=config.pace_s,
+            registry=parts.registry,
+            server_tools=tool_names,
         )
-        if a2a_agent
-        else None
+    if parts.service is not None:
+        a2a = A2AApplication(
+            parts.service,
+            rpc_path=RPC_PATH,
+            public_url=config.public_url,
+            rest=config.bindings.rest,
+            input_limits=config.limits,
+        )
+        routes += a2a.routes()
+    return routes
+
+
+def _lifespan(parts: _Parts) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """The A2A service's lifetime (and its gRPC binding's, in auth mode with the bearer check)."""
+    if parts.service is None:
+
+        @contextlib.asynccontextmanager
+        async def nothing(_app: Any) -> AsyncIterator[None]:
+            yield
+
+        return nothing
+    config = parts.config
+    return a2a_lifespan(
+        parts.service,
+        grpc=config.bindings.grpc,
+        base_url=config.public_url or "http://127.0.0.1",
+        authenticate=parts.auth.grpc_authenticate() if parts.auth is not None else None,
+        input_limits=config.limits,
+        max_body_bytes=config.max_body_bytes,
     )
-    if service is not None:
-        extra = build_a2a_routes(service=service, public_url=public_url)
 
-    @contextlib.asynccontextmanager
-    async def lifespan(the_app: Starlette) -> AsyncIterator[None]:
-        grpc_server = None
-        if service is not None and a2a_grpc:
-            from agentproto.a2a.grpc_server import start_grpc_server
 
-            grpc_server = await start_grpc_server(
-                service,
-                base_url=public_url or "http://127.0.0.1",
-                # auth mode (demo.auth.secure) leaves its bearer check here for the gRPC binding
-                authenticate=getattr(the_app.state, "a2a_grpc_authenticate", None),
-            )
-        yield
-        if grpc_server is not None:
-            await grpc_server.stop()
-        if service is not None:  # cancel running A2A agents, close their streams and pushes
-            await service.aclose()
-
-    routes: list[BaseRoute] = [
-        Route("/", index, methods=["GET"]),
-        *agui_routes(
-            store,
-            agent,
-            clock=clock,
-            ids=ids,
-            heartbeat_s=heartbeat_s,
-            max_body_bytes=max_body_bytes,
-            pace_s=pace_s,
-            registry=registry,
-            server_tools=[t["name"] for t in tools.list_tools()["tools"]],
-        ),
-        *extra,
-    ]
+def _middleware(parts: _Parts) -> list[Middleware]:
+    """Outside in: the HTTP guard, then (auth mode) the token endpoint and the bearer check."""
+    config = parts.config
     guard = GuardConfig.build(
-        hosts=allowed_hosts,
-        origins=allowed_origins,
-        json_paths=("/ag-ui/agent",),
-        jsonrpc_paths=("/a2a",),
-        max_body_bytes=max_body_bytes,
+        hosts=config.allowed_hosts,
+        origins=config.allowed_origins,
+        json_paths=(AGUI_AGENT_PATH,) if config.bindings.agui else (),
+        jsonrpc_paths=(RPC_PATH,) if parts.service is not None else (),
+        max_body_bytes=config.max_body_bytes,
     )
-    app = Starlette(
-        routes=routes,
-        lifespan=lifespan,
-        middleware=[Middleware(HTTPGuard, config=guard)],
-        exception_handlers={HTTPException: _json_http_error},  # e.g. 405: JSON like every other 4xx
-    )
-    app.state.guard_config = guard  # auth mode puts its own endpoints behind the same guard
-    app.state.store = store
-    app.state.tools = tools
-    app.state.agent = agent
-    app.state.agui_runs = registry
-    app.state.clock = clock
-    app.state.a2a_service = service
-    return app
+    layers = [Middleware(HTTPGuard, config=guard)]
+    if parts.auth is not None:
+        layers.append(Middleware(AuthGate, mode=parts.auth))
+    return layers

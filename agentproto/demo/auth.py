@@ -1,7 +1,11 @@
 """Auth mode of ``agentproto serve --auth --client NAME:SECRET``: the kit's own authorization
 server inside the demo app, bearer tokens on every endpoint, and per-subject ownership.
 
-:func:`secure` wraps the demo app in :class:`AuthGate`, an ASGI layer that
+:func:`auth_mode` builds it from a :class:`~agentproto.server.ServerConfig` whose ``auth`` is
+set, and :func:`agentproto.demo.app.create_app` puts it inside the app: the card declares the
+token endpoint from the start (:meth:`AuthMode.declare`), the gRPC binding gets the same bearer
+check (:meth:`AuthMode.grpc_authenticate`), and :class:`AuthGate`, an ASGI layer behind the
+app's HTTP guard,
 
 * serves ``POST /oauth/token`` (OAuth 2.0 client credentials; ``client_secret_post`` and
   ``client_secret_basic``) and the JWK Set at ``GET /.well-known/jwks.json``;
@@ -29,12 +33,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
@@ -44,18 +47,22 @@ from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import AgentCard
 from agentproto.agui.threadstore_owners import ThreadOwners
 from agentproto.clock import Clock
-from agentproto.http_guard import HTTPGuard, log_event
 from agentproto.security.errors import OAuthError, OAuthThrottled, TokenError
 from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import BearerAuth, client_credentials_scheme, requirement
 from agentproto.security.throttle import ClientAuthThrottle
 from agentproto.security.tokens import authorize, challenge
+from agentproto.server.asgi import Receive, Scope, Send, send_json
+from agentproto.server.config import AuthConfig, ServerConfig
+from agentproto.server.log import log_event
+from agentproto.server.paths import AGENT_CARD_PATH, JWKS_PATH, TOKEN_PATH
 from agentproto.store import Store
 
 __all__ = [
     "AuthGate",
+    "AuthMode",
     "OwnerTable",
-    "secure",
+    "auth_mode",
     "parse_client",
     "resolve_clients",
     "read_clients_file",
@@ -69,15 +76,8 @@ __all__ = [
     "SCOPE",
 ]
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-TOKEN_PATH = "/oauth/token"
 #: The token request's body format (RFC 6749 §4.4.2, Appendix B).
 FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
-JWKS_PATH = "/.well-known/jwks.json"
-CARD_PATH = "/.well-known/agent-card.json"
 AUDIENCE = "agentproto-demo"
 SCOPE = "agent:use"
 _OWNERS_DDL = [
@@ -241,22 +241,6 @@ class OwnerTable:
         return self.owner(kind, ident) == subject
 
 
-async def _json(send: Send, status: int, body: Any, headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
-    data = json.dumps(body).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(data)).encode()),
-                *headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": data})
-
-
 async def _read(receive: Receive) -> tuple[bytes, Receive]:
     """The whole request body (the HTTP guard in front already capped its size) and a
     ``receive`` that replays it."""
@@ -331,62 +315,44 @@ def token_form(body: bytes, headers: Iterable[tuple[bytes, bytes]]) -> dict[str,
 
 
 class AuthGate:
-    """The ASGI layer described in the module docstring; wraps the demo app.
+    """The ASGI layer described in the module docstring, inside the demo app.
 
     Layers, outside in: the app's HTTP guard (Host, Origin and CORS preflight, content type,
-    body size) → this gate (token and JWKS endpoints; the bearer check) → the app. The guard
+    body size) → this gate (token and JWKS endpoints; the bearer check) → the routes. The guard
     comes first so that a CORS preflight from a configured origin gets its 204 and a foreign
-    Origin its 403 without a token; the app's own copy of the guard, inside, sees the request
-    was already checked and lets it through.
+    Origin its 403 without a token.
     """
 
-    def __init__(
-        self,
-        app: Any,
-        authority: AuthorizationServer,
-        *,
-        clock: Clock,
-        audience: str = AUDIENCE,
-        scope: str = SCOPE,
-        leeway_s: float = 30,
-    ) -> None:
+    def __init__(self, app: Any, mode: AuthMode) -> None:
         self.app = app
-        self.authority = authority
-        self.owners = OwnerTable(app.state.store)
+        self.mode = mode
         self.bearer = BearerAuth(
-            self._owned,
-            audience=audience,
-            keys=authority.key_set(),
-            clock=clock,
-            required_scopes={scope},
-            leeway_s=leeway_s,
-            issuer=authority.issuer,
-            public_paths=("/", CARD_PATH),
+            app,
+            audience=AUDIENCE,
+            keys=mode.authority.key_set(),
+            clock=mode.clock,
+            required_scopes={SCOPE},
+            leeway_s=mode.config.leeway_s,
+            issuer=mode.authority.issuer,
+            public_paths=("/", AGENT_CARD_PATH),
         )
-        self._guarded = HTTPGuard(self._route, config=getattr(app.state, "guard_config", None))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.app, name)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            await self._guarded(scope, receive, send)
-        else:  # lifespan (and anything else) goes to the app as it is
+        if scope["type"] != "http":  # lifespan (and anything else) goes to the app as it is
             await self.app(scope, receive, send)
-
-    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["path"] == TOKEN_PATH:
+        elif scope["path"] == TOKEN_PATH:
             await self._token(scope, receive, send)
         elif scope["path"] == JWKS_PATH:
-            await _json(send, 200, self.authority.jwks())
-        else:
+            await send_json(send, 200, self.mode.authority.jwks())
+        else:  # ``scope["state"]["claims"]`` carries the subject; the A2A service and the
+            # AG-UI server enforce ownership with it themselves, on every route
             await self.bearer(scope, receive, send)
 
     async def _token(self, scope: Scope, receive: Receive, send: Send) -> None:
         body, _ = await _read(receive)
         no_store = [(b"cache-control", b"no-store")]
         if scope.get("method") != "POST":
-            await _json(
+            await send_json(
                 send,
                 405,
                 {"error": "invalid_request", "error_description": "POST the token request"},
@@ -398,63 +364,95 @@ class AuthGate:
         form: dict[str, str] = {}
         try:
             form = token_form(body, scope.get("headers", []))
-            answer = self.authority.token(form, peer=peer)
+            answer = self.mode.authority.token(form, peer=peer)
         except OAuthError as exc:
-            extra: list[tuple[bytes, bytes]] = []
-            fields: dict[str, Any] = {}
-            if exc.http_status == 401:
-                extra = [(b"www-authenticate", b'Basic realm="agentproto"')]
-            if isinstance(exc, OAuthThrottled):
-                extra = [(b"retry-after", str(exc.retry_after_s).encode())]
-                fields["retryAfter"] = exc.retry_after_s
-            log_event(
-                "oauth_refused",
-                status=exc.http_status,
-                code=exc.error,
-                client=form.get("client_id", "")[:200],
-                peer=peer,
-                **fields,
-            )
-            await _json(send, exc.http_status, exc.to_json(), [*no_store, *extra])
+            await _refuse_token(send, exc, form.get("client_id", ""), peer, no_store)
             return
-        await _json(send, 200, answer, no_store)
-
-    async def _owned(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Behind the bearer check. ``scope["state"]["claims"]`` carries the subject; the A2A
-        service and the AG-UI server enforce ownership with it themselves, on every route."""
-        await self.app(scope, receive, send)
+        await send_json(send, 200, answer, no_store)
 
 
-def secure(
-    app: Any,
-    clients: Mapping[str, str],
-    *,
-    clock: Clock,
-    issuer: str,
-    key: Any = None,
-    leeway_s: float = 30,
-    ttl_s: int = 3600,
-) -> AuthGate:
-    """Wrap the demo ``app`` for auth mode; ``clients`` maps client ids to secrets."""
-    authority = AuthorizationServer(
-        issuer,
-        key or ec.generate_private_key(ec.SECP256R1()),
-        kid="demo-1",
-        clock=clock,
-        ttl_s=ttl_s,
-        throttle=ClientAuthThrottle(clock),  # backoff per (address, client) and per address
+async def _refuse_token(
+    send: Send, exc: OAuthError, client: str, peer: str, headers: list[tuple[bytes, bytes]]
+) -> None:
+    extra: list[tuple[bytes, bytes]] = []
+    fields: dict[str, Any] = {}
+    if exc.http_status == 401:
+        extra = [(b"www-authenticate", b'Basic realm="agentproto"')]
+    if isinstance(exc, OAuthThrottled):
+        extra = [(b"retry-after", str(exc.retry_after_s).encode())]
+        fields["retryAfter"] = exc.retry_after_s
+    log_event(
+        "oauth_refused", status=exc.http_status, code=exc.error, client=client[:200], peer=peer, **fields
     )
-    for name, secret in clients.items():
-        authority.register_client(name, secret, scopes=[SCOPE], resources=[AUDIENCE])
-    service = app.state.a2a_service
-    if service is not None:
-        _declare(service, issuer.rstrip("/") + TOKEN_PATH)
-    # the gRPC binding (started by the app's lifespan) checks the same tokens; it gets the
-    # verified claims, whose expires_at ends a stream opened with the token (F18)
-    app.state.a2a_grpc_authenticate = grpc_authenticator(
-        authority, clock=clock, leeway_s=leeway_s, claims=True
-    )
-    return AuthGate(app, authority, clock=clock, leeway_s=leeway_s)
+    await send_json(send, exc.http_status, exc.to_json(), [*headers, *extra])
+
+
+class AuthMode:
+    """Auth mode of one server, built once from its configuration (:func:`auth_mode`): the
+    authorization server with the configured clients, and what each binding needs of it."""
+
+    def __init__(self, config: AuthConfig, *, issuer: str, clock: Clock) -> None:
+        self.config = config
+        self.clock = clock
+        self.issuer = issuer.rstrip("/")
+        self.authority = AuthorizationServer(
+            self.issuer,
+            config.signing_key or ec.generate_private_key(ec.SECP256R1()),
+            kid="demo-1",
+            clock=clock,
+            ttl_s=config.token_ttl_s,
+            throttle=ClientAuthThrottle(clock),  # backoff per (address, client) and per address
+        )
+        for name, secret in config.clients:
+            self.authority.register_client(name, secret, scopes=[SCOPE], resources=[AUDIENCE])
+
+    @property
+    def token_url(self) -> str:
+        return self.issuer + TOKEN_PATH
+
+    def declare(self, agent: Any) -> DeclaredAuthAgent:
+        """``agent`` whose cards declare how to authenticate here (A2A §4.4)."""
+        return DeclaredAuthAgent(agent, self.token_url)
+
+    def grpc_authenticate(self) -> Callable[[Mapping[str, str]], Any]:
+        """The gRPC binding's bearer check; it gets the verified claims, whose ``expires_at``
+        ends a stream opened with the token (F18)."""
+        return grpc_authenticator(
+            self.authority, clock=self.clock, leeway_s=self.config.leeway_s, claims=True
+        )
+
+
+def auth_mode(config: ServerConfig, *, clock: Clock) -> AuthMode | None:
+    """The auth mode of ``config`` (None when ``config.auth`` is not set)."""
+    if config.auth is None:
+        return None
+    return AuthMode(config.auth, issuer=config.auth.issuer_for(config), clock=clock)
+
+
+class DeclaredAuthAgent:
+    """An A2A agent whose public and extended cards declare the demo's client-credentials
+    scheme (``securitySchemes`` + ``securityRequirements``, A2A §4.4); everything else is the
+    wrapped agent's. The card is still built by the agent: nothing replaces it at run time."""
+
+    def __init__(self, agent: Any, token_url: str) -> None:
+        self.agent = agent
+        self._declared = {
+            "security_schemes": {
+                "oauth": client_credentials_scheme(token_url, {SCOPE: "use the demo agents"})
+            },
+            "security_requirements": [requirement(oauth=[SCOPE])],
+        }
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
+
+    def card(self, url: str) -> AgentCard:
+        card: AgentCard = self.agent.card(url)
+        return card.model_copy(update=self._declared)
+
+    def extended_card(self, url: str) -> AgentCard | None:
+        card: AgentCard | None = self.agent.extended_card(url)
+        return None if card is None else card.model_copy(update=self._declared)
 
 
 def grpc_authenticator(
@@ -495,16 +493,3 @@ def grpc_authenticator(
         return verified if claims else verified.subject
 
     return authenticate
-
-
-def _declare(service: Any, token_url: str) -> None:
-    """Make the service's card declare how to authenticate (A2A §4.4)."""
-    original = service.card
-    schemes = {"oauth": client_credentials_scheme(token_url, {SCOPE: "use the demo agents"})}
-    needs = [requirement(oauth=[SCOPE])]
-
-    def card(base_url: str) -> AgentCard:
-        plain: AgentCard = original(base_url)
-        return plain.model_copy(update={"security_schemes": schemes, "security_requirements": needs})
-
-    service.card = card

@@ -37,8 +37,14 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
+from agentproto.limits import ConnectionLimits
+from agentproto.server.config import AuthConfig, Bindings, ServerConfig, WebhookPolicy
+from agentproto.server.log import serve_log as _log
+from agentproto.server.paths import AGENT_CARD_PATH, TOKEN_PATH
+
 __all__ = [
     "configure",
+    "config_from_args",
     "default_db_path",
     "run",
     "BodyDeadline",
@@ -51,13 +57,12 @@ __all__ = [
     "LIMIT_CONCURRENCY",
 ]
 
-HEAD_TIMEOUT_S = 10.0
-BODY_TIMEOUT_S = 30.0
-KEEP_ALIVE_S = 5
-MAX_CONNECTIONS_PER_PEER = 256
-LIMIT_CONCURRENCY = 1000
-
-_log = logging.getLogger("agentproto.serve")
+_DEFAULTS = ConnectionLimits()
+HEAD_TIMEOUT_S = _DEFAULTS.head_timeout_s
+BODY_TIMEOUT_S = _DEFAULTS.body_timeout_s
+KEEP_ALIVE_S = _DEFAULTS.keep_alive_s
+MAX_CONNECTIONS_PER_PEER = _DEFAULTS.max_per_peer
+LIMIT_CONCURRENCY = _DEFAULTS.limit_concurrency
 
 
 def _plain(status: str, text: str, *extra: str) -> bytes:
@@ -255,6 +260,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Register the ``serve`` options on ``parser`` (see :mod:`agentproto.cli`)."""
     parser.epilog = AUTH_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    _server_options(parser)
+    _auth_options(parser)
+    _browser_options(parser)
+    _connection_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, loopback only)"
     )
@@ -283,6 +296,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
+
+
+def _auth_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--auth",
         action="store_true",
@@ -303,6 +319,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "::1, localhost; always allowed without --auth, for the course). Private, link-local "
         "and other reserved addresses stay refused in every mode",
     )
+
+
+def _browser_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allowed-host",
         action="append",
@@ -320,6 +339,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--public-url", default=None, help="the base URL the Agent Card advertises (default: bound address)"
     )
+
+
+def _connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--header-timeout",
         type=float,
@@ -348,23 +370,56 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"open HTTP connections in all: uvicorn's 503 beyond (default: {LIMIT_CONCURRENCY})",
     )
-    parser.set_defaults(handler=run)
 
 
-def _urls(host: str, port: int, a2a: bool) -> list[str]:
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    base = f"http://{shown}:{port}"
+def config_from_args(args: argparse.Namespace, *, port: int | None = None) -> ServerConfig:
+    """The :class:`ServerConfig` the ``serve`` arguments describe (``port``: the port the
+    socket is bound to, when ``--port 0`` let the kernel choose). Raises ``ValueError`` for
+    a ``--client`` that is not ``NAME:SECRET``."""
+    from agentproto.demo.auth import parse_client
+
+    clients = dict(parse_client(c) for c in getattr(args, "client", []))
+    auth = AuthConfig.of(clients) if getattr(args, "auth", False) else None
+    return ServerConfig(
+        host=args.host,
+        port=args.port if port is None else port,
+        db=args.db or str(default_db_path()),
+        a2a_agent=args.a2a_agent,
+        auth=auth,
+        connections=ConnectionLimits(
+            head_timeout_s=float(getattr(args, "header_timeout", HEAD_TIMEOUT_S)),
+            body_timeout_s=float(getattr(args, "body_timeout", BODY_TIMEOUT_S)),
+            max_per_peer=int(getattr(args, "max_connections_per_peer", MAX_CONNECTIONS_PER_PEER)),
+            limit_concurrency=int(getattr(args, "limit_concurrency", LIMIT_CONCURRENCY)),
+        ),
+        allowed_hosts=tuple(getattr(args, "allowed_host", [])),
+        allowed_origins=tuple(getattr(args, "allowed_origin", [])),
+        public_url=getattr(args, "public_url", None),
+        bindings=Bindings(grpc=_grpc_wanted(args)),
+        heartbeat_s=args.heartbeat,
+        # loopback webhooks: allowed without --auth (the course), refused with it unless asked
+        webhooks=WebhookPolicy(
+            loopback=None if not getattr(args, "allow_loopback_webhooks", False) else True
+        ),
+    )
+
+
+def _urls(config: ServerConfig) -> list[str]:
+    base = ServerConfig(host=config.host, port=config.port).base_url  # the bound address
     lines = [
         f"  AG-UI agent     POST {base}/ag-ui/agent",
         f"  thread snapshot GET  {base}/ag-ui/threads/{{threadId}}",
         f"  cancel a run    POST {base}/ag-ui/runs/{{runId}}/cancel",
     ]
-    if a2a:
+    if config.a2a_agent:
         lines += [
             f"  A2A JSON-RPC    POST {base}/a2a",
             f"  A2A HTTP+JSON        {base}/a2a/rest/message:send, …",
-            f"  Agent Card      GET  {base}/.well-known/agent-card.json",
+            f"  Agent Card      GET  {base}{AGENT_CARD_PATH}",
         ]
+    if config.auth is not None:
+        names = ", ".join(name for name, _ in config.auth.clients)
+        lines.append(f"  auth mode: tokens at POST {config.auth.issuer_for(config)}{TOKEN_PATH} for {names}")
     return lines
 
 
@@ -392,24 +447,21 @@ def _warm_up() -> None:
 def run(args: argparse.Namespace) -> int:
     """Start the server and block until Ctrl-C. Returns the process exit code (2: it could
     not start — bad clients, a database another server holds, a port in use, …)."""
-    from agentproto.demo.auth import parse_client
     from agentproto.store import DatabaseInUseError, Store
 
-    db = args.db or str(default_db_path())
-    auth = getattr(args, "auth", False)
     try:
-        clients = dict(parse_client(c) for c in getattr(args, "client", []))
+        config = config_from_args(args)
     except ValueError as exc:
         print(f"agentproto serve: {exc}", file=sys.stderr)
         return 2
-    if auth and not clients:
+    if config.auth is not None and not config.auth.clients:
         print("agentproto serve: --auth needs at least one --client NAME:SECRET", file=sys.stderr)
         return 2
     # One server per database (F10): the lock on <db>.lock is held by this process until it
     # ends, taken before anything reads or recovers the file, so a second `serve` on the same
     # database stops here, naming the first one's PID, and changes nothing.
     try:
-        held = Store(db, exclusive=True)
+        held = Store(config.db, exclusive=True)
     except DatabaseInUseError as exc:
         print(f"agentproto serve: {exc}", file=sys.stderr)
         return 2
@@ -417,89 +469,90 @@ def run(args: argparse.Namespace) -> int:
         print(f"agentproto serve: cannot start: {exc}", file=sys.stderr)
         return 2
     try:
-        return _run_holding(args, db, auth, clients)
+        return _run_holding(config, args.log_level)
     finally:
         held.close()  # gives the lock back
 
 
-def _run_holding(args: argparse.Namespace, db: str, auth: bool, clients: dict[str, str]) -> int:
-    """The rest of :func:`run`, while this process holds the database."""
+def _bind(host: str, port: int) -> Any:
+    """A listening socket on ``host:port``: it accepts (queues) connections at once, while
+    the app starts up, and tells the port ``--port 0`` got."""
     import socket
 
-    import uvicorn
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # stream events promptly
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _run_holding(config: ServerConfig, log_level: str) -> int:
+    """The rest of :func:`run`, while this process holds the database."""
+    from dataclasses import replace
 
     from agentproto.demo.app import create_app
 
     try:
-        app = create_app(
-            db,
-            a2a_agent=args.a2a_agent,
-            heartbeat_s=args.heartbeat,
-            a2a_grpc=_grpc_wanted(args),
-            allowed_hosts=tuple(getattr(args, "allowed_host", [])),
-            allowed_origins=tuple(getattr(args, "allowed_origin", [])),
-            public_url=getattr(args, "public_url", None),
-            allow_loopback_webhooks=not auth or getattr(args, "allow_loopback_webhooks", False),
-        )
+        sock = _bind(config.host, config.port)
+    except OSError as exc:
+        print(f"agentproto serve: cannot bind {config.host}:{config.port}: {exc}", file=sys.stderr)
+        return 2
+    config = replace(config, port=sock.getsockname()[1])  # the issuer and banner name the real port
+    try:
+        app = create_app(config)
     except Exception as exc:  # a bad --db path, a database from a newer version, …
+        sock.close()
         print(f"agentproto serve: cannot start: {exc}", file=sys.stderr)
         return 2
     _warm_up()
     raise_nofile_limit()
-    try:
-        sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # stream events promptly
-        sock.bind((args.host, args.port))
-        sock.listen(128)  # accept (queue) connections at once, while the app starts up
-    except OSError as exc:
-        print(f"agentproto serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 2
-    port = sock.getsockname()[1]
-    a2a = any(getattr(r, "path", "") == "/a2a" for r in app.routes)
-    served: Any = app
-    if auth:
-        from agentproto.demo.auth import TOKEN_PATH, secure
-        from agentproto.runtime import SystemClock
-
-        shown = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
-        issuer = getattr(args, "public_url", None) or f"http://{shown}:{port}"
-        served = secure(app, clients, clock=SystemClock(), issuer=issuer)
-        print(
-            f"  auth mode: tokens at POST {issuer.rstrip('/')}{TOKEN_PATH} for {', '.join(sorted(clients))}",
-            flush=True,
-        )
-    print(f"agentproto demo server (database: {db})", flush=True)
-    for line in _urls(args.host, port, a2a):
+    print(f"agentproto demo server (database: {config.db})", flush=True)
+    for line in _urls(config):
         print(line, flush=True)
     print("Press Ctrl-C to stop.", flush=True)
-    import logging
+    _log_events()
+    try:
+        _uvicorn_server(app, config, log_level).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown
+        pass
+    print("agentproto serve: stopped.", flush=True)
+    return 0
 
-    events = logging.getLogger("agentproto")  # refusals and failed runs: one JSON line each
+
+def _log_events() -> None:
+    """Refusals and failed runs: one JSON line each on stderr (unless logging is set up)."""
+    events = logging.getLogger("agentproto")
     if not events.handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s %(message)s"))
         events.addHandler(handler)
         events.setLevel(logging.INFO)
+
+
+def _uvicorn_server(app: Any, config: ServerConfig, log_level: str) -> Any:
+    """uvicorn with the connection limits of ``config`` (the module table)."""
+    import uvicorn
+
+    limits = config.connections
+    protocol = _guarded_protocol()
+    protocol.head_timeout_s = limits.head_timeout_s
+    protocol.max_per_peer = limits.max_per_peer
     # proxy_headers off: the card's URLs come from configuration (--public-url), never from a
     # request, and that includes the scheme an X-Forwarded-Proto header would claim.
-    protocol = _guarded_protocol()
-    protocol.head_timeout_s = float(getattr(args, "header_timeout", HEAD_TIMEOUT_S))
-    protocol.max_per_peer = int(getattr(args, "max_connections_per_peer", MAX_CONNECTIONS_PER_PEER))
-    served = BodyDeadline(served, float(getattr(args, "body_timeout", BODY_TIMEOUT_S)))
-    config = uvicorn.Config(
-        served,
-        log_level=args.log_level,
-        timeout_graceful_shutdown=2,
-        proxy_headers=False,
-        http=protocol,
-        timeout_keep_alive=KEEP_ALIVE_S,
-        limit_concurrency=int(getattr(args, "limit_concurrency", LIMIT_CONCURRENCY)),
-        h11_max_incomplete_event_size=16 * 1024,
+    return uvicorn.Server(
+        uvicorn.Config(
+            BodyDeadline(app, limits.body_timeout_s),
+            log_level=log_level,
+            timeout_graceful_shutdown=2,
+            proxy_headers=False,
+            http=protocol,
+            timeout_keep_alive=limits.keep_alive_s,
+            limit_concurrency=limits.limit_concurrency,
+            h11_max_incomplete_event_size=16 * 1024,
+        )
     )
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown
-        pass
-    print("agentproto serve: stopped.", flush=True)
-    return 0

@@ -14,8 +14,8 @@ import pytest
 from servers import AUTH_CLIENTS, secured
 
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.demo.app import create_app
-from agentproto.demo.auth import TOKEN_PATH, secure
+from agentproto.demo.app import config_from_options, create_app
+from agentproto.demo.auth import TOKEN_PATH
 from agentproto.security import teaching_key
 from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import EXPIRED_STREAM_COMMENT, BearerAuth
@@ -28,8 +28,10 @@ SECRETS = {"alice": "alice-secret-0123456789", "bob": "bob-secret-0123456789"}
 
 
 def gate(**app_options):
-    app = create_app(clock=FakeClock(), ids=IdFactory("id"), a2a_agent="travel", **app_options)
-    return secure(app, SECRETS, clock=FakeClock(), issuer="http://127.0.0.1/test-issuer")
+    """The app of ``serve --auth`` with :data:`SECRETS`; runs and tokens on one fake clock."""
+    config = config_from_options(a2a_agent="travel", **app_options)
+    config = config.with_auth(SECRETS, issuer="http://127.0.0.1/test-issuer")
+    return create_app(config, clock=FakeClock(), ids=IdFactory("id"))
 
 
 def call(app, method: str, path: str, *, peer: str = "127.0.0.1", **kwargs) -> httpx.Response:
@@ -202,23 +204,19 @@ def test_the_rest_extended_card_uses_the_configured_public_url():
     ],
 )
 def test_a_malformed_host_is_400(host):
-    answer = call(
-        secured(create_app(a2a_agent="echo")), "GET", "/.well-known/agent-card.json", headers={"Host": host}
-    )
+    answer = call(secured(a2a_agent="echo"), "GET", "/.well-known/agent-card.json", headers={"Host": host})
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == "bad_host"
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8123", "localhost:8123", "[::1]:8123", "LOCALHOST"])
 def test_well_formed_loopback_hosts_still_pass(host):
-    answer = call(
-        secured(create_app(a2a_agent="echo")), "GET", "/.well-known/agent-card.json", headers={"Host": host}
-    )
+    answer = call(secured(a2a_agent="echo"), "GET", "/.well-known/agent-card.json", headers={"Host": host})
     assert answer.status_code == 200
 
 
 def test_a_well_formed_foreign_host_is_still_421():
-    app = secured(create_app(a2a_agent="echo"))
+    app = secured(a2a_agent="echo")
     assert call(app, "GET", "/", headers={"Host": "evil.example:8123"}).status_code == 421
 
 
@@ -302,7 +300,7 @@ def test_the_grpc_side_gets_the_verified_claims_and_so_the_tokens_expiry():
 
     app = gate()
     tok = post_token(app, creds()).json()["access_token"]
-    claims = app.state.a2a_grpc_authenticate({"authorization": f"Bearer {tok}"})
+    claims = app.state.auth.grpc_authenticate()({"authorization": f"Bearer {tok}"})
     assert claims.subject == "alice" and claims.expires_at > 0
     assert valid_until_ms(claims, 30) == (claims.expires_at + 30) * 1000
 

@@ -19,9 +19,8 @@ A2A = {"A2A-Version": "1.0"}
 
 @pytest.fixture(scope="module")
 def server():
-    app = create_app(clock=FakeClock(), ids=IdFactory("iso"), a2a_agent="conformance", a2a_grpc=True)
-    gate = secured(app)
-    running = RunningServer(gate).start()
+    app = secured(clock=FakeClock(), ids=IdFactory("iso"), a2a_agent="conformance", a2a_grpc=True)
+    running = RunningServer(app).start()
     try:
         yield running.url, app.state.a2a_service
     finally:

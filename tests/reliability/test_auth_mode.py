@@ -10,7 +10,6 @@ import pytest
 from servers import SSE_HEADERS, decode, run_body, secured
 
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.demo.app import create_app
 from agentproto.demo.auth import JWKS_PATH, TOKEN_PATH, parse_client
 from agentproto.testing import RunningServer
 
@@ -19,9 +18,7 @@ A2A = {"A2A-Version": "1.0"}
 
 @pytest.fixture(scope="module")
 def url():
-    app = create_app(clock=FakeClock(), ids=IdFactory("id"), a2a_agent="echo")
-    gate = secured(app)
-    running = RunningServer(gate).start()
+    running = RunningServer(secured(clock=FakeClock(), ids=IdFactory("id"), a2a_agent="echo")).start()
     try:
         yield running.url
     finally:

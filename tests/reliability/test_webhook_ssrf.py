@@ -14,7 +14,6 @@ from servers import AUTH_CLIENTS, secured
 
 from agentproto.a2a.push import WebhookRecorder
 from agentproto.clock import IdFactory
-from agentproto.demo.app import create_app
 from agentproto.demo.auth import TOKEN_PATH
 from agentproto.runtime import SystemClock
 from agentproto.testing import RunningServer, running_server
@@ -49,10 +48,10 @@ def auth_server(monkeypatch):
         return real(host, port, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    app = create_app(
+    app = secured(
         clock=SystemClock(), ids=IdFactory("w"), a2a_agent="conformance", allow_loopback_webhooks=False
     )
-    running = RunningServer(secured(app)).start()
+    running = RunningServer(app).start()
     try:
         yield running.url, app.state.a2a_service
     finally:
