@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
+import re
 import threading
 import urllib.parse
 import weakref
@@ -47,7 +49,19 @@ import httpx
 from agentproto.clock import Clock
 from agentproto.errors import AgentProtoError
 
-__all__ = ["ClientAuth", "BearerToken", "ClientCredentials", "TokenRequestError", "as_auth"]
+__all__ = [
+    "ClientAuth",
+    "BearerToken",
+    "ClientCredentials",
+    "TokenRequestError",
+    "as_auth",
+    "secret_env_name",
+    "SECRET_ENV_PREFIX",
+]
+
+#: Where a client's secret waits in the environment: this prefix + its name (``serve --client``
+#: reads the same variable, so one ``export`` serves the server and its caller on one machine).
+SECRET_ENV_PREFIX = "AGENTPROTO_CLIENT_SECRET_"
 
 
 class TokenRequestError(AgentProtoError):
@@ -179,6 +193,16 @@ class ClientCredentials(ClientAuth):
             weakref.WeakKeyDictionary()
         )
 
+    @classmethod
+    def from_env(cls, token_url: str, client_id: str, **kwargs: Any) -> ClientCredentials:
+        """The client's secret from ``AGENTPROTO_CLIENT_SECRET_<CLIENT_ID>`` (:func:`secret_env_name`);
+        a ``KeyError`` naming the variable if it is not set."""
+        variable = secret_env_name(client_id)
+        secret = os.environ.get(variable)
+        if not secret:
+            raise KeyError(f"set {variable} to the secret of client {client_id!r}")
+        return cls(token_url, client_id, secret, **kwargs)
+
     def __repr__(self) -> str:
         return f"ClientCredentials({self.token_url!r}, {self.client_id!r}, '…')"
 
@@ -280,6 +304,15 @@ class ClientCredentials(ClientAuth):
                 raise self._unreachable(exc) from exc
             with self._lock:
                 return self._accept(response)
+
+
+def secret_env_name(client_id: str) -> str:
+    """``AGENTPROTO_CLIENT_SECRET_`` + the name upper-cased, other characters as ``_``.
+
+    >>> secret_env_name("travel-desk")
+    'AGENTPROTO_CLIENT_SECRET_TRAVEL_DESK'
+    """
+    return SECRET_ENV_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", client_id).upper()
 
 
 def _form_encode(text: str) -> str:

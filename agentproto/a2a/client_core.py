@@ -46,6 +46,7 @@ __all__ = [
     "InvalidResponseError",
     "CARD_PATH",
     "SETTLED_STATES",
+    "card_token_url",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -303,6 +304,19 @@ class _Protocol:
         url, tenant = cls.choose_interface(card, kwargs.get("version", PROTOCOL_VERSION))
         kwargs.setdefault("tenant", tenant)
         return url
+
+
+def card_token_url(card: AgentCard) -> str | None:
+    """The ``tokenUrl`` of the first OAuth 2.0 client-credentials flow the card declares.
+
+    Where a machine client asks for its token (spec §4.5: ``securitySchemes``); ``None`` if the
+    card declares none.
+    """
+    for scheme in card.security_schemes.values():
+        oauth = scheme.oauth2_security_scheme
+        if oauth is not None and oauth.flows.client_credentials is not None:
+            return oauth.flows.client_credentials.token_url
+    return None
 
 
 def _offered(card: AgentCard) -> str:
