@@ -118,7 +118,7 @@ class RunResult:
     error: dict[str, Any] | None = None
     state: Any = None
     messages: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[Any] = field(default_factory=list)
+    warnings: list[PipelineWarning] = field(default_factory=list)
     duplicates_dropped: int = 0
     keep_alives: int = 0
     recovered: bool = False
@@ -398,7 +398,7 @@ class AGUIClient:
             body.update(body_override)
             wire.update(body_override)
         result = RunResult(thread_id=thread_id, run_id=run_id)
-        result.warnings.extend(w.to_dict() for w in [*upgraded, *shimmed, *stripped])
+        result.warnings.extend([*upgraded, *shimmed, *stripped])
         consumer = _Consumer(
             view, result, on_event, baseline=body["messages"], eras=self.eras, thread=wire.get("threadId")
         )
@@ -448,7 +448,7 @@ class AGUIClient:
         )
         report = consumer.pipeline.report()
         result.outcome = "truncated"
-        result.warnings.append(PipelineWarning(None, "", message).to_dict())
+        result.warnings.append(PipelineWarning(None, "", message))
         result.state, result.messages = report.state, list(report.messages)
         view.runs.append(result)
         return result
@@ -584,7 +584,7 @@ class _Consumer:
             if self.eras is not None and isinstance(wire, dict):
                 shimmed: list[PipelineWarning] = []
                 wire = self.eras.event(wire, index, shimmed)
-                self.result.warnings.extend(w.to_dict() for w in shimmed)
+                self.result.warnings.extend(shimmed)
                 if wire is None:  # dropped for a peer of an older era, with a warning
                     continue
             if isinstance(wire, dict) and self.dedup.is_duplicate(wire):

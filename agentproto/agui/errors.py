@@ -248,6 +248,15 @@ class PipelineWarning:
     ``event`` is the zero-based arrival number of the event concerned (``None`` for the
     stream as a whole), ``path`` a JSON Pointer into that event (``""`` for the event
     itself), ``message`` a sentence for a person.
+
+    This is the one shape of a warning everywhere — the parser's, the reducer's, a
+    :class:`~agentproto.agui.pipeline.LintReport`'s and a client ``RunResult``'s. It reads
+    as an attribute or by key (``w.message``, ``w["message"]``, ``dict(w)``), and
+    :meth:`to_dict` is its JSON form (``agentproto lint --json``).
+
+    >>> w = PipelineWarning(3, "/delta/0", "patch did not apply")
+    >>> (w.message == w["message"], dict(w) == w.to_dict())
+    (True, True)
     """
 
     event: int | None
@@ -255,7 +264,24 @@ class PipelineWarning:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"event", "path", "message"}``: the JSON form."""
         return {"event": self.event, "path": self.path, "message": self.message}
+
+    def keys(self) -> tuple[str, ...]:
+        """The field names, so that ``dict(warning)`` works."""
+        return _WARNING_KEYS
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in _WARNING_KEYS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``warning[key]``, or ``default`` for a key a warning does not have."""
+        return getattr(self, key) if key in _WARNING_KEYS else default
+
+
+_WARNING_KEYS = ("event", "path", "message")
 
 
 #: Alias kept for readers who know the name from the design notes.

@@ -127,7 +127,7 @@ class LintReport:
 
     verdict: str  # "conformant" | "rejected": the consumer's verdict on the stream
     error: dict[str, Any] | None  # {event, type, rule, message, fix} or None
-    warnings: list[dict[str, Any]]
+    warnings: list[PipelineWarning]  # the one warning shape; readable by key, to_dict() for JSON
     state: Any
     messages: list[dict[str, Any]]
     runs: list[dict[str, Any]]
@@ -148,7 +148,7 @@ class LintReport:
         return {
             "verdict": self.verdict,
             "error": self.error,
-            "warnings": self.warnings,
+            "warnings": [w.to_dict() for w in self.warnings],
             "state": self.state,
             "messages": self.messages,
             "runs": self.runs,
@@ -364,7 +364,7 @@ class Pipeline:
         return LintReport(
             verdict="conformant" if error is None else "rejected",
             error=error,
-            warnings=[w.to_dict() for w in self.warnings],
+            warnings=list(self.warnings),
             state=self.reducer.state,
             messages=self.reducer.export_messages(),
             runs=[r.to_dict() for r in self.verifier.runs],

@@ -46,12 +46,28 @@ __all__ = [
 
 
 def encode_sse(event: BaseEvent | dict[str, Any]) -> bytes:
-    """One event as one SSE frame: ``data: <compact JSON>\\n\\n`` (UTF-8, LF)."""
+    """One event as one SSE frame: ``data: <compact JSON>\\n\\n`` (UTF-8, LF).
+
+    ``event`` is an event model or the event's JSON object as a ``dict``. Anything else is a
+    :class:`TypeError`: a ``str`` would become a JSON *string* frame (``data: "…"``), which no
+    consumer reads as an event. Text that already is one event's JSON is framed by
+    :func:`agentproto.sse.encode_data`.
+
+    >>> encode_sse({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+    b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\\n\\n'
+    """
     if isinstance(event, BaseEvent):
         text = event_to_json(event)
-    else:
+    elif isinstance(event, dict):
         text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
-    return b"data: " + text.encode("utf-8") + b"\n\n"
+    else:
+        hint = (
+            " (to frame JSON text you already have, use agentproto.sse.encode_data)"
+            if isinstance(event, (str, bytes))
+            else ""
+        )
+        raise TypeError(f"encode_sse takes an AG-UI event model or a dict, not {type(event).__name__}{hint}")
+    return _sse.encode_data(text)
 
 
 class SSEDecoder(_sse.EventStreamDecoder):

@@ -447,11 +447,28 @@ class WaitPlan:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WaitPlan:
-        """Read the scenario format of ``data/scenarios/deadlock_*.json``::
+        """A plan from the scenario format of ``data/scenarios/deadlock_*.json``::
 
-        {"name": ..., "description": ...,
-         "tasks": {"flights": {"work": 20, "needs": {"hotel": "destination"},
-                               "discovers": {}, "discover_at": 0.5}, ...}}
+            {"name": "trip", "description": "…",
+             "tasks": {
+               "flights": {"work": 20, "needs": {"hotel": "the destination"}},
+               "hotel":   {"work": 15, "discovers": {"flights": "the arrival date"},
+                           "discover_at": 0.5}}}
+
+        ``tasks`` (required, non-empty) maps each task name to its spec; every key of a spec is
+        optional:
+
+        * ``needs`` — ``{task it waits for: what it needs from it}``, known before dispatch
+          (becomes :attr:`declared`; the texts become :attr:`needs`);
+        * ``discovers`` — the same shape, for dependencies the task only finds out about while
+          it works (:attr:`hidden`);
+        * ``discover_at`` — when that happens, as a fraction 0..1 of its work (default 0.5);
+        * ``work`` — how long the task works, in virtual seconds (default 10).
+
+        ``name`` (default ``"plan"``) and ``description`` are for display. A task named in
+        ``needs`` or ``discovers`` must be in ``tasks`` (else :class:`UnknownTaskError`); an
+        empty or missing ``tasks`` is a :class:`WaitPlanError`. :func:`load_plan` reads the
+        same format from a file or a bundled scenario name.
         """
         tasks = data.get("tasks")
         if not isinstance(tasks, Mapping) or not tasks:

@@ -367,3 +367,34 @@ def test_sse_encoding_then_pipeline_round_trips_every_sample():
         event = parse_event(sample).event
         payloads = Pipeline()._decoder.feed(encode_sse(event))
         assert parse_event(payloads[0]).event == event
+
+
+def _stream_with_two_warnings() -> bytes:
+    return sse(
+        START,
+        {"type": "FUTURE_EVENT_TYPE", "x": 1},  # unknown type: dropped with a warning
+        {"type": "STATE_DELTA", "delta": [{"op": "remove", "path": "/missing"}]},  # does not apply
+        FINISH,
+    )
+
+
+def test_warnings_have_one_shape_everywhere_readable_as_attributes_and_by_key():
+    from agentproto.agui import PipelineWarning
+
+    pipeline = Pipeline()
+    pipeline.feed_bytes(_stream_with_two_warnings())
+    report = pipeline.finish()
+    assert len(report.warnings) == 2
+    assert all(isinstance(w, PipelineWarning) for w in [*report.warnings, *pipeline.warnings])
+    first = report.warnings[0]
+    assert first["event"] == first.event == 1 and first["message"] == first.message
+    assert dict(first) == first.to_dict() and first.get("nope", "-") == "-"
+    with pytest.raises(KeyError):
+        first["nope"]
+
+
+def test_the_json_report_carries_warnings_as_objects():
+    report = lint_source(_stream_with_two_warnings())
+    data = json.loads(report.to_json())
+    assert [sorted(w) for w in data["warnings"]] == [["event", "message", "path"]] * 2
+    assert data["warnings"][1]["event"] == 2

@@ -36,6 +36,21 @@ def test_encoding_is_one_data_line_and_a_blank_line():
     assert SSE_CONTENT_TYPE == "text/event-stream"
 
 
+@pytest.mark.parametrize(
+    "not_an_event", ['{"type":"RUN_STARTED"}', b'{"type":"RUN_STARTED"}', ["RUN_STARTED"], None]
+)
+def test_encode_sse_refuses_what_is_not_an_event(not_an_event):
+    """A str used to become a JSON *string* frame (data: "...") that no consumer reads as an event."""
+    with pytest.raises(TypeError, match="an AG-UI event model or a dict"):
+        encode_sse(not_an_event)
+
+
+def test_a_dict_event_is_framed_as_its_compact_json():
+    assert encode_sse({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}) == (
+        b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n'
+    )
+
+
 def test_comment_frames_are_ignored_by_the_decoder():
     assert KEEP_ALIVE == b": keep-alive\n\n"
     assert encode_comment("a\nb") == b": a\n: b\n\n"

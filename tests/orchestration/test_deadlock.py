@@ -233,3 +233,13 @@ def test_longer_ttls_kill_fewer_healthy_waits_but_recover_later():
     rows = ttl_tradeoff([5, 80], runs=40)
     assert rows[0]["spurious_exits"] > rows[1]["spurious_exits"]
     assert rows[0]["mean_recovery"] < rows[1]["mean_recovery"]
+
+
+def test_help_says_completed_is_a_count_not_the_tasks():
+    import pydoc
+
+    from agentproto.orchestration.deadlock import DeadlockRun
+
+    text = pydoc.render_doc(DeadlockRun, renderer=pydoc.plaintext)
+    assert "a number, not the tasks" in text
+    assert "final.items()" in text  # how to get the tasks themselves

@@ -213,3 +213,19 @@ def test_defaults_remove_exactly_the_replaced_dependencies():
     repaired = TRAVEL.with_defaults([("flights", "hotel")])
     assert "hotel" not in repaired.deps("flights") and repaired.deps("hotel") == TRAVEL.deps("hotel")
     assert find_cycle(repaired.graph()) is None and find_cycle(TRAVEL.graph()) is not None
+
+
+def test_help_on_from_dict_shows_a_format_that_parses():
+    """The example in ``help(WaitPlan.from_dict)`` is a plan ``from_dict`` accepts."""
+    import json
+    import pydoc
+
+    from agentproto.orchestration.waitgraph import WaitPlan
+
+    doc = WaitPlan.from_dict.__doc__ or ""
+    example = doc.split("::\n\n", 1)[1].split("\n\n", 1)[0]
+    plan = WaitPlan.from_dict(json.loads(example))
+    assert plan.declared["flights"] == {"hotel"} and plan.hidden["hotel"] == {"flights"}
+    text = pydoc.render_doc(WaitPlan.from_dict, renderer=pydoc.plaintext)
+    for key in ("needs", "discovers", "discover_at", "work", "UnknownTaskError"):
+        assert key in text
