@@ -70,6 +70,7 @@ from agentproto.agui.interrupts import (
 )
 from agentproto.agui.parse import enforce_outgoing_input
 from agentproto.agui.sse import SSE_CONTENT_TYPE, SSEDecoder
+from agentproto.client_auth import ClientAuth, as_auth
 from agentproto.clock import Clock
 from agentproto.runtime import SystemClock, uuid_ids
 
@@ -107,7 +108,35 @@ class AGUIHTTPError(AGUIError):
 
 @dataclass
 class RunResult:
-    """What one run produced, as the client saw (or recovered) it."""
+    """What one run produced, as the client saw (or recovered) it.
+
+    Attributes:
+        thread_id: the thread the run belongs to (the input's ``threadId``).
+        run_id: the run's id (the input's ``runId``).
+        outcome: how the run ended — ``success`` (``RUN_FINISHED`` without an outcome, or
+            ``outcome.type`` ``success``), ``interrupt`` (it paused for a human: see
+            ``interrupts``), ``cancelled``, ``failed`` (``RUN_ERROR``: see ``error``), or
+            ``truncated`` (the stream ended before a terminal event and the server's record
+            could not tell more).
+        events: every event accepted, as wire dicts, in arrival order (after chunk expansion).
+        interrupts: the open interrupts an ``interrupt`` outcome carries (``outcome.interrupts``).
+        result: the ``result`` field of ``RUN_FINISHED`` — whatever the agent chose to return as
+            the run's value (any JSON: a dict, a string, ``None`` when it sent none). The spec
+            gives it no shape (``events/lifecycle``); the kit's refund agent sends its tool's
+            outcome. After a recovery it is the server's stored ``result`` of the run. It is not
+            the assistant's text (see :attr:`text`) nor a tool call's result (a
+            ``TOOL_CALL_RESULT`` event).
+        error: ``{"message", "code"}`` of the ``RUN_ERROR`` of a failed run, else ``None``.
+        state: the thread's state after the run (snapshots and deltas applied).
+        messages: the thread's messages after the run.
+        warnings: what the consumer pipeline noticed without rejecting the run (removed
+            unknown material, era shims, a recovery that was not possible …), as
+            :class:`~agentproto.agui.errors.PipelineWarning`.
+        duplicates_dropped: events dropped as verbatim repeats (see the module docstring).
+        keep_alives: SSE comment lines (heartbeats) seen and skipped.
+        recovered: ``True`` when the stream broke and the run was read back from the server
+            (``GET /ag-ui/threads/{id}``) instead of from the stream.
+    """
 
     thread_id: str
     run_id: str
@@ -245,36 +274,50 @@ class AGUIClient:
         ids: Callable[[], str] | None = None,
         clock: Clock | None = None,
         prefix: str = "/ag-ui",
-        timeout_s: float | None = None,
-        recover_timeout_s: float = 10.0,
+        timeout: float | None = None,
+        recover_timeout: float = 10.0,
         max_protocol_version: str | None = None,
+        auth: str | ClientAuth | None = None,
+        **renamed: Any,
     ) -> None:
-        """``timeout_s`` (default 30 s; streams have no read timeout) configures the httpx
+        """``timeout`` (seconds, default 30; streams have no read timeout) configures the httpx
         client made here; with ``http=`` given it would do nothing, so passing both raises
-        ``ValueError`` — set the timeout on that client instead.
+        ``ValueError`` — set the timeout on that client instead. ``recover_timeout`` bounds the
+        wait for the server's record after a dropped stream. (``timeout_s`` and
+        ``recover_timeout_s``, their old names, still work, with a ``DeprecationWarning``.)
+
+        ``auth`` is a bearer token or a :class:`~agentproto.client_auth.ClientCredentials`
+        (tokens fetched and renewed): ``Authorization: Bearer`` on every request, as on the A2A
+        clients (:mod:`agentproto.client_auth`).
 
         ``max_protocol_version`` is what you know about the agent's age (``"0.0.39"``,
         ``"0.0.57"``, ``"1.0"``): it selects the era shims of :mod:`agentproto.agui.eras`
         for the input sent and the events received. ``None`` (the default) treats the agent
         as current, as the spec requires when its age is not known (``basic/versioning``)."""
         self.eras = EraDowngrade(max_protocol_version)  # ValueError for a value it cannot read
-        if http is not None and timeout_s is not None:
+        timeout, recover_timeout = _renamed(renamed, timeout, recover_timeout)
+        if http is not None and timeout is not None:
             raise ValueError(
-                "timeout_s configures the client this object makes; with http= "
+                "timeout configures the client this object makes; with http= "
                 "given, set the timeout on that httpx.AsyncClient instead"
             )
-        if (timeout_s is not None and timeout_s <= 0) or recover_timeout_s <= 0:
-            raise ValueError("timeout_s and recover_timeout_s must be positive")
+        if (timeout is not None and timeout <= 0) or recover_timeout <= 0:
+            raise ValueError("timeout and recover_timeout must be positive")
         self.base_url = base_url.rstrip("/")
         self.prefix = prefix
         self.ids = ids or uuid_ids
         self.clock = clock or SystemClock()
-        self.recover_timeout_s = recover_timeout_s
+        self.recover_timeout = recover_timeout
+        self.auth: ClientAuth | None = as_auth(auth)
         self._own_http = http is None
         self.http = http or httpx.AsyncClient(
-            timeout=httpx.Timeout(30.0 if timeout_s is None else timeout_s, read=None)
+            timeout=httpx.Timeout(30.0 if timeout is None else timeout, read=None)
         )
         self.threads: dict[str, ThreadView] = {}
+
+    @property
+    def _auth(self) -> Any:  # httpx.Auth, or httpx's "the client's own"
+        return self.auth if self.auth is not None else httpx.USE_CLIENT_DEFAULT
 
     async def aclose(self) -> None:
         if self._own_http:
@@ -297,7 +340,7 @@ class AGUIClient:
 
     async def snapshot(self, thread_id: str) -> dict[str, Any]:
         """``GET /ag-ui/threads/{id}``: the thread as the server stored it."""
-        response = await self.http.get(f"{self.base_url}{self.prefix}/threads/{thread_id}")
+        response = await self.http.get(f"{self.base_url}{self.prefix}/threads/{thread_id}", auth=self._auth)
         if response.status_code != 200:
             raise AGUIHTTPError(response.status_code, _json_or_text(response))
         snapshot = _json_or_text(response)
@@ -309,11 +352,11 @@ class AGUIClient:
         """Replace the local thread with the server's snapshot; wait for ``run_id`` to end.
 
         A dropped connection does not stop the run on the server, so the snapshot taken right
-        away may still show it running: poll (bounded by ``recover_timeout_s``) until it is not.
+        away may still show it running: poll (bounded by ``recover_timeout``) until it is not.
         """
         import anyio
 
-        with anyio.move_on_after(self.recover_timeout_s):
+        with anyio.move_on_after(self.recover_timeout):
             while True:
                 snap = await self.snapshot(thread_id)
                 runs = {r["runId"]: r for r in snap.get("runs", [])}
@@ -326,7 +369,9 @@ class AGUIClient:
     async def cancel_run(self, run_id: str, thread_id: str | None = None) -> dict[str, Any]:
         """Ask the server to stop a running run (it will finish ``cancelled``)."""
         params = {"threadId": thread_id} if thread_id else None
-        response = await self.http.post(f"{self.base_url}{self.prefix}/runs/{run_id}/cancel", params=params)
+        response = await self.http.post(
+            f"{self.base_url}{self.prefix}/runs/{run_id}/cancel", params=params, auth=self._auth
+        )
         if response.status_code >= 400:
             raise AGUIHTTPError(response.status_code, _json_or_text(response))
         answer: dict[str, Any] = response.json()
@@ -405,7 +450,7 @@ class AGUIClient:
         url = f"{self.base_url}{self.prefix}/agent"
         try:
             async with self.http.stream(
-                "POST", url, json=wire, headers={"Accept": SSE_CONTENT_TYPE}
+                "POST", url, json=wire, headers={"Accept": SSE_CONTENT_TYPE}, auth=self._auth
             ) as response:
                 if response.status_code != 200:
                     await response.aread()
@@ -626,6 +671,20 @@ class _Consumer:
             self.view.interrupted_run_id = None
         self.result.state = self.view.state
         self.result.messages = self.view.messages
+
+
+def _renamed(renamed: dict[str, Any], timeout: float | None, recover: float) -> tuple[float | None, float]:
+    """The old names of ``timeout`` and ``recover_timeout`` (``timeout_s``, ``recover_timeout_s``)."""
+    import warnings
+
+    unknown = sorted(set(renamed) - {"timeout_s", "recover_timeout_s"})
+    if unknown:
+        raise TypeError(f"AGUIClient() got an unexpected keyword argument {unknown[0]!r}")
+    for old, new in (("timeout_s", "timeout"), ("recover_timeout_s", "recover_timeout")):
+        if old in renamed:
+            warnings.warn(f"AGUIClient({old}=…) is now {new}=…", DeprecationWarning, stacklevel=3)
+    timeout = renamed.get("timeout_s", timeout)
+    return timeout, renamed.get("recover_timeout_s", recover)
 
 
 def _json_or_text(response: httpx.Response) -> Any:

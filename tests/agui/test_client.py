@@ -362,12 +362,41 @@ def test_the_events_the_client_collected_parse_with_the_official_models(server, 
 def test_a_timeout_for_a_client_it_does_not_make_is_refused():
     http = httpx.AsyncClient()
     try:
-        with pytest.raises(ValueError, match="timeout_s"):
-            AGUIClient("http://127.0.0.1:1", http=http, timeout_s=5)
+        with pytest.raises(ValueError, match="timeout"):
+            AGUIClient("http://127.0.0.1:1", http=http, timeout=5)
     finally:
         asyncio.run(http.aclose())
     with pytest.raises(ValueError):
-        AGUIClient("http://127.0.0.1:1", recover_timeout_s=0)
+        AGUIClient("http://127.0.0.1:1", recover_timeout=0)
+
+
+def test_the_timeouts_are_named_as_on_the_a2a_clients_and_the_old_names_still_work():
+    client = AGUIClient("http://127.0.0.1:1", timeout=7, recover_timeout=3)
+    assert client.http.timeout.connect == 7 and client.recover_timeout == 3
+    with pytest.warns(DeprecationWarning, match="timeout="):
+        old = AGUIClient("http://127.0.0.1:1", timeout_s=7, recover_timeout_s=3)
+    assert old.http.timeout.connect == 7 and old.recover_timeout == 3
+    with pytest.raises(TypeError, match="timeout_ms"):
+        AGUIClient("http://127.0.0.1:1", timeout_ms=7)
+
+
+def test_auth_sends_the_bearer_token_on_runs_snapshots_and_cancels():
+    from servers import AUTH_CLIENTS, secured
+
+    from agentproto.client_auth import ClientCredentials
+
+    with RunningServer(secured(a2a_agent=None)) as running:
+        anonymous = SyncAGUIClient(running.url, ids=IdFactory("a"))
+        with pytest.raises(AGUIHTTPError) as refused:
+            anonymous.send("t-1", REFUND)
+        assert refused.value.status == 401
+        anonymous.close()
+        auth = ClientCredentials(running.url + "/oauth/token", "alice", AUTH_CLIENTS["alice"])
+        with SyncAGUIClient(running.url, ids=IdFactory("c"), auth=auth) as client:
+            assert client.send("t-1", REFUND).outcome == "interrupt"
+            assert client.snapshot("t-1")["threadId"] == "t-1"
+            assert client.approve("t-1").outcome == "success"
+        assert auth.tokens_fetched == 1
 
 
 def test_an_empty_edit_is_refused_before_anything_is_sent():
@@ -492,7 +521,7 @@ def _foreign_server(thread_answer: httpx.Response) -> httpx.MockTransport:
 def test_a_truncated_run_is_reported_truncated_when_the_server_offers_no_recovery(answer):
     async def scenario():
         async with httpx.AsyncClient(transport=_foreign_server(answer)) as http:
-            client = AGUIClient("http://agent", http=http, recover_timeout_s=1)
+            client = AGUIClient("http://agent", http=http, recover_timeout=1)
             result = await client.run(
                 "t", run_id="r", new_messages=[{"id": "u", "role": "user", "content": "go"}]
             )
