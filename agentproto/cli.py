@@ -156,11 +156,11 @@ class _ServeWithClients:
         self.run = run
 
     def __call__(self, args: argparse.Namespace) -> int:
-        from agentproto.demo.auth import resolve_clients
-
         specs = list(getattr(args, "client", None) or [])
         clients_file = getattr(args, "clients_file", None)
         if specs or clients_file is not None:
+            from agentproto.demo.auth import resolve_clients  # cryptography, PyJWT: auth mode only
+
             try:
                 clients, warnings = resolve_clients(specs, clients_file=clients_file)
             except ValueError as exc:

@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -37,13 +37,15 @@ from agentproto.a2a.taskstore import TaskStore
 from agentproto.agui.server import RunRegistry, agui_routes
 from agentproto.agui.threadstore import ThreadStore
 from agentproto.clock import Clock
-from agentproto.demo.auth import AuthGate, AuthMode, OwnerTable, auth_mode
 from agentproto.demo.refund_agent import RefundAgent
 from agentproto.demo.tools import FakeToolProvider
 from agentproto.limits import MAX_BODY_BYTES
 from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.server.config import Bindings, ServerConfig, WebhookPolicy
 from agentproto.server.guard import GuardConfig, HTTPGuard
+
+if TYPE_CHECKING:  # auth mode (cryptography, PyJWT) is imported only when a config asks for it
+    from agentproto.demo.auth import AuthMode
 
 __all__ = ["create_app", "config_from_options", "a2a_service"]
 
@@ -195,8 +197,11 @@ def _parts(
     if config.a2a_agent and not config.bindings.jsonrpc:
         raise ValueError("the A2A card's first interface is JSON-RPC: bindings.jsonrpc cannot be off")
     store = ThreadStore(config.db, clock=clock)
-    auth = auth_mode(config, clock=auth_clock)
-    if auth is not None:
+    auth = None
+    if config.auth is not None:
+        from agentproto.demo.auth import OwnerTable, auth_mode
+
+        auth = auth_mode(config, clock=auth_clock)
         OwnerTable(store)  # owners an older version kept in this layer move to the A2A/AG-UI tables
     # Refund ids continue after those already in the database (restart-safe; see tools.py).
     tools = tools if tools is not None else FakeToolProvider(store, clock=clock)
@@ -294,5 +299,7 @@ def _middleware(parts: _Parts) -> list[Middleware]:
     )
     layers = [Middleware(HTTPGuard, config=guard)]
     if parts.auth is not None:
+        from agentproto.demo.auth import AuthGate
+
         layers.append(Middleware(AuthGate, mode=parts.auth))
     return layers

@@ -376,9 +376,12 @@ def config_from_args(args: argparse.Namespace, *, port: int | None = None) -> Se
     """The :class:`ServerConfig` the ``serve`` arguments describe (``port``: the port the
     socket is bound to, when ``--port 0`` let the kernel choose). Raises ``ValueError`` for
     a ``--client`` that is not ``NAME:SECRET``."""
-    from agentproto.demo.auth import parse_client
+    specs = getattr(args, "client", [])
+    clients: dict[str, str] = {}
+    if specs:  # auth mode (cryptography, PyJWT) is imported only when it is asked for
+        from agentproto.demo.auth import parse_client
 
-    clients = dict(parse_client(c) for c in getattr(args, "client", []))
+        clients = dict(parse_client(c) for c in specs)
     auth = AuthConfig.of(clients) if getattr(args, "auth", False) else None
     return ServerConfig(
         host=args.host,
