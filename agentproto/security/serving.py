@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from starlette.datastructures import Headers
@@ -47,6 +47,8 @@ from agentproto.security.cards import canonical_card_payload, sign_card
 from agentproto.security.errors import TokenError, TokenExpired
 from agentproto.security.keys import ASYMMETRIC_ALGORITHMS, KeySet
 from agentproto.security.tokens import authorize, challenge, error_body, valid_until_ms
+from agentproto.server.asgi import ASGIApp, Scope
+from agentproto.server.paths import AGENT_CARD_PATH
 
 __all__ = [
     "BearerAuth",
@@ -62,11 +64,8 @@ __all__ = [
     "EXPIRED_STREAM_COMMENT",
 ]
 
-Scope = MutableMapping[str, Any]
-ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
-
 #: Paths anyone may read: the Agent Card is how a caller learns how to authenticate (§8.2).
-PUBLIC_PATHS = ("/.well-known/agent-card.json",)
+PUBLIC_PATHS = (AGENT_CARD_PATH,)
 #: Entries :attr:`BearerAuth.log` keeps (the most recent); 0 keeps none.
 LOG_SIZE = 1000
 #: Characters of a request path kept in a log entry (the path is the client's to choose).
