@@ -7,7 +7,8 @@ the third are the adapters that own I/O.
 ==========================  ====================================================================
 ``types``                   pydantic models of every A2A object in ProtoJSON shape
 ``states``                  the nine task states and the terminal / interrupted / active sets
-``machine``                 the derived transition table and ``TaskMachine`` (clock injected)
+``machine``                 the derived transition table, ``TaskMachine`` (clock injected) and
+                            ``lifecycle_diagram()``: the state diagram's drawing data
 ``errors``                  the error hierarchy with JSON-RPC codes and ``google.rpc.ErrorInfo``
 ``cards``                   ``check_card``: an Agent Card checked the way its author needs
 ``card_cache``              ``CardCache``: the client's ``max-age`` / ``ETag`` / 304 bookkeeping
@@ -95,10 +96,12 @@ if TYPE_CHECKING:  # the public names and their homes; served lazily below
     from agentproto.a2a.machine import (
         TRANSITIONS,
         InvalidTransitionError,
+        LifecycleDiagram,
         Operation,
         TaskMachine,
         Transition,
         edges,
+        lifecycle_diagram,
         resolve_follow_up,
         why_refused,
     )
@@ -163,6 +166,8 @@ __all__ = [
     "InvalidTransitionError",
     "why_refused",
     "edges",
+    "lifecycle_diagram",
+    "LifecycleDiagram",
     "resolve_follow_up",
     # types
     "PROTOCOL_VERSION",

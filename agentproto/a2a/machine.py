@@ -42,7 +42,7 @@ answers with.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -53,7 +53,7 @@ from agentproto.a2a.errors import (
     TaskNotCancelableError,
     UnsupportedOperationError,
 )
-from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
+from agentproto.a2a.states import ACTIVE_STATES, INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.clock import Clock
 
 __all__ = [
@@ -66,6 +66,9 @@ __all__ = [
     "InvalidTransitionError",
     "why_refused",
     "edges",
+    "ENTRY_NODE",
+    "LifecycleDiagram",
+    "lifecycle_diagram",
     "resolve_follow_up",
 ]
 
@@ -146,6 +149,82 @@ def edges() -> Iterator[tuple[TaskState | None, TaskState]]:
     for source, targets in TRANSITIONS.items():
         for target in sorted(targets, key=lambda s: list(TaskState).index(s)):
             yield source, target
+
+
+#: The diagram's name for "no task yet" (``None``, :data:`CREATED`, in :data:`TRANSITIONS`).
+ENTRY_NODE = "(new)"
+
+
+@dataclass(frozen=True)
+class LifecycleDiagram:
+    """What a picture of the task lifecycle needs, read from :data:`TRANSITIONS` and the state
+    sets of :mod:`agentproto.a2a.states` — so a drawing cannot disagree with the machine.
+
+    ``nodes`` are names: :data:`ENTRY_NODE` for "no task yet", then each state's short name
+    (``input-required``); ``edges`` every allowed ``(source, target)`` move in table order,
+    self-loops included (progress on ``working``, asking again on an interrupted state);
+    ``groups`` the nodes by kind — ``entry``, ``active``, ``interrupted``, ``terminal`` — each in
+    the order of :class:`~agentproto.a2a.states.TaskState`. Layout and colours are the
+    drawer's business (the course's figure: :mod:`agentproto.course.a2a_lifecycle`).
+
+    >>> d = lifecycle_diagram()
+    >>> d.groups["interrupted"], d.kind("failed")
+    (('input-required', 'auth-required'), 'terminal')
+    >>> ("(new)", "submitted") in d.edges and ("completed", "working") not in d.edges
+    True
+    """
+
+    nodes: tuple[str, ...]
+    edges: tuple[tuple[str, str], ...]
+    groups: Mapping[str, tuple[str, ...]]
+
+    def kind(self, node: str) -> str:
+        """``entry``, ``active``, ``interrupted`` or ``terminal``."""
+        for kind, members in self.groups.items():
+            if node in members:
+                return kind
+        raise KeyError(node)
+
+    def to_dict(self) -> dict[str, object]:
+        """The same data as JSON-ready lists: ``{"nodes", "edges", "groups"}``."""
+        return {
+            "nodes": list(self.nodes),
+            "edges": [list(e) for e in self.edges],
+            "groups": {k: list(v) for k, v in self.groups.items()},
+        }
+
+    def to_mermaid(self) -> str:
+        """A Mermaid ``stateDiagram-v2`` of the same nodes and edges (for docs and READMEs):
+        the entry node is ``[*]``, every terminal state gets an arrow to the end ``[*]``."""
+
+        def ident(node: str) -> str:
+            return "[*]" if node == ENTRY_NODE else node.replace("-", "_")
+
+        lines = ["stateDiagram-v2"]
+        lines += [f'    state "{n}" as {ident(n)}' for n in self.nodes if n != ENTRY_NODE and "-" in n]
+        lines += [f"    {ident(a)} --> {ident(b)}" for a, b in self.edges]
+        lines += [f"    {ident(t)} --> [*]" for t in self.groups["terminal"]]
+        return "\n".join(lines) + "\n"
+
+
+def _node(state: TaskState | None) -> str:
+    return ENTRY_NODE if state is None else state.short
+
+
+def lifecycle_diagram() -> LifecycleDiagram:
+    """The task lifecycle's drawing data (:class:`LifecycleDiagram`), derived from the table."""
+
+    def ordered(states: frozenset[TaskState]) -> tuple[str, ...]:
+        return tuple(s.short for s in TaskState if s in states)
+
+    groups = {
+        "entry": (ENTRY_NODE,),
+        "active": ordered(ACTIVE_STATES),
+        "interrupted": ordered(INTERRUPTED_STATES),
+        "terminal": ordered(TERMINAL_STATES),
+    }
+    nodes = tuple(n for members in groups.values() for n in members)
+    return LifecycleDiagram(nodes, tuple((_node(a), _node(b)) for a, b in edges()), groups)
 
 
 @dataclass(frozen=True)

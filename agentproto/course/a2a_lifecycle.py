@@ -1,10 +1,12 @@
 """Notebook 10, the task lifecycle: the state diagram, the transition lab and task timelines.
 
-Every picture here is *drawn from* the protocol package, never restated: nodes and edges come
-from :data:`agentproto.a2a.machine.TRANSITIONS`, the node kinds from the state sets of
-:mod:`agentproto.a2a.states`, and :class:`TransitionLab` fires its moves through
-:class:`~agentproto.a2a.machine.TaskMachine` and the same checks the server makes, so every
-refusal it shows is the A2A error a real client would get.
+Every picture here is *drawn from* the protocol package, never restated: nodes, edges and node
+kinds are the library's drawing data, :func:`agentproto.a2a.machine.lifecycle_diagram` (itself
+read from :data:`~agentproto.a2a.machine.TRANSITIONS` and the state sets of
+:mod:`agentproto.a2a.states`), to which this module adds only layout and colour; and
+:class:`TransitionLab` fires its moves through :class:`~agentproto.a2a.machine.TaskMachine` and
+the same checks the server makes, so every refusal it shows is the A2A error a real client would
+get.
 
 ==============================  ==================================================================
 :func:`state_graph`             the transition table as a ``networkx.DiGraph``
@@ -39,15 +41,16 @@ from matplotlib.patches import FancyArrowPatch, Patch
 
 from agentproto.a2a.errors import ERRORS_BY_CODE, A2AError, TaskNotFoundError
 from agentproto.a2a.machine import (
+    ENTRY_NODE,
     TRANSITIONS,
     InvalidTransitionError,
     Operation,
     TaskMachine,
     Transition,
-    edges,
+    lifecycle_diagram,
     resolve_follow_up,
 )
-from agentproto.a2a.states import ACTIVE_STATES, INTERRUPTED_STATES, TERMINAL_STATES, TaskState
+from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.clock import FakeClock
 from agentproto.course.plots import PALETTE, STATE_COLORS
 
@@ -63,8 +66,10 @@ __all__ = [
     "plot_timelines",
 ]
 
-#: Label of the "no task yet" node (``None`` in the transition table).
-NEW = "(new)"
+#: Label of the "no task yet" node (``None`` in the transition table): the library's name.
+NEW = ENTRY_NODE
+#: The library's drawing data: nodes, edges, and the nodes grouped by kind.
+_DIAGRAM = lifecycle_diagram()
 
 
 def _label(state: TaskState | None) -> str:
@@ -75,26 +80,19 @@ def state_graph() -> Any:
     """The transition table as a ``networkx.DiGraph`` (nodes are short state names).
 
     Node attribute ``kind`` is ``entry``, ``active``, ``interrupted`` or ``terminal`` — taken
-    from the state sets in :mod:`agentproto.a2a.states`, not written here.
+    from :func:`~agentproto.a2a.machine.lifecycle_diagram`, not written here.
     """
     import networkx as nx
 
     g = nx.DiGraph()
-    for source in TRANSITIONS:
-        g.add_node(_label(source), kind=_kind(source))
-    for source, target in edges():
-        g.add_edge(_label(source), _label(target))
+    for node in _DIAGRAM.nodes:
+        g.add_node(node, kind=_DIAGRAM.kind(node))
+    g.add_edges_from(_DIAGRAM.edges)
     return g
 
 
 def _kind(state: TaskState | None) -> str:
-    if state is None:
-        return "entry"
-    if state in TERMINAL_STATES:
-        return "terminal"
-    if state in INTERRUPTED_STATES:
-        return "interrupted"
-    return "active"
+    return _DIAGRAM.kind(_label(state))
 
 
 def _order(states: Iterable[TaskState]) -> list[TaskState]:
@@ -103,14 +101,15 @@ def _order(states: Iterable[TaskState]) -> list[TaskState]:
 
 def _positions() -> dict[str, tuple[float, float]]:
     """Columns by kind: entry | active | interrupted (above and below) | terminal."""
+    groups = _DIAGRAM.groups
     pos: dict[str, tuple[float, float]] = {NEW: (0.0, 0.0)}
-    for i, s in enumerate(_order(ACTIVE_STATES)):
-        pos[s.short] = (1.4 + 1.6 * i, 0.0)
-    for s, y in zip(_order(INTERRUPTED_STATES), (1.7, -1.7)):
-        pos[s.short] = (3.0, y)
-    terminal = _order(TERMINAL_STATES)
-    for i, s in enumerate(terminal):
-        pos[s.short] = (5.6, 2.1 - 4.2 * i / (len(terminal) - 1))
+    for i, n in enumerate(groups["active"]):
+        pos[n] = (1.4 + 1.6 * i, 0.0)
+    for n, y in zip(groups["interrupted"], (1.7, -1.7)):
+        pos[n] = (3.0, y)
+    terminal = groups["terminal"]
+    for i, n in enumerate(terminal):
+        pos[n] = (5.6, 2.1 - 4.2 * i / (len(terminal) - 1))
     return pos
 
 
@@ -222,11 +221,10 @@ class StateDiagram:
         legend: list[Any] = [
             Patch(facecolor="white", edgecolor="black", label="(new): no task yet"),
             *(
-                Patch(facecolor=STATE_COLORS[s.short], edgecolor="black", label=f"{s.short} ({_kind(s)})")
-                for s in sorted(
-                    (s for s in TaskState if s.short in STATE_COLORS),
-                    key=lambda s: ("active", "interrupted", "terminal").index(_kind(s)),
-                )
+                Patch(facecolor=STATE_COLORS[n], edgecolor="black", label=f"{n} ({kind})")
+                for kind in ("active", "interrupted", "terminal")
+                for n in _DIAGRAM.groups[kind]
+                if n in STATE_COLORS
             ),
             Line2D([], [], color="#333333", lw=1.2, label="move to a state that is not terminal"),
             Line2D([], [], color=PALETTE["muted"], lw=1, label="move into a terminal state"),

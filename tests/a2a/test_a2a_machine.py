@@ -222,3 +222,53 @@ def test_the_table_in_the_docs_is_the_table_in_the_code():
         source = None if "new task" in cells[0] else S[cells[0].strip("`")]
         rows[source] = {S[name] for name in re.findall(r"`(\w+)`", cells[1])}
     assert rows == EXPECTED
+
+
+# -- the lifecycle diagram's drawing data -------------------------------------------------------
+
+
+def test_the_lifecycle_diagram_is_drawn_from_the_transition_table():
+    from agentproto.a2a import lifecycle_diagram
+    from agentproto.a2a.machine import ENTRY_NODE, TRANSITIONS
+
+    def name(state):
+        return ENTRY_NODE if state is None else state.short
+
+    diagram = lifecycle_diagram()
+    assert set(diagram.edges) == {(name(s), name(t)) for s, targets in TRANSITIONS.items() for t in targets}
+    assert len(diagram.edges) == len(set(diagram.edges))
+    assert set(diagram.nodes) == {name(s) for s in TRANSITIONS}
+
+
+def test_the_diagram_groups_are_the_state_sets_and_cover_every_node_once():
+    from agentproto.a2a import INTERRUPTED_STATES, TERMINAL_STATES, lifecycle_diagram
+
+    diagram = lifecycle_diagram()
+    grouped = [n for members in diagram.groups.values() for n in members]
+    assert sorted(grouped) == sorted(diagram.nodes) and len(grouped) == len(set(grouped))
+    assert set(diagram.groups["terminal"]) == {s.short for s in TERMINAL_STATES}
+    assert set(diagram.groups["interrupted"]) == {s.short for s in INTERRUPTED_STATES}
+    assert diagram.kind("(new)") == "entry" and diagram.kind("working") == "active"
+    with pytest.raises(KeyError):
+        diagram.kind("paused")
+
+
+def test_no_edge_leaves_a_terminal_state_in_the_picture():
+    from agentproto.a2a import lifecycle_diagram
+
+    diagram = lifecycle_diagram()
+    assert [e for e in diagram.edges if e[0] in diagram.groups["terminal"]] == []
+
+
+def test_the_diagram_as_json_and_as_mermaid():
+    import json
+
+    from agentproto.a2a import lifecycle_diagram
+
+    diagram = lifecycle_diagram()
+    data = json.loads(json.dumps(diagram.to_dict()))
+    assert data["nodes"] == list(diagram.nodes) and len(data["edges"]) == len(diagram.edges)
+    mermaid = diagram.to_mermaid()
+    assert mermaid.startswith("stateDiagram-v2\n")
+    assert "    [*] --> submitted" in mermaid and "    input_required --> working" in mermaid
+    assert mermaid.count(" --> ") == len(diagram.edges) + len(diagram.groups["terminal"])

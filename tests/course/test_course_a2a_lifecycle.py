@@ -248,3 +248,13 @@ def test_plot_timelines_draws_one_bar_per_task_with_one_segment_per_state():
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["travel", "rejected"]
     assert len(ax.collections) == len(HISTORY) + 1
+
+
+def test_the_course_diagram_uses_the_library_drawing_data():
+    from agentproto.a2a import lifecycle_diagram
+    from agentproto.course.a2a_lifecycle import NEW, state_graph
+
+    diagram, g = lifecycle_diagram(), state_graph()
+    assert list(g.nodes) == list(diagram.nodes) and set(g.edges) == set(diagram.edges)
+    assert {n: g.nodes[n]["kind"] for n in g.nodes} == {n: diagram.kind(n) for n in diagram.nodes}
+    assert NEW == diagram.groups["entry"][0]
