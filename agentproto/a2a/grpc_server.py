@@ -324,22 +324,25 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
         return who, expires
 
     @staticmethod
-    async def _refuse(context: Context, exc: GrpcAuthError) -> None:
-        if exc.challenge:
-            context.set_trailing_metadata((("www-authenticate", exc.challenge),))
-        await context.abort(grpc.StatusCode[exc.code], exc.message)
+    async def _fail(context: Context, exc: Exception, where: str) -> None:
+        """End the call with ``exc``: a refused token (with its challenge), an A2A error
+        (with its rich status), anything else as an internal error (logged)."""
+        if isinstance(exc, GrpcAuthError):
+            if exc.challenge:
+                context.set_trailing_metadata((("www-authenticate", exc.challenge),))
+            await context.abort(grpc.StatusCode[exc.code], exc.message)
+        elif isinstance(exc, A2AError):
+            await _abort(context, exc)
+        else:
+            log.exception("internal error %s", where, exc_info=exc)
+            await _abort(context, InternalError(f"Internal error: {type(exc).__name__}"))
 
     async def _unary(self, context: Context, call: Any) -> Any:
         try:
             subject = self._check(context)
             return await call(subject)
-        except GrpcAuthError as exc:
-            await self._refuse(context, exc)
-        except A2AError as exc:
-            await _abort(context, exc)
         except Exception as exc:
-            log.exception("internal error handling a gRPC call")
-            await _abort(context, InternalError(f"Internal error: {type(exc).__name__}"))
+            await self._fail(context, exc, "handling a gRPC call")
         return None  # pragma: no cover - abort raises
 
     async def _streaming(self, context: Context, start: Any) -> AsyncIterator[pb.StreamResponse]:
@@ -365,13 +368,8 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
                 if event is None:
                     break
                 yield to_proto(event, pb.StreamResponse)
-        except GrpcAuthError as exc:
-            await self._refuse(context, exc)
-        except A2AError as exc:
-            await _abort(context, exc)
         except Exception as exc:
-            log.exception("internal error in a gRPC stream")
-            await _abort(context, InternalError(f"Internal error: {type(exc).__name__}"))
+            await self._fail(context, exc, "in a gRPC stream")
         finally:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
