@@ -52,7 +52,7 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Concatenate, NoReturn, ParamSpec, TypeVar
+from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 import httpx
 
@@ -88,9 +88,6 @@ from agentproto.client_auth import ClientAuth, as_auth
 from agentproto.clock import IdSource
 from agentproto.runtime import uuid_ids
 from agentproto.sse import EventStreamDecoder
-
-if TYPE_CHECKING:
-    from anyio.from_thread import BlockingPortal
 
 __all__ = [
     "A2AClient",
@@ -483,22 +480,40 @@ class A2AClient:
 
 
 class _LoopThread:
-    """One event loop on a daemon thread that every sync client of this process shares."""
+    """One event loop on a daemon thread that every sync client of this process shares.
 
-    _portal: BlockingPortal | None = None
-    _keep: Any = None  # the portal's context manager: dropping it would stop the loop
+    A daemon thread, so a script that forgets to close a client still exits; a forked child
+    starts its own.
+    """
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _thread: threading.Thread | None = None
     _pid = 0
     _lock = threading.Lock()
 
     @classmethod
-    def portal(cls) -> BlockingPortal:
+    def _running(cls) -> asyncio.AbstractEventLoop:
         with cls._lock:
-            if cls._portal is None or cls._pid != os.getpid():  # a forked child has no thread
-                from anyio.from_thread import start_blocking_portal
+            if cls._loop is None or cls._pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="agentproto-sync-clients", daemon=True
+                )
+                thread.start()
+                cls._loop, cls._thread, cls._pid = loop, thread, os.getpid()
+            return cls._loop
 
-                cls._keep = start_blocking_portal(name="agentproto-sync-clients")
-                cls._portal, cls._pid = cls._keep.__enter__(), os.getpid()
-            return cls._portal
+    @classmethod
+    def run(cls, make: Callable[[], Awaitable[R]]) -> R:
+        """Run ``make()`` on the loop thread and wait for its result (or its exception)."""
+        loop = cls._running()
+        if threading.current_thread() is cls._thread:
+            raise RuntimeError("a sync client called from its own event loop: use the async client there")
+
+        async def call() -> R:
+            return await make()
+
+        return asyncio.run_coroutine_threadsafe(call(), loop).result()
 
 
 def _blocking(
@@ -508,9 +523,8 @@ def _blocking(
 
     @functools.wraps(fn)
     def method(self: SyncA2AClient, *args: P.args, **kwargs: P.kwargs) -> R:
-        bound = getattr(self.client, fn.__name__)  # the binding's override, if it has one
-        result: R = _LoopThread.portal().call(functools.partial(bound, *args, **kwargs))
-        return result
+        bound: Callable[P, Awaitable[R]] = getattr(self.client, fn.__name__)  # the binding's own
+        return _LoopThread.run(functools.partial(bound, *args, **kwargs))
 
     return method
 
@@ -523,7 +537,6 @@ def _iterating(
     @functools.wraps(fn)
     def method(self: SyncA2AClient, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
         events: AsyncIterator[T] = getattr(self.client, fn.__name__)(*args, **kwargs)
-        portal = _LoopThread.portal()
 
         async def step() -> tuple[bool, T | None]:
             try:
@@ -533,14 +546,14 @@ def _iterating(
 
         try:
             while True:
-                more, event = portal.call(step)
+                more, event = _LoopThread.run(step)
                 if not more:
                     return
                 yield event  # type: ignore[misc]  # present whenever ``more``
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:
-                portal.call(close)
+                _LoopThread.run(close)
 
     return method
 
@@ -593,13 +606,13 @@ class SyncA2AClient:
         async def on_loop() -> A2AClient:  # grpc.aio channels belong to the loop they are made on
             return make()
 
-        return _LoopThread.portal().call(on_loop)
+        return _LoopThread.run(on_loop)
 
     @classmethod
     def _around(cls, make: Callable[[], Awaitable[A2AClient]], converted: bool) -> SyncA2AClient:
         sync = cls.__new__(cls)
         sync._closes_http = converted
-        sync.client = _LoopThread.portal().call(make)
+        sync.client = _LoopThread.run(make)
         return sync
 
     @classmethod
@@ -621,7 +634,7 @@ class SyncA2AClient:
                 if given is not None and given is not http:
                     await given.aclose()
 
-        return _LoopThread.portal().call(fetch)
+        return _LoopThread.run(fetch)
 
     @classmethod
     def discover(cls, base_url: str, *, cache: CardCache | None = None, **kwargs: Any) -> SyncA2AClient:
@@ -682,7 +695,7 @@ class SyncA2AClient:
             if self._closes_http:
                 await http.aclose()
 
-        _LoopThread.portal().call(close)
+        _LoopThread.run(close)
 
     def __enter__(self) -> SyncA2AClient:
         return self
