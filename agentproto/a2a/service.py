@@ -84,7 +84,6 @@ from agentproto.a2a.errors import (
     InvalidParamsError,
     PushNotificationNotSupportedError,
     TaskNotCancelableError,
-    TaskNotFoundError,
     UnsupportedOperationError,
 )
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
@@ -96,7 +95,7 @@ from agentproto.a2a.machine import (
     resolve_follow_up,
 )
 from agentproto.a2a.push import PushNotifier
-from agentproto.a2a.service_push import PushConfigService
+from agentproto.a2a.service_push import PushConfigs
 from agentproto.a2a.service_push import scoped as _scoped
 from agentproto.a2a.service_streams import (
     DEFAULT_SERVICE_LIMITS,
@@ -110,8 +109,8 @@ from agentproto.a2a.service_streams import (
     RETRY_AFTER_SECONDS,
     SUBSCRIBE_HISTORY_LENGTH,
     LiveTask,
+    LiveTasks,
     ServiceLimits,
-    StreamFanout,
     Subscriber,
     single,
 )
@@ -122,7 +121,11 @@ from agentproto.a2a.types import (
     AgentCard,
     Artifact,
     CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
     Message,
@@ -132,6 +135,7 @@ from agentproto.a2a.types import (
     SubscribeToTaskRequest,
     Task,
     TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
     TaskStatus,
     TaskStatusUpdateEvent,
     parse_timestamp,
@@ -206,11 +210,11 @@ def _fake_sleep(clock: Any) -> Callable[[float], Awaitable[None]]:
     return sleep
 
 
-class A2AService(StreamFanout, PushConfigService):
+class A2AService:
     """All A2A operations for one agent, over a task store, with an injected clock and ids
-    (the push-config operations come from :class:`~agentproto.a2a.service_push.PushConfigService`;
-    subscriptions, fan-out and the resource caps from
-    :class:`~agentproto.a2a.service_streams.StreamFanout`).
+    (the tasks in memory, their streams, fan-out and caps are :attr:`tasks`, a
+    :class:`~agentproto.a2a.service_streams.LiveTasks`; the push-config operations are
+    :attr:`push_configs`, a :class:`~agentproto.a2a.service_push.PushConfigs`).
 
     ``sleep`` is how :class:`~agentproto.a2a.agents.Wait` is honoured; by default real
     ``asyncio.sleep`` with a real clock, and "advance the fake clock" with a
@@ -234,8 +238,6 @@ class A2AService(StreamFanout, PushConfigService):
     ) -> None:
         self.agent = agent
         self.limits = limits
-        self._streams_of = {}
-        self._open_tasks = {}
         self.store = store if store is not None else TaskStore()
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.ids: IdSource = ids if ids is not None else uuid_ids
@@ -250,7 +252,8 @@ class A2AService(StreamFanout, PushConfigService):
         #: path under the same base URL, and the gRPC server's absolute URL.
         self.rest_path: str | None = None
         self.grpc_url: str | None = None
-        self._live: dict[str, LiveTask] = {}
+        self.tasks = LiveTasks(self.store, self.push, self.clock, limits)
+        self.push_configs = PushConfigs(self.store, self.ids, self.push, self.tasks, self._require_push)
         self._template = agent.card("http://localhost" + rpc_path)
         self._recover()
 
@@ -347,9 +350,9 @@ class A2AService(StreamFanout, PushConfigService):
                 ):
                     break
         finally:
-            self._unsubscribe(live, queue)
-            self._maybe_evict(live)
-        return trim_task(self._snapshot(live), history_length)
+            self.tasks.unsubscribe(live, queue)
+            self.tasks.maybe_evict(live)
+        return trim_task(self.tasks.snapshot(live), history_length)
 
     async def send_streaming_message(
         self, req: SendMessageRequest, scope: CallerScope = ANONYMOUS
@@ -357,15 +360,15 @@ class A2AService(StreamFanout, PushConfigService):
         """``SendStreamingMessage``: validate now (errors raise here), then stream."""
         self.require_streaming()
         scope = _scoped(req.tenant, scope)
-        known = self._live.get(req.message.task_id) if req.message.task_id else None
-        self._admit_stream(scope, known if known is not None and known.scope == scope else None)
+        known = self.tasks.live.get(req.message.task_id) if req.message.task_id else None
+        self.tasks.admit_stream(scope, known if known is not None and known.scope == scope else None)
         started = await self._start(req, scope, subscribe=True)
         if isinstance(started, Message):
             return single(StreamResponse(message=started))
         live, snapshot, queue = started
         if queue is None:  # pragma: no cover - subscribe=True always subscribes
             raise InternalError("no subscription for a streaming message")
-        return self._stream(live, queue, StreamResponse(task=snapshot), scope)
+        return self.tasks.open_stream(live, queue, StreamResponse(task=snapshot), scope)
 
     async def subscribe(
         self, req: SubscribeToTaskRequest, scope: CallerScope = ANONYMOUS
@@ -373,64 +376,115 @@ class A2AService(StreamFanout, PushConfigService):
         """``SubscribeToTask``: the current Task first, then live updates (spec §3.1.6)."""
         self.require_streaming()
         scope = _scoped(req.tenant, scope)
-        live = self._live_task(req.id, scope)
+        live = self.tasks.live_task(req.id, scope)
         live.machine.check(Operation.SUBSCRIBE)
-        self._admit_stream(scope, live)
-        queue = self._subscribe(live)
+        self.tasks.admit_stream(scope, live)
+        queue = self.tasks.subscribe(live)
         live.watchers.append(queue)  # open until terminal, through interruptions (§3.1.6)
         # The first event is the Task with its current state (§3.1.6), not a copy of its whole
         # history for every watcher (F3): SUBSCRIBE_HISTORY_LENGTH messages of it.
-        first = StreamResponse(task=trim_task(self._snapshot(live), self.limits.subscribe_history_length))
-        return self._stream(live, queue, first, scope)
+        first = StreamResponse(
+            task=trim_task(self.tasks.snapshot(live), self.limits.subscribe_history_length)
+        )
+        return self.tasks.open_stream(live, queue, first, scope)
 
     async def _start(
         self, req: SendMessageRequest, scope: CallerScope, *, subscribe: bool = False
     ) -> Message | _Started:
         """Validate the message, get the agent's first update, create or resume the task."""
-        msg = req.message
+        cfg = req.configuration
+        push_cfg = cfg.task_push_notification_config if cfg else None
+        self._check_message(req.message, push_cfg)
+        live = self.tasks.live_task(req.message.task_id, scope) if req.message.task_id else None
+        if live is not None:
+            msg, ctx = self._follow_up(live, req.message, push_cfg, scope)
+        else:
+            msg, ctx = self._new_conversation(req.message, push_cfg, scope)
+        gen = self.agent.run(ctx)
+        first = await self._first_update(gen, live)
+        if isinstance(first, Reply):
+            await _aclose(gen)
+            if live is not None:
+                raise InvalidAgentResponseError(
+                    "the agent answered a task with a direct Message; it must update the task"
+                )
+            accepted = list(cfg.accepted_output_modes) if cfg else []
+            return Message(
+                message_id=self.ids(),
+                role=Role.AGENT,
+                parts=fit_parts(first.parts, accepted),
+                context_id=ctx.context_id,
+                metadata=first.metadata,
+            )
+        try:  # refusals here (the open-task quota, a push config) must close the agent's run
+            if live is None:
+                live = self._create_task(req, msg, scope, push_cfg)
+            else:
+                self._continue_task(live, msg, scope, push_cfg)
+        except A2AError:
+            await _aclose(gen)
+            raise
+        live.accepted = list(cfg.accepted_output_modes) if cfg else []
+        self.tasks.live[live.task.id] = live  # (again, if it was evicted while interrupted)
+        queue = self.tasks.subscribe(live) if subscribe else None
+        snapshot = self.tasks.snapshot(live)
+        self.tasks.notify_push(live, StreamResponse(task=snapshot))
+        live.run = asyncio.get_running_loop().create_task(
+            self._drive(live, gen, first), name=f"a2a-run-{live.task.id}"
+        )
+        return live, snapshot, queue
+
+    def _check_message(self, msg: Message, push_cfg: TaskPushNotificationConfig | None) -> None:
+        """A user's message, in media types the agent accepts, with a push config it may keep."""
         if msg.role is not Role.USER:
             raise InvalidParamsError(
                 "messages sent to an agent must have role ROLE_USER",
                 violations=[("message.role", "must be ROLE_USER")],
             )
         self._check_content_types(msg)
-        cfg = req.configuration
-        push_cfg = cfg.task_push_notification_config if cfg else None
         if push_cfg is not None:
             self._require_push()
-            self._check_url(push_cfg.url)
+            self.push_configs.check_url(push_cfg.url)
 
-        live: LiveTask | None = None
-        if msg.task_id:
-            live = self._live_task(msg.task_id, scope)
-            if push_cfg is not None:  # reads only: a refused config leaves the task as it was
-                self._check_push_room(push_cfg, live.task.id, scope)
-            context_id = resolve_follow_up(live.task.id, live.task.context_id, live.state, msg.context_id)
-            if live.running:
-                raise UnsupportedOperationError(
-                    f"Task {live.task.id} is {live.state.value} and its agent is still "
-                    "running; send the next message once it asks for input",
-                    metadata={"taskId": live.task.id},
-                )
-            msg = msg.model_copy(update={"context_id": context_id})
-            so_far = self._snapshot(live)
-            so_far.history.append(msg)
-            ctx = RequestContext(message=msg, context_id=context_id, task=so_far)
-            live.starting = True
-        else:
-            if push_cfg is not None:  # a new task has no configs yet: this judges the config's id
-                self._check_push_room(push_cfg, "", scope)
-            context_id = msg.context_id or self.ids()
-            # Contexts are kept per caller: (tenant, owner, contextId). A client-provided id is
-            # accepted (§3.4.1: agents MAY accept and preserve it) in the caller's own namespace,
-            # never swapped for a generated one; another caller using the same string gets a
-            # context of its own and the answer an unused id gets, so nothing reveals whether
-            # someone else's context exists (§3.3.2, §13.1). The kit's model (§7.5, §13.1).
-            self.store.claim_context(context_id, scope)
-            msg = msg.model_copy(update={"context_id": context_id})
-            ctx = RequestContext(message=msg, context_id=context_id)
+    def _follow_up(
+        self, live: LiveTask, msg: Message, push_cfg: TaskPushNotificationConfig | None, scope: CallerScope
+    ) -> tuple[Message, RequestContext]:
+        """The message continuing ``live`` (§3.4.3), in the task's context; refused while its
+        agent is still running."""
+        if push_cfg is not None:  # reads only: a refused config leaves the task as it was
+            self.push_configs.check_room(push_cfg, live.task.id, scope)
+        context_id = resolve_follow_up(live.task.id, live.task.context_id, live.state, msg.context_id)
+        if live.running:
+            raise UnsupportedOperationError(
+                f"Task {live.task.id} is {live.state.value} and its agent is still "
+                "running; send the next message once it asks for input",
+                metadata={"taskId": live.task.id},
+            )
+        msg = msg.model_copy(update={"context_id": context_id})
+        so_far = self.tasks.snapshot(live)
+        so_far.history.append(msg)
+        live.starting = True
+        return msg, RequestContext(message=msg, context_id=context_id, task=so_far)
 
-        gen = self.agent.run(ctx)
+    def _new_conversation(
+        self, msg: Message, push_cfg: TaskPushNotificationConfig | None, scope: CallerScope
+    ) -> tuple[Message, RequestContext]:
+        """A message naming no task: in its context (claimed for the caller) or a new one."""
+        if push_cfg is not None:  # a new task has no configs yet: this judges the config's id
+            self.push_configs.check_room(push_cfg, "", scope)
+        context_id = msg.context_id or self.ids()
+        # Contexts are kept per caller: (tenant, owner, contextId). A client-provided id is
+        # accepted (§3.4.1: agents MAY accept and preserve it) in the caller's own namespace,
+        # never swapped for a generated one; another caller using the same string gets a
+        # context of its own and the answer an unused id gets, so nothing reveals whether
+        # someone else's context exists (§3.3.2, §13.1). The kit's model (§7.5, §13.1).
+        self.store.claim_context(context_id, scope)
+        msg = msg.model_copy(update={"context_id": context_id})
+        return msg, RequestContext(message=msg, context_id=context_id)
+
+    async def _first_update(self, gen: AsyncIterator[Update], live: LiveTask | None) -> Update:
+        """The agent's first update; its failures as A2A errors. ``live`` (a follow-up) must
+        not have been canceled meanwhile."""
         try:
             first = await anext(gen)
         except StopAsyncIteration:
@@ -449,58 +503,41 @@ class A2AService(StreamFanout, PushConfigService):
                 f"Task {live.task.id} became {live.state.value} meanwhile",
                 metadata={"taskId": live.task.id, "state": live.state.value},
             )
-        if isinstance(first, Reply):
-            await _aclose(gen)
-            if live is not None:
-                raise InvalidAgentResponseError(
-                    "the agent answered a task with a direct Message; it must update the task"
-                )
-            accepted = list(cfg.accepted_output_modes) if cfg else []
-            return Message(
-                message_id=self.ids(),
-                role=Role.AGENT,
-                parts=fit_parts(first.parts, accepted),
-                context_id=context_id,
-                metadata=first.metadata,
-            )
+        return first
 
-        if live is None:
-            if not self._may_open_task(scope):
-                await _aclose(gen)
-                raise self._refuse_new_task()
-            msg = msg.model_copy(update={"task_id": self.ids()})
-            task = Task(
-                id=msg.task_id,
-                context_id=context_id,
-                status=TaskStatus(state=TaskState.SUBMITTED),
-                history=[msg],
-                metadata=req.metadata,
-            )
-            live = LiveTask(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
-            self._live[task.id] = live
-            self._open_tasks[scope] = self._open_tasks.get(scope, 0) + 1
-            t = live.machine.create(TaskState.SUBMITTED, reason="message received")
-            self._stamp(live, t, None)
-            if push_cfg is not None:  # judged before the agent ran; a new task has room
-                self._register_push(push_cfg, live.task.id, scope)
-        else:
-            if push_cfg is not None:
-                try:  # before the message is stored: a config created meanwhile may still refuse
-                    self._register_push(push_cfg, live.task.id, scope)
-                except A2AError:
-                    await _aclose(gen)
-                    raise
-            live.task.history.append(msg)
-            self._save(live)
-        live.accepted = list(cfg.accepted_output_modes) if cfg else []
-        self._live[live.task.id] = live  # (again, if it was evicted while interrupted)
-        queue = self._subscribe(live) if subscribe else None
-        snapshot = self._snapshot(live)
-        self._notify_push(live, StreamResponse(task=snapshot))
-        live.run = asyncio.get_running_loop().create_task(
-            self._drive(live, gen, first), name=f"a2a-run-{live.task.id}"
+    def _create_task(
+        self,
+        req: SendMessageRequest,
+        msg: Message,
+        scope: CallerScope,
+        push_cfg: TaskPushNotificationConfig | None,
+    ) -> LiveTask:
+        """The new task, SUBMITTED, counted against the caller's quota of open tasks."""
+        self.tasks.admit_task(scope)
+        msg = msg.model_copy(update={"task_id": self.ids()})
+        task = Task(
+            id=msg.task_id,
+            context_id=msg.context_id,
+            status=TaskStatus(state=TaskState.SUBMITTED),
+            history=[msg],
+            metadata=req.metadata,
         )
-        return live, snapshot, queue
+        live = LiveTask(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
+        self.tasks.live[task.id] = live
+        t = live.machine.create(TaskState.SUBMITTED, reason="message received")
+        self._stamp(live, t, None)
+        if push_cfg is not None:  # judged before the agent ran; a new task has room
+            self.push_configs.register(push_cfg, live.task.id, scope)
+        return live
+
+    def _continue_task(
+        self, live: LiveTask, msg: Message, scope: CallerScope, push_cfg: TaskPushNotificationConfig | None
+    ) -> None:
+        """The follow-up message joins the task's history."""
+        if push_cfg is not None:  # before the message is stored: a config created meanwhile may still refuse
+            self.push_configs.register(push_cfg, live.task.id, scope)
+        live.task.history.append(msg)
+        self._save(live)
 
     def _check_content_types(self, msg: Message) -> None:
         accepted = list(self._template.default_input_modes)
@@ -556,8 +593,8 @@ class A2AService(StreamFanout, PushConfigService):
             except Exception:  # pragma: no cover - an agent misbehaving on close
                 log.exception("task %s: agent failed to close", live.task.id)
             if live.machine.is_interrupted and not live.running:
-                self._close_streams(live, keep_watchers=True)
-                self._maybe_evict(live)
+                self.tasks.close_streams(live, keep_watchers=True)
+                self.tasks.maybe_evict(live)
 
     def _apply(self, live: LiveTask, update: Update, *, reason: str = "") -> None:
         """One update → machine, task, store, streams, webhooks (all or nothing before publish)."""
@@ -580,13 +617,9 @@ class A2AService(StreamFanout, PushConfigService):
                     task_id=task.id, context_id=task.context_id, status=task.status
                 )
             )
-            self._publish(live, event)
+            self.tasks.publish(live, event)
             if live.machine.is_terminal:
-                self._close_streams(live)
-                self.push.retire(task.id)
-                self._live.pop(task.id, None)
-                if live.scope in self._open_tasks:
-                    self._open_tasks[live.scope] = max(0, self._open_tasks[live.scope] - 1)
+                self.tasks.retire(live)
         elif isinstance(update, ArtifactChunk):
             parts = fit_parts(update.parts, live.accepted)
             artifact = Artifact(
@@ -607,7 +640,7 @@ class A2AService(StreamFanout, PushConfigService):
             else:
                 task.artifacts[index] = artifact
             self._save(live)
-            self._publish(
+            self.tasks.publish(
                 live,
                 StreamResponse(
                     artifact_update=TaskArtifactUpdateEvent(
@@ -640,45 +673,9 @@ class A2AService(StreamFanout, PushConfigService):
 
     # ------------------------------------------------------------------ reads
 
-    def _snapshot(self, live: LiveTask) -> Task:
-        t = live.task
-        return t.model_copy(update={"artifacts": list(t.artifacts), "history": list(t.history)})
-
-    def _current(self, task_id: str, scope: CallerScope) -> Task:
-        live = self._live.get(task_id)
-        if live is not None and live.scope == scope:
-            return self._snapshot(live)
-        task = self.store.load(task_id, scope) if live is None else None
-        if task is None:  # unknown, or another scope's: the same answer (§13.1)
-            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
-        return task
-
-    def _live_task(self, task_id: str, scope: CallerScope) -> LiveTask:
-        """The in-memory record of ``scope``'s task, loaded from the store if needed."""
-        live = self._live.get(task_id)
-        if live is not None:
-            if live.scope != scope:
-                raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
-            return live
-        task = self.store.load(task_id, scope)
-        if task is None:
-            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
-        history = self.store.transitions(task_id)
-        machine = (
-            TaskMachine.restore(task_id, history, self.clock)
-            if history
-            else TaskMachine(task_id, clock=self.clock)
-        )
-        if not history:  # a task stored without transitions: adopt its current state
-            machine.create(task.status.state, reason="restored")
-        live = LiveTask(task, machine, scope=scope)
-        if not machine.is_terminal:
-            self._live[task_id] = live
-        return live
-
     async def get_task(self, req: GetTaskRequest, scope: CallerScope = ANONYMOUS) -> Task:
         """``GetTask`` with ``historyLength`` (spec §3.1.3, §3.2.4)."""
-        return trim_task(self._current(req.id, _scoped(req.tenant, scope)), req.history_length)
+        return trim_task(self.tasks.current(req.id, _scoped(req.tenant, scope)), req.history_length)
 
     async def list_tasks(self, req: ListTasksRequest, scope: CallerScope = ANONYMOUS) -> ListTasksResponse:
         """``ListTasks``: the caller's tasks only (spec §3.1.4, §13.1): filters, newest status
@@ -739,10 +736,10 @@ class A2AService(StreamFanout, PushConfigService):
 
     def timeline(self, task_id: str, scope: CallerScope = ANONYMOUS) -> list[Transition]:
         """Every transition of ``scope``'s task with its time — for plots (notebook 10)."""
-        live = self._live.get(task_id)
+        live = self.tasks.live.get(task_id)
         if live is not None and live.scope == scope:
             return list(live.machine.history)
-        self._current(task_id, scope)  # TaskNotFound for an unknown task or another scope's
+        self.tasks.current(task_id, scope)  # TaskNotFound for an unknown task or another scope's
         return self.store.transitions(task_id)
 
     # ------------------------------------------------------------------ CancelTask
@@ -750,7 +747,7 @@ class A2AService(StreamFanout, PushConfigService):
     async def cancel_task(self, req: CancelTaskRequest, scope: CallerScope = ANONYMOUS) -> Task:
         """``CancelTask`` (spec §3.1.5): any non-terminal task, interrupted ones included."""
         scope = _scoped(req.tenant, scope)
-        live = self._live_task(req.id, scope)
+        live = self.tasks.live_task(req.id, scope)
         live.machine.check(Operation.CANCEL)
         run = live.run
         if run is not None and not run.done():
@@ -764,14 +761,58 @@ class A2AService(StreamFanout, PushConfigService):
         self._apply(
             live, Status.of(TaskState.CANCELED, "Canceled at the client's request."), reason="CancelTask"
         )
-        return self._current(req.id, scope)
+        return self.tasks.current(req.id, scope)
+
+    # ------------------------------------------------------------------ push notification configs
+
+    @property
+    def allow_loopback_webhooks(self) -> bool:
+        """May webhooks target loopback? (Kept on :attr:`push`, which judges every delivery.)"""
+        return self.push.allow_loopback
+
+    @allow_loopback_webhooks.setter
+    def allow_loopback_webhooks(self, value: bool) -> None:
+        self.push.allow_loopback = value
+
+    @property
+    def allow_private_webhooks(self) -> bool:
+        """May webhooks target private, link-local and reserved addresses? (On :attr:`push`.)"""
+        return self.push.allow_private
+
+    @allow_private_webhooks.setter
+    def allow_private_webhooks(self, value: bool) -> None:
+        self.push.allow_private = value
+
+    async def create_push_config(
+        self, cfg: TaskPushNotificationConfig, scope: CallerScope = ANONYMOUS
+    ) -> TaskPushNotificationConfig:
+        """``CreateTaskPushNotificationConfig`` (§3.1.7; :meth:`PushConfigs.create_config`)."""
+        return self.push_configs.create_config(cfg, scope)
+
+    async def get_push_config(
+        self, req: GetTaskPushNotificationConfigRequest, scope: CallerScope = ANONYMOUS
+    ) -> TaskPushNotificationConfig:
+        """``GetTaskPushNotificationConfig`` (§3.1.8)."""
+        return self.push_configs.get_config(req, scope)
+
+    async def list_push_configs(
+        self, req: ListTaskPushNotificationConfigsRequest, scope: CallerScope = ANONYMOUS
+    ) -> ListTaskPushNotificationConfigsResponse:
+        """``ListTaskPushNotificationConfigs`` (§3.1.9)."""
+        return self.push_configs.list_configs(req, scope)
+
+    async def delete_push_config(
+        self, req: DeleteTaskPushNotificationConfigRequest, scope: CallerScope = ANONYMOUS
+    ) -> None:
+        """``DeleteTaskPushNotificationConfig`` (§3.1.10): idempotent."""
+        self.push_configs.delete_config(req, scope)
 
     # ------------------------------------------------------------------ lifecycle
 
     def _recover(self) -> None:
         """Tasks a previous process left SUBMITTED/WORKING have no agent any more: fail them."""
         for task, owner in self.store.tasks_in((TaskState.SUBMITTED, TaskState.WORKING)):
-            live = self._live_task(task.id, owner)
+            live = self.tasks.live_task(task.id, owner)
             try:
                 self._apply(
                     live,
@@ -783,12 +824,12 @@ class A2AService(StreamFanout, PushConfigService):
 
     async def aclose(self) -> None:
         """Cancel running agents, close streams, stop push delivery."""
-        runs = [live.run for live in self._live.values() if live.run is not None]
+        runs = [live.run for live in self.tasks.live.values() if live.run is not None]
         for run in runs:
             run.cancel()
         await asyncio.gather(*runs, return_exceptions=True)
-        for live in list(self._live.values()):
-            self._close_streams(live)
+        for live in list(self.tasks.live.values()):
+            self.tasks.close_streams(live)
         await self.push.aclose()
 
 

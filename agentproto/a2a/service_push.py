@@ -26,23 +26,23 @@ so the check when a config is created and the check when a notification is sent 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
 
 from agentproto.a2a.errors import InvalidParamsError, TaskNotFoundError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.push import PushNotifier, check_webhook_url
+from agentproto.a2a.service_streams import LiveTasks
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
     DeleteTaskPushNotificationConfigRequest,
     GetTaskPushNotificationConfigRequest,
     ListTaskPushNotificationConfigsRequest,
     ListTaskPushNotificationConfigsResponse,
-    Task,
     TaskPushNotificationConfig,
 )
 from agentproto.clock import IdSource
 
-__all__ = ["PushConfigService", "scoped", "MAX_PUSH_CONFIGS_PER_TASK", "CONFIG_ID_PATTERN"]
+__all__ = ["PushConfigs", "scoped", "MAX_PUSH_CONFIGS_PER_TASK", "CONFIG_ID_PATTERN"]
 
 #: Push configs one task may hold (each one turns every event of the task into a POST).
 MAX_PUSH_CONFIGS_PER_TASK = 5
@@ -67,45 +67,28 @@ def scoped(tenant: str, scope: CallerScope) -> CallerScope:
 _scoped = scoped
 
 
-class PushConfigService:
-    """Create / Get / List / Delete TaskPushNotificationConfig; mixed into ``A2AService``,
-    which provides the store, ids, the task lookup and the capability check."""
+class PushConfigs:
+    """Create / Get / List / Delete TaskPushNotificationConfig for one service's tasks.
 
-    store: TaskStore
-    ids: IdSource
-    push: PushNotifier
-    _live: dict[str, Any]
+    ``tasks`` finds the caller's task (TaskNotFound otherwise) and holds each live task's
+    cached configs; ``require_push`` refuses every operation when the card declares no push."""
 
-    @property
-    def allow_loopback_webhooks(self) -> bool:
-        """May webhooks target loopback? (Kept on :attr:`push`, which judges every delivery.)"""
-        return self.push.allow_loopback
+    def __init__(
+        self,
+        store: TaskStore,
+        ids: IdSource,
+        push: PushNotifier,
+        tasks: LiveTasks,
+        require_push: Callable[[], None],
+    ) -> None:
+        self.store, self.ids, self.push, self.tasks = store, ids, push, tasks
+        self._require_push = require_push
 
-    @allow_loopback_webhooks.setter
-    def allow_loopback_webhooks(self, value: bool) -> None:
-        self.push.allow_loopback = value
+    def check_url(self, url: str) -> None:
+        """The webhook policy of :attr:`push`, judged when a config is made."""
+        check_webhook_url(url, allow_loopback=self.push.allow_loopback, allow_private=self.push.allow_private)
 
-    @property
-    def allow_private_webhooks(self) -> bool:
-        """May webhooks target private, link-local and reserved addresses? (On :attr:`push`.)"""
-        return self.push.allow_private
-
-    @allow_private_webhooks.setter
-    def allow_private_webhooks(self, value: bool) -> None:
-        self.push.allow_private = value
-
-    def _require_push(self) -> None:  # pragma: no cover - A2AService defines it
-        raise NotImplementedError
-
-    def _current(self, task_id: str, scope: CallerScope) -> Task:  # pragma: no cover - ditto
-        raise NotImplementedError
-
-    def _check_url(self, url: str) -> None:
-        check_webhook_url(
-            url, allow_loopback=self.allow_loopback_webhooks, allow_private=self.allow_private_webhooks
-        )
-
-    def _check_push_room(
+    def check_room(
         self, cfg: TaskPushNotificationConfig, task_id: str, scope: CallerScope, *, created: bool = False
     ) -> TaskPushNotificationConfig:
         """May ``cfg`` be stored on the task? Returns it as it will be stored (``id`` set if it
@@ -141,24 +124,24 @@ class PushConfigService:
             )
         return cfg
 
-    def _register_push(
+    def register(
         self, cfg: TaskPushNotificationConfig, task_id: str, scope: CallerScope, *, created: bool = False
     ) -> TaskPushNotificationConfig:
         """Store ``cfg`` on the task: from ``CreateTaskPushNotificationConfig`` (``created``) or
-        from a ``SendMessage`` configuration, after :meth:`_check_push_room`."""
-        cfg = self._check_push_room(cfg, task_id, scope, created=created)
+        from a ``SendMessage`` configuration, after :meth:`check_room`."""
+        cfg = self.check_room(cfg, task_id, scope, created=created)
         ident = cfg.id or self.ids()
         stored = cfg.model_copy(update={"task_id": task_id, "id": ident, "tenant": scope.tenant})
         self.store.save_push_config(stored, scope)
-        self._forget_push_configs(task_id)
+        self._forget(task_id)
         return stored
 
-    def _forget_push_configs(self, task_id: str) -> None:
-        live = self._live.get(task_id)
+    def _forget(self, task_id: str) -> None:
+        live = self.tasks.live.get(task_id)
         if live is not None:
             live.push_configs = None  # reloaded on the next event
 
-    async def create_push_config(
+    def create_config(
         self, cfg: TaskPushNotificationConfig, scope: CallerScope = ANONYMOUS
     ) -> TaskPushNotificationConfig:
         """``CreateTaskPushNotificationConfig``: the server assigns ``id`` if missing (see the
@@ -167,16 +150,16 @@ class PushConfigService:
         scope = _scoped(cfg.tenant, scope)
         if not cfg.task_id:
             raise InvalidParamsError("taskId is required", violations=[("taskId", "required")])
-        self._current(cfg.task_id, scope)
-        self._check_url(cfg.url)
-        return self._register_push(cfg, cfg.task_id, scope, created=True)
+        self.tasks.current(cfg.task_id, scope)
+        self.check_url(cfg.url)
+        return self.register(cfg, cfg.task_id, scope, created=True)
 
-    async def get_push_config(
+    def get_config(
         self, req: GetTaskPushNotificationConfigRequest, scope: CallerScope = ANONYMOUS
     ) -> TaskPushNotificationConfig:
         self._require_push()
         scope = _scoped(req.tenant, scope)
-        self._current(req.task_id, scope)
+        self.tasks.current(req.task_id, scope)
         cfg = self.store.push_config(req.task_id, req.id, scope)
         if cfg is None:
             raise TaskNotFoundError(
@@ -185,12 +168,12 @@ class PushConfigService:
             )
         return cfg
 
-    async def list_push_configs(
+    def list_configs(
         self, req: ListTaskPushNotificationConfigsRequest, scope: CallerScope = ANONYMOUS
     ) -> ListTaskPushNotificationConfigsResponse:
         self._require_push()
         scope = _scoped(req.tenant, scope)
-        self._current(req.task_id, scope)
+        self.tasks.current(req.task_id, scope)
         configs = self.store.push_configs(req.task_id, scope)
         start = 0
         if req.page_token:
@@ -205,12 +188,12 @@ class PushConfigService:
         nxt = str(start + size) if start + size < len(configs) else ""
         return ListTaskPushNotificationConfigsResponse(configs=page, next_page_token=nxt)
 
-    async def delete_push_config(
+    def delete_config(
         self, req: DeleteTaskPushNotificationConfigRequest, scope: CallerScope = ANONYMOUS
     ) -> None:
         """Idempotent: deleting a config that is not there is not an error."""
         self._require_push()
         scope = _scoped(req.tenant, scope)
-        self._current(req.task_id, scope)
+        self.tasks.current(req.task_id, scope)
         self.store.delete_push_config(req.task_id, req.id, scope)
-        self._forget_push_configs(req.task_id)
+        self._forget(req.task_id)

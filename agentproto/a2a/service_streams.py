@@ -6,7 +6,7 @@ The service keeps a :class:`LiveTask` in memory for every task that is not termi
 has open streams): the task, its machine, its agent's run, and one queue (:data:`Subscriber`)
 per consumer of its events. A blocking ``SendMessage`` waits on such a queue;
 ``SendStreamingMessage`` and ``SubscribeToTask`` turn one into a :class:`ClientStream`.
-:meth:`StreamFanout._publish` puts each event on every queue of the task, in one order for all
+:meth:`LiveTasks.publish` puts each event on every queue of the task, in one order for all
 (spec §3.5.2), then hands it to the task's webhooks (:mod:`agentproto.a2a.push`).
 
 Everything a caller can make the server hold is bounded (findings F3, F4 of the 2026-12-01
@@ -33,7 +33,7 @@ limit                                default  beyond it
 A stream is counted against the caps from the moment it is handed out until it ends, which
 :class:`ClientStream` makes happen exactly once — on its end, on an error, or on ``aclose`` by a
 binding whose client went away (also for a stream nobody ever iterated). An interrupted task
-that nobody runs or watches leaves memory (:meth:`StreamFanout._maybe_evict`); it stays in
+that nobody runs or watches leaves memory (:meth:`LiveTasks.maybe_evict`); it stays in
 the store, and the service reloads it when a client next touches it.
 """
 
@@ -44,13 +44,14 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from agentproto.a2a.errors import A2AError, InternalError, ResourceExhaustedError
+from agentproto.a2a.errors import A2AError, InternalError, ResourceExhaustedError, TaskNotFoundError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.machine import TaskMachine
 from agentproto.a2a.push import PushNotifier
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import StreamResponse, Task, TaskPushNotificationConfig
+from agentproto.clock import Clock
 
 __all__ = [
     "ServiceLimits",
@@ -66,7 +67,7 @@ __all__ = [
     "RETRY_AFTER_SECONDS",
     "LiveTask",
     "ClientStream",
-    "StreamFanout",
+    "LiveTasks",
     "Subscriber",
 ]
 
@@ -155,38 +156,85 @@ class LiveTask:
         return self.starting or (self.run is not None and not self.run.done())
 
 
-class StreamFanout:
-    """Subscriptions, fan-out to streams and webhooks, and the caps on them; mixed into
-    ``A2AService``, which provides the attributes declared here."""
+class LiveTasks:
+    """The tasks :class:`~agentproto.a2a.service.A2AService` holds in memory, and who listens.
 
-    limits: ServiceLimits
-    store: TaskStore
-    push: PushNotifier
-    _live: dict[str, LiveTask]
-    #: Open client streams per caller, and open (non-terminal) tasks per caller (seeded
-    #: from the store the first time a caller creates a task).
-    _streams_of: dict[CallerScope, int]
-    _open_tasks: dict[CallerScope, int]
+    One per service. It finds a caller's task (loading it from the store when it is not in
+    memory), subscribes consumers to it, fans each event out to them and to the task's
+    webhooks, enforces the stream and open-task caps, and forgets an interrupted task nobody
+    runs or watches."""
 
-    def _subscribe(self, live: LiveTask) -> Subscriber:
+    def __init__(self, store: TaskStore, push: PushNotifier, clock: Clock, limits: ServiceLimits) -> None:
+        self.store, self.push, self.clock, self.limits = store, push, clock, limits
+        #: The tasks in memory, by id.
+        self.live: dict[str, LiveTask] = {}
+        #: Open client streams per caller, and open (non-terminal) tasks per caller (seeded
+        #: from the store the first time a caller creates a task).
+        self.streams_of: dict[CallerScope, int] = {}
+        self.open_tasks: dict[CallerScope, int] = {}
+
+    # ------------------------------------------------------------------ finding a task
+
+    def snapshot(self, live: LiveTask) -> Task:
+        """A copy of the live task that later updates do not change."""
+        t = live.task
+        return t.model_copy(update={"artifacts": list(t.artifacts), "history": list(t.history)})
+
+    def current(self, task_id: str, scope: CallerScope) -> Task:
+        """``scope``'s task as it is now, from memory or the store; TaskNotFound otherwise."""
+        live = self.live.get(task_id)
+        if live is not None and live.scope == scope:
+            return self.snapshot(live)
+        task = self.store.load(task_id, scope) if live is None else None
+        if task is None:  # unknown, or another scope's: the same answer (§13.1)
+            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
+        return task
+
+    def live_task(self, task_id: str, scope: CallerScope) -> LiveTask:
+        """The in-memory record of ``scope``'s task, loaded from the store if needed."""
+        live = self.live.get(task_id)
+        if live is not None:
+            if live.scope != scope:
+                raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
+            return live
+        task = self.store.load(task_id, scope)
+        if task is None:
+            raise TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
+        history = self.store.transitions(task_id)
+        machine = (
+            TaskMachine.restore(task_id, history, self.clock)
+            if history
+            else TaskMachine(task_id, clock=self.clock)
+        )
+        if not history:  # a task stored without transitions: adopt its current state
+            machine.create(task.status.state, reason="restored")
+        live = LiveTask(task, machine, scope=scope)
+        if not machine.is_terminal:
+            self.live[task_id] = live
+        return live
+
+    # ------------------------------------------------------------------ fan-out
+
+    def subscribe(self, live: LiveTask) -> Subscriber:
         queue: Subscriber = asyncio.Queue()
         live.subscribers.append(queue)
         return queue
 
-    def _unsubscribe(self, live: LiveTask, queue: Subscriber) -> None:
+    def unsubscribe(self, live: LiveTask, queue: Subscriber) -> None:
         if queue in live.subscribers:
             live.subscribers.remove(queue)
         if queue in live.watchers:
             live.watchers.remove(queue)
 
-    def _publish(self, live: LiveTask, event: StreamResponse) -> None:
+    def publish(self, live: LiveTask, event: StreamResponse) -> None:
+        """``event`` on every queue of the task, in one order for all (§3.5.2), then to its webhooks."""
         limit = self.limits.max_queued_events
         for queue in list(live.subscribers):
             if queue.qsize() >= limit:  # a consumer that does not read: drop it, free its queue
                 self._drop(live, queue, limit)
             else:
                 queue.put_nowait(event)
-        self._notify_push(live, event)
+        self.notify_push(live, event)
 
     def _drop(self, live: LiveTask, queue: Subscriber, limit: int) -> None:
         while not queue.empty():
@@ -200,9 +248,9 @@ class StreamFanout:
                 metadata={"limit": "queuedEvents", "max": limit, "taskId": live.task.id},
             )
         )
-        self._unsubscribe(live, queue)
+        self.unsubscribe(live, queue)
 
-    def _notify_push(self, live: LiveTask, event: StreamResponse) -> None:
+    def notify_push(self, live: LiveTask, event: StreamResponse) -> None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # e.g. recovery at start-up: nobody to deliver with yet
@@ -212,7 +260,7 @@ class StreamFanout:
         for config in live.push_configs:
             self.push.enqueue(config, event)
 
-    def _close_streams(self, live: LiveTask, *, keep_watchers: bool = False) -> None:
+    def close_streams(self, live: LiveTask, *, keep_watchers: bool = False) -> None:
         """End the task's streams (``keep_watchers``: all but the SubscribeToTask ones)."""
         kept = [q for q in live.subscribers if keep_watchers and q in live.watchers]
         for queue in live.subscribers:
@@ -221,23 +269,31 @@ class StreamFanout:
         live.subscribers[:] = kept
         live.watchers[:] = kept
 
-    def _maybe_evict(self, live: LiveTask) -> None:
+    def maybe_evict(self, live: LiveTask) -> None:
         """Forget an interrupted task nobody is running or watching (F4): it stays in the store,
         and the service reloads it when a client next touches it."""
         if (
             live.machine.is_interrupted
             and not live.running
             and not live.subscribers
-            and self._live.get(live.task.id) is live
+            and self.live.get(live.task.id) is live
         ):
-            del self._live[live.task.id]
+            del self.live[live.task.id]
+
+    def retire(self, live: LiveTask) -> None:
+        """A terminal task: its streams end, its webhooks retire, memory and quota let it go."""
+        self.close_streams(live)
+        self.push.retire(live.task.id)
+        self.live.pop(live.task.id, None)
+        if live.scope in self.open_tasks:
+            self.open_tasks[live.scope] = max(0, self.open_tasks[live.scope] - 1)
 
     # ------------------------------------------------------------------ caps
 
-    def _admit_stream(self, scope: CallerScope, live: LiveTask | None) -> None:
+    def admit_stream(self, scope: CallerScope, live: LiveTask | None) -> None:
         """Refuse a new stream beyond the per-caller or per-task cap (ResourceExhausted)."""
         lim = self.limits
-        if self._streams_of.get(scope, 0) >= lim.max_streams_per_caller:
+        if self.streams_of.get(scope, 0) >= lim.max_streams_per_caller:
             raise ResourceExhaustedError(
                 f"too many open streams: at most {lim.max_streams_per_caller} per caller",
                 retry_after_s=lim.retry_after_s,
@@ -250,43 +306,43 @@ class StreamFanout:
                 metadata={"limit": "streamsPerTask", "max": lim.max_streams_per_task, "taskId": live.task.id},
             )
 
-    def _stream(
+    def open_stream(
         self, live: LiveTask, queue: Subscriber, first: StreamResponse, scope: CallerScope
     ) -> ClientStream:
         """A client stream over ``queue``: counted against the caps from now until it closes."""
         live.streams.append(queue)
-        self._streams_of[scope] = self._streams_of.get(scope, 0) + 1
+        self.streams_of[scope] = self.streams_of.get(scope, 0) + 1
 
         def release() -> None:
-            self._unsubscribe(live, queue)
+            self.unsubscribe(live, queue)
             if queue in live.streams:
                 live.streams.remove(queue)
-            left = self._streams_of.get(scope, 0) - 1
+            left = self.streams_of.get(scope, 0) - 1
             if left > 0:
-                self._streams_of[scope] = left
+                self.streams_of[scope] = left
             else:
-                self._streams_of.pop(scope, None)
-            self._maybe_evict(live)
+                self.streams_of.pop(scope, None)
+            self.maybe_evict(live)
 
         loop = asyncio.get_running_loop()
         return ClientStream(queue, first, release, loop.time() + self.limits.max_stream_seconds)
 
-    def _may_open_task(self, scope: CallerScope) -> bool:
-        """Is ``scope`` below its quota of open tasks? (Counted from the store once.)"""
-        if scope not in self._open_tasks:
-            self._open_tasks[scope] = sum(
+    def admit_task(self, scope: CallerScope) -> None:
+        """Count a new task against ``scope``'s quota of open tasks, or refuse it
+        (ResourceExhausted). The quota is counted from the store the first time."""
+        if scope not in self.open_tasks:
+            self.open_tasks[scope] = sum(
                 self.store.page(scope=scope, state=s, page_size=1).total_size for s in _OPEN_STATES
             )
-        return self._open_tasks[scope] < self.limits.max_open_tasks_per_caller
-
-    def _refuse_new_task(self) -> ResourceExhaustedError:
         lim = self.limits
-        return ResourceExhaustedError(
-            f"too many open tasks: at most {lim.max_open_tasks_per_caller} non-terminal "
-            "tasks per caller; finish or cancel one first",
-            retry_after_s=lim.retry_after_s,
-            metadata={"limit": "openTasksPerCaller", "max": lim.max_open_tasks_per_caller},
-        )
+        if self.open_tasks[scope] >= lim.max_open_tasks_per_caller:
+            raise ResourceExhaustedError(
+                f"too many open tasks: at most {lim.max_open_tasks_per_caller} non-terminal "
+                "tasks per caller; finish or cancel one first",
+                retry_after_s=lim.retry_after_s,
+                metadata={"limit": "openTasksPerCaller", "max": lim.max_open_tasks_per_caller},
+            )
+        self.open_tasks[scope] += 1
 
 
 class ClientStream:

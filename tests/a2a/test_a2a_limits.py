@@ -89,7 +89,7 @@ async def test_streams_of_one_caller_are_capped_across_tasks(make_service):
     await (await svc.subscribe(SubscribeToTaskRequest(id=bobs), bob)).aclose()
     for s in streams:
         await s.aclose()
-    assert svc._streams_of == {}
+    assert svc.tasks.streams_of == {}
 
 
 async def test_a_stream_never_iterated_is_released_on_aclose(make_service):
@@ -123,7 +123,7 @@ async def test_a_consumer_that_falls_behind_is_dropped(make_service):
         async for _ in slow:
             pass
     assert info.value.metadata["limit"] == "queuedEvents"
-    live = svc._live.get(tid)
+    live = svc.tasks.live.get(tid)
     assert live is None or not live.subscribers  # its queue is gone
 
 
@@ -133,7 +133,7 @@ async def test_a_stream_ends_at_its_maximum_lifetime(make_service):
     stream = await svc.subscribe(SubscribeToTaskRequest(id=tid))
     events = await asyncio.wait_for(_all(stream), 5)
     assert [e.task.id for e in events] == [tid]  # the Task, then a clean end
-    assert svc._streams_of == {}
+    assert svc.tasks.streams_of == {}
 
 
 async def _all(stream):
@@ -146,14 +146,14 @@ async def _all(stream):
 async def test_idle_interrupted_tasks_leave_memory_and_come_back_from_the_store(make_service):
     svc = make_service()
     ids = await interrupted(svc, 3)
-    assert not any(t in svc._live for t in ids)
+    assert not any(t in svc.tasks.live for t in ids)
     got = await svc.get_task(GetTaskRequest(id=ids[0]))
     assert got.status.state is S.INPUT_REQUIRED and len(got.history) == 2
     done = await svc.send_message(send_req("done", "m-done", task_id=ids[0]))
     assert done.status.state is S.COMPLETED and len(done.history) == 4
     canceled = await svc.cancel_task(CancelTaskRequest(id=ids[1]))
     assert canceled.status.state is S.CANCELED
-    assert svc._live == {}
+    assert svc.tasks.live == {}
 
 
 async def test_open_tasks_per_caller_are_capped(make_service):

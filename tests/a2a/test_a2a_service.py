@@ -403,7 +403,7 @@ async def test_a_restart_fails_tasks_that_were_running_and_keeps_interrupted_one
     resumed = await again.send_message(send_req("ok", "m-2", task_id=waiting.id))
     assert resumed.status.state is S.COMPLETED
     assert [t.target for t in again.timeline(waiting.id)] == [S.SUBMITTED, S.INPUT_REQUIRED, S.COMPLETED]
-    for task in svc._live.values():
+    for task in svc.tasks.live.values():
         if task.run:
             task.run.cancel()
 
