@@ -35,6 +35,7 @@ from agentproto.a2a.types import (
     user_message,
 )
 from agentproto.clock import IdSource
+from agentproto.server.paths import AGENT_CARD_PATH
 from agentproto.sse import EventStreamDecoder, SSEDecodeError
 
 __all__ = [
@@ -51,7 +52,7 @@ __all__ = [
 
 M = TypeVar("M", bound=BaseModel)
 
-CARD_PATH = "/.well-known/agent-card.json"
+CARD_PATH = AGENT_CARD_PATH  # where a client looks for the card (A2A §8.2)
 #: States at which waiting ends: terminal, or waiting for the client.
 SETTLED_STATES = TERMINAL_STATES | INTERRUPTED_STATES
 

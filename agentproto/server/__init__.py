@@ -15,17 +15,22 @@ module                  what it holds
 
 Nothing here knows a protocol: the bindings (``agentproto.a2a``, ``agentproto.agui``) import
 this package, and :func:`agentproto.demo.app.create_app` builds all of them from a config.
-``RunningServer`` needs uvicorn (the ``server`` extra) and is loaded on first use.
+Every name loads on first use (``RunningServer`` needs uvicorn, the ``server`` extra), so a
+sans-I/O module that reads a path from :mod:`.paths` pulls in nothing else.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from agentproto.server.config import AuthConfig, Bindings, ServerConfig, WebhookPolicy
-from agentproto.server.guard import GuardConfig, HTTPGuard
-from agentproto.server.log import log_event
-from agentproto.server.paths import AGENT_CARD_PATH, JWKS_PATH, TOKEN_PATH
+from agentproto._lazy import lazy_exports
+
+if TYPE_CHECKING:  # each public name and its home module; loaded on first use
+    from agentproto.server.config import AuthConfig, Bindings, ServerConfig, WebhookPolicy
+    from agentproto.server.guard import GuardConfig, HTTPGuard
+    from agentproto.server.log import log_event
+    from agentproto.server.paths import AGENT_CARD_PATH, JWKS_PATH, TOKEN_PATH
+    from agentproto.server.running import RunningServer, running_server
 
 __all__ = [
     "ServerConfig",
@@ -42,10 +47,4 @@ __all__ = [
     "JWKS_PATH",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in ("RunningServer", "running_server"):
-        from agentproto.server import running
-
-        return getattr(running, name)
-    raise AttributeError(f"module 'agentproto.server' has no attribute {name!r}")
+__getattr__, __dir__, _EXPORTS = lazy_exports(globals())
