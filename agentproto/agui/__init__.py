@@ -52,62 +52,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentproto._lazy import lazy_exports
+from agentproto.agui import errors, interrupts
 from agentproto.agui.chunks import ChunkExpander, expand_chunks
 from agentproto.agui.chunks import PendingStream as PendingStream
 from agentproto.agui.compat import CompatibilityBoundary
 from agentproto.agui.eras import ERA_SHIMS, EraDowngrade, shims_for
 from agentproto.agui.eras import EraShim as EraShim
-from agentproto.agui.errors import (
-    AGUIError,
-    ChunkError,
-    DecodeError,
-    GuardError,
-    IntentEnvelopeError,
-    IntentPropsError,
-    IntentTooLargeError,
-    MalformedEventError,
-    PatchError,
-    PipelineWarning,
-    ResyncNeeded,
-    UIIntentError,
-    UnknownComponentError,
-    UnsafeContentError,
-    VerificationError,
-)
+from agentproto.agui.errors import *  # noqa: F403 - every error and the warning type
 from agentproto.agui.errors import Warning_ as Warning_
 from agentproto.agui.events import *  # noqa: F403 - the event model is the public API
 from agentproto.agui.events import __all__ as _events_all
-from agentproto.agui.interrupts import (
-    APPROVAL_RESPONSE_SCHEMA,
-    BuildResumeError,
-    CancelledWithPayloadError,
-    DuplicateEntryError,
-    InterruptExpiredError,
-    InterruptRecord,
-    InterruptSpecError,
-    PayloadSchemaError,
-    ResumeAnswer,
-    ResumeConflictError,
-    ResumeError,
-    ResumeNotice,
-    ResumePlan,
-    ResumeRequiredError,
-    StaleInterruptError,
-    ThreadMismatchError,
-    ThreadRecord,
-    UncoveredInterruptError,
-    UnknownInterruptError,
-    build_resume,
-    cancelled,
-    finish_with_interrupts,
-    is_expired,
-    parse_expires_at,
-    pending_interrupts,
-    resolved,
-    resume_key,
-    tool_approval_interrupt,
-    validate_resume,
-)
+from agentproto.agui.interrupts import *  # noqa: F403 - the interrupt/resume API and its errors
 from agentproto.agui.parse import EventParser, ParsedEvent, parse_event, parse_run_agent_input
 from agentproto.agui.patch import apply_patch
 from agentproto.agui.patch import copy_json as copy_json
@@ -155,22 +110,6 @@ if TYPE_CHECKING:  # served lazily: the HTTP client needs httpx, which the core 
     )
 
 __all__ = [
-    # errors
-    "AGUIError",
-    "ChunkError",
-    "DecodeError",
-    "GuardError",
-    "MalformedEventError",
-    "PatchError",
-    "PipelineWarning",
-    "ResyncNeeded",
-    "VerificationError",
-    "UIIntentError",
-    "IntentTooLargeError",
-    "IntentEnvelopeError",
-    "UnknownComponentError",
-    "UnsafeContentError",
-    "IntentPropsError",
     # transport
     "KEEP_ALIVE",
     "SSE_CONTENT_TYPE",
@@ -213,36 +152,6 @@ __all__ = [
     "UI_COMPONENTS",
     "UIIntent",
     "validate_ui_intent",
-    # interrupts and resume (spec basic/patterns/interrupt-resume)
-    "tool_approval_interrupt",
-    "finish_with_interrupts",
-    "APPROVAL_RESPONSE_SCHEMA",
-    "pending_interrupts",
-    "resolved",
-    "cancelled",
-    "build_resume",
-    "parse_expires_at",
-    "is_expired",
-    "resume_key",
-    "validate_resume",
-    "InterruptRecord",
-    "ThreadRecord",
-    "ResumeAnswer",
-    "ResumePlan",
-    "ResumeNotice",
-    "ResumeError",
-    "BuildResumeError",
-    "ThreadMismatchError",
-    "UnknownInterruptError",
-    "StaleInterruptError",
-    "DuplicateEntryError",
-    "UncoveredInterruptError",
-    "ResumeRequiredError",
-    "ResumeConflictError",
-    "PayloadSchemaError",
-    "InterruptExpiredError",
-    "CancelledWithPayloadError",
-    "InterruptSpecError",
     # clients (lazy)
     "AGUIClient",
     "SyncAGUIClient",
@@ -259,5 +168,7 @@ __all__ = [
     ],
 ]
 
+__all__ += errors.__all__  # AGUIError and its family, PipelineWarning
+__all__ += interrupts.__all__  # interrupt/resume (spec basic/patterns/interrupt-resume) and ResumeError
 
 __getattr__, __dir__, _EXPORTS = lazy_exports(globals())

@@ -53,7 +53,6 @@ __all__ = [
     "UnsafeContentError",
     "IntentPropsError",
     "PipelineWarning",
-    "Warning_",
 ]
 
 
@@ -284,5 +283,5 @@ class PipelineWarning:
 _WARNING_KEYS = ("event", "path", "message")
 
 
-#: Alias kept for readers who know the name from the design notes.
+#: Alias kept for readers who know the name from the design notes (not in ``__all__``).
 Warning_ = PipelineWarning

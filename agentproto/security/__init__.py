@@ -30,6 +30,7 @@ The names of the first card-signing release stay importable from here —
 but are not part of ``__all__``.
 """
 
+from agentproto.security import errors
 from agentproto.security.cards import (
     CARD_ALGORITHMS,
     canonical_card_payload,
@@ -40,26 +41,7 @@ from agentproto.security.cards import (
 )
 from agentproto.security.cards import DEFAULT_ALGORITHMS as DEFAULT_ALGORITHMS
 from agentproto.security.client_input import check_client_tool_results, tool_calls_by_id
-from agentproto.security.errors import (
-    CardSignatureError,
-    CardTampered,
-    CardUnsigned,
-    ForgedToolResult,
-    MalformedToken,
-    MissingScope,
-    MissingToken,
-    OAuthError,
-    SecurityError,
-    SignatureInvalid,
-    TokenError,
-    TokenExpired,
-    TokenForged,
-    TokenNotYetValid,
-    UnknownKey,
-    UnknownSigningKey,
-    WrongAudience,
-    WrongIssuer,
-)
+from agentproto.security.errors import *  # noqa: F403 - the error hierarchy (and ERROR_DOMAIN)
 from agentproto.security.errors import InvalidSignatureError as InvalidSignatureError
 from agentproto.security.errors import NoSignatureError as NoSignatureError
 from agentproto.security.errors import SignatureError as SignatureError
@@ -148,23 +130,6 @@ __all__ = [
     "hmac_with_public_key",
     "tamper_card",
     "CARD_MOVES",
-    # errors
-    "SecurityError",
-    "TokenError",
-    "MissingToken",
-    "MalformedToken",
-    "TokenForged",
-    "UnknownKey",
-    "TokenExpired",
-    "TokenNotYetValid",
-    "WrongIssuer",
-    "WrongAudience",
-    "MissingScope",
-    "CardSignatureError",
-    "CardUnsigned",
-    "SignatureInvalid",
-    "CardTampered",
-    "UnknownSigningKey",
-    "ForgedToolResult",
-    "OAuthError",
 ]
+
+__all__ += errors.__all__  # SecurityError and its family
