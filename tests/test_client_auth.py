@@ -61,7 +61,10 @@ def test_the_token_request_is_form_encoded_with_the_client_in_basic_auth():
     (request,) = agent.token_requests
     assert request.method == "POST"
     assert request.headers["content-type"] == "application/x-www-form-urlencoded"
-    assert dict(parse_qsl(request.content.decode())) == {"grant_type": "client_credentials", "scope": "agent:use"}
+    assert dict(parse_qsl(request.content.decode())) == {
+        "grant_type": "client_credentials",
+        "scope": "agent:use",
+    }
     scheme, _, value = request.headers["authorization"].partition(" ")
     assert scheme == "Basic" and base64.b64decode(value).decode() == "alice:s3cret%3Ax"  # §2.3.1
     assert agent.calls == ["Bearer t1"]

@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 import httpx
 
 from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.client import A2AClient, _deadline, _raise_timeout, _remaining
+from agentproto.a2a.client_async import A2AClient, _deadline, _raise_timeout, _remaining
 from agentproto.a2a.client_core import (
     A2AClientError,
     A2AConnectionError,

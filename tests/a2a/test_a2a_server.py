@@ -273,7 +273,7 @@ def test_a_card_without_a_jsonrpc_10_interface_cannot_be_used():
             "skills": [],
         }
     )
-    from agentproto.a2a.client import _Protocol
+    from agentproto.a2a.client_core import _Protocol
 
     with pytest.raises(A2AClientError, match="GRPC 1.0"):
         _Protocol.choose_interface(card, "1.0")
