@@ -210,23 +210,19 @@ class SyncA2AClient:
         self, url: str, *, http: httpx.Client | httpx.AsyncClient | None = None, **kwargs: Any
     ) -> None:
         """A JSON-RPC client for ``url`` (the arguments of :class:`A2AClient`)."""
+
+        async def make(**options: Any) -> A2AClient:  # on the loop: grpc.aio channels are bound to it
+            return A2AClient(url, **options)
+
+        self._adopt(make, {"http": http, **kwargs})
+
+    def _adopt(self, make: Callable[..., Awaitable[A2AClient]], kwargs: dict[str, Any]) -> None:
+        """Make the async client on the loop thread; an ``http=`` given as ``httpx.Client``
+        becomes an ``httpx.AsyncClient`` that this client closes (:func:`_sync_http`)."""
+        http = kwargs.pop("http", None)
         given = _sync_http(http)
         self._closes_http = given is not None and given is not http
-        self.client: A2AClient = self._made(lambda: A2AClient(url, http=given, **kwargs))
-
-    @staticmethod
-    def _made(make: Callable[[], A2AClient]) -> A2AClient:
-        async def on_loop() -> A2AClient:  # grpc.aio channels belong to the loop they are made on
-            return make()
-
-        return _LoopThread.run(on_loop)
-
-    @classmethod
-    def _around(cls, make: Callable[[], Awaitable[A2AClient]], converted: bool) -> SyncA2AClient:
-        sync = cls.__new__(cls)
-        sync._closes_http = converted
-        sync.client = _LoopThread.run(make)
-        return sync
+        self.client: A2AClient = _LoopThread.run(lambda: make(http=given, **kwargs))
 
     @classmethod
     def fetch_card(
@@ -252,12 +248,9 @@ class SyncA2AClient:
     @classmethod
     def discover(cls, base_url: str, *, cache: CardCache | None = None, **kwargs: Any) -> SyncA2AClient:
         """Fetch the card, pick its JSON-RPC 1.0 interface, return a client bound to it."""
-        http = kwargs.pop("http", None)
-        given = _sync_http(http)
-        return cls._around(
-            lambda: A2AClient.discover(base_url, cache=cache, http=given, **kwargs),
-            given is not None and given is not http,
-        )
+        sync = cls.__new__(cls)
+        sync._adopt(functools.partial(A2AClient.discover, base_url, cache=cache), kwargs)
+        return sync
 
     @classmethod
     def connect(
@@ -271,14 +264,9 @@ class SyncA2AClient:
         """The sync :func:`~agentproto.a2a.client_bindings.connect`: the card's most preferred
         binding (or ``binding``: ``jsonrpc``, ``rest``, ``grpc``), every operation without
         ``await``."""
-        http = kwargs.pop("http", None)
-        given = _sync_http(http)
-        if given is not None:
-            kwargs["http"] = given
-        return cls._around(
-            lambda: connect(base_url, binding=binding, cache=cache, **kwargs),
-            given is not None and given is not http,
-        )
+        sync = cls.__new__(cls)
+        sync._adopt(functools.partial(connect, base_url, binding=binding, cache=cache), kwargs)
+        return sync
 
     @property
     def url(self) -> str:
