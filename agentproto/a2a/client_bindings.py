@@ -109,6 +109,8 @@ def _json_body(response: httpx.Response, empty: Any = None) -> Any:
 
 def _rest_error(body: Any, status: int, url: str) -> A2AError | A2AHTTPError:
     err = body.get("error") if isinstance(body, dict) else None
+    if status in (401, 403) and isinstance(err, dict):  # authentication is the transport's (§7.4)
+        return A2AHTTPError(status, f"HTTP {status} from {url}: {str(err.get('message') or '')[:200]}")
     if not isinstance(err, dict):
         return A2AHTTPError(status, f"HTTP {status} from {url}: {str(body)[:200]}")
     details = err.get("details")
