@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import httpx
@@ -17,7 +18,9 @@ from agentproto.testing import RunningServer
 
 @pytest.fixture(scope="module")
 def url():
-    running = RunningServer(secured(clock=FakeClock(), ids=IdFactory("id"), a2a_agent="echo")).start()
+    grpc = importlib.util.find_spec("grpc") is not None  # the gRPC binding where grpcio is installed
+    app = secured(clock=FakeClock(), ids=IdFactory("id"), a2a_agent="echo", a2a_grpc=grpc)
+    running = RunningServer(app).start()
     try:
         yield running.url
     finally:
@@ -33,8 +36,10 @@ def test_without_credentials_the_agent_refuses_with_401(url, capsys):
     assert "HTTP 401" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("binding", ["jsonrpc", "rest"])
+@pytest.mark.parametrize("binding", ["jsonrpc", "rest", "grpc"])
 def test_client_id_gets_a_token_with_the_secret_from_the_environment(url, binding, monkeypatch, capsys):
+    if binding == "grpc":
+        pytest.importorskip("grpc")
     monkeypatch.setenv("AGENTPROTO_CLIENT_SECRET_ALICE", AUTH_CLIENTS["alice"])
     code = main(send(url, "--binding", binding, "--client-id", "alice", "--token-url", url + "/oauth/token"))
     out = capsys.readouterr()
