@@ -37,9 +37,8 @@ for another agent is not an A2A state (on the wire the task is still ``SUBMITTED
 the orchestrator tracks it privately as the task's ``waiting`` set.
 
 A run returns data — a :class:`DeadlockRun` with the final states, the incidents, the reports
-and one :class:`DeadlockFrame` per step; :func:`sweep` and :func:`ttl_tradeoff` average many
-random plans (:func:`random_plan`). The pictures of all of it are in the course layer
-(``course/deadlocks.py``).
+and one :class:`DeadlockFrame` per step; :func:`sweep` and :func:`ttl_tradeoff` average random
+plans (:func:`random_plan`). Their pictures are in the course layer (``course/deadlocks.py``).
 """
 
 from __future__ import annotations
@@ -241,25 +240,7 @@ class DeadlockFrame:
 
 @dataclass
 class DeadlockRun:
-    """Everything one run of :func:`simulate` produced.
-
-    * ``plan``, ``strategy`` — what was dispatched, and how deadlocks were handled;
-    * ``final`` — each task's last state, ``{task: TaskState}`` (the A2A task states);
-    * ``incidents`` — the dependency cycles that mattered (:class:`Incident`: prevented before
-      dispatch, or blocked at run time, and when each was resolved);
-    * ``reports`` — the tasks that stopped without completing, with a state and a reason
-      (:class:`ExitReport`); ``escalations`` — the questions put to a human (:class:`Escalation`);
-    * ``frames``, ``log`` — one entry per step, for the step widget and :meth:`story` (empty when
-      the run was simulated with ``record=False``);
-    * ``end_time`` — virtual seconds when the last task settled (or the horizon);
-      ``horizon`` — the limit the run was given;
-    * ``refusal`` — the :class:`CyclicPlanError` when the strategy refused the plan before
-      dispatch (then nothing ran); ``spurious_exits`` — tasks that timed out although they were
-      in no cycle (a timeout set too short).
-
-    The derived numbers are properties: :attr:`completed` (a *count*), :attr:`completion_rate`,
-    :attr:`stuck` (task names), :attr:`deadlocked`, :attr:`recovery_times`.
-    """
+    """Everything one run of :func:`simulate` produced; ``final`` maps task → last state."""
 
     plan: WaitPlan
     strategy: Strategy
@@ -276,15 +257,11 @@ class DeadlockRun:
 
     @property
     def completed(self) -> int:
-        """How many tasks ended ``COMPLETED`` — a number, not the tasks.
-
-        The tasks themselves: ``[t for t, s in run.final.items() if s is TaskState.COMPLETED]``.
-        """
+        """How many tasks ended COMPLETED: a number, not the tasks (those are in ``final``)."""
         return sum(1 for s in self.final.values() if s is TaskState.COMPLETED)
 
     @property
     def completion_rate(self) -> float:
-        """:attr:`completed` as a share of all tasks, 0.0–1.0 (1.0 for an empty plan)."""
         return self.completed / len(self.final) if self.final else 1.0
 
     @property
@@ -299,7 +276,6 @@ class DeadlockRun:
 
     @property
     def recovery_times(self) -> list[float | None]:
-        """Seconds from each incident's onset to its resolution (``None``: never resolved)."""
         return [i.time_to_recovery for i in self.incidents]
 
     def story(self, width: int = 80) -> str:

@@ -242,4 +242,4 @@ def test_help_says_completed_is_a_count_not_the_tasks():
 
     text = pydoc.render_doc(DeadlockRun, renderer=pydoc.plaintext)
     assert "a number, not the tasks" in text
-    assert "final.items()" in text  # how to get the tasks themselves
+    assert "those are in ``final``" in text  # where the tasks themselves are
