@@ -14,7 +14,8 @@ The public surface, by module:
 module                      what
 ==========================  ===================================================================
 :mod:`~.events`             the 31 event models, ``EVENT_CLASSES``; ``dump_event``, ``event_to_json``
-:mod:`~.shapes`             what events carry: messages, parts, tools, ``RunAgentInput``, patch ops
+:mod:`~.types`              the types events carry: messages, parts, tools, ``RunAgentInput``,
+                            patch ops (the SDK's ``ag_ui.core.types``)
 :mod:`~.parse`              :class:`EventParser`, :func:`parse_event`, :func:`parse_run_agent_input`
 :mod:`~.compat`             :class:`CompatibilityBoundary` (retired ``THINKING_*``, tolerated nulls)
 :mod:`~.eras`               era shims for a peer pinned to an older protocol: :func:`shims_for`

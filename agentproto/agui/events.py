@@ -22,7 +22,7 @@ translates retired shapes first. That is :mod:`agentproto.agui.parse` (the parse
 compatibility boundary); their public names are re-exported by :mod:`agentproto.agui`.
 
 What events carry (messages, content parts, tools, ``RunAgentInput``, JSON Patch operations,
-outcomes, interrupts, usage) and the model base are in :mod:`agentproto.agui.shapes`; this
+outcomes, interrupts, usage) and the model base are in :mod:`agentproto.agui.types`; this
 module re-exports those names, so ``agentproto.agui.events.RunAgentInput`` still works.
 """
 
@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from agentproto.agui.shapes import (  # noqa: F401 - re-exported: the event model's vocabulary
+from agentproto.agui.types import (  # noqa: F401 - re-exported: the event model's vocabulary
     _JS_SAFE_INT,
     ActivityMessage,
     AddOperation,

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentproto.agui.errors import PatchError
-from agentproto.agui.shapes import AddOperation, RemoveOperation, ReplaceOperation
+from agentproto.agui.types import AddOperation, RemoveOperation, ReplaceOperation
 
 __all__ = ["apply_patch", "copy_json"]
 

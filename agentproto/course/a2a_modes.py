@@ -37,7 +37,7 @@ from agentproto.a2a.modes import MODES, ModeResult, agent_schedule, model_modes
 from agentproto.a2a.push import WebhookRecorder
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.types import Message, StreamResponse, Task, TaskPushNotificationConfig
-from agentproto.course.lab import figure_png
+from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
 
 __all__ = [

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from agentproto.course.lab import figure_png
+from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
 from agentproto.orchestration.proxy import ProxyRun, schedule_frames, simulate_proxy, with_heartbeats
 

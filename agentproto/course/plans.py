@@ -18,7 +18,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from agentproto.a2a.states import TaskState
-from agentproto.course.lab import figure_png
+from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
 from agentproto.orchestration.plans import (

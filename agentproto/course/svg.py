@@ -4,7 +4,7 @@ A matplotlib figure rendered to PNG costs 50–150 ms on a busy laptop, mostly i
 a line chart written directly as SVG costs about a millisecond, stays sharp at any zoom and
 needs no interactive backend. :func:`line_chart` draws the few things the labs need (lines,
 vertical markers, highlighted points, a legend, labelled axes with "nice" ticks) in the
-course's palette. :class:`SvgLab` is a :class:`~agentproto.course.lab.Lab` whose
+course's palette. :class:`SvgLab` is a :class:`~agentproto.course.lab_frame.Lab` whose
 figure is such an SVG: same controls, **Run** button, ``summary_text`` and code-driven API.
 Static plots in the notebooks still use matplotlib.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from agentproto.course.lab import Lab
+from agentproto.course.lab_frame import Lab
 
 __all__ = ["Series", "Marker", "line_chart", "nice_ticks", "SvgLab"]
 
@@ -206,7 +206,7 @@ def line_chart(
 
 
 class SvgLab(Lab):
-    """A :class:`~agentproto.course.lab.Lab` whose figure is an SVG string.
+    """A :class:`~agentproto.course.lab_frame.Lab` whose figure is an SVG string.
 
     Subclasses implement :meth:`render` returning ``(svg, summary_text)``; everything else —
     controls, **Run** button, ``summary_text``, ``runs``, the short text form — is the Lab's.

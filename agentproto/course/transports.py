@@ -15,7 +15,7 @@ from typing import Any
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from agentproto.course.lab import figure_png
+from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
 from agentproto.orchestration.transports import CAPABILITIES, TransportResult, compare
 

@@ -1,4 +1,5 @@
-"""The common frame of the orchestration notebooks' interactive labs.
+"""The common frame of the orchestration notebooks' interactive labs (the ``agentproto lab``
+command, which opens the course in JupyterLab, is :mod:`agentproto.course.launcher`).
 
 A *lab* is a row of controls, a **Run** button, a one-paragraph summary and a figure. The
 simulation and the drawing live in the topic modules; a lab only wires controls to them. Each
