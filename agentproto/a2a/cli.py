@@ -206,25 +206,17 @@ def _send(args: argparse.Namespace) -> int:
         if args.history_length is not None and args.history_length < 0:
             raise _UsageError("--history-length must be >= 0")
         with _connect(args) as client:
+            common: dict[str, Any] = {
+                "task_id": args.task_id,
+                "context_id": args.context_id,
+                "history_length": args.history_length,
+                "timeout": args.timeout,
+            }
             if args.stream:
-                for event in client.stream(
-                    args.text,
-                    task_id=args.task_id,
-                    context_id=args.context_id,
-                    history_length=args.history_length,
-                    timeout=args.timeout,
-                ):
+                for event in client.stream(args.text, **common):
                     _print(event.to_wire(), compact=True)
                 return EXIT_OK
-            result = client.send(
-                args.text,
-                task_id=args.task_id,
-                context_id=args.context_id,
-                return_immediately=args.no_wait,
-                history_length=args.history_length,
-                timeout=args.timeout,
-            )
-            _print(result.to_wire())
+            _print(client.send(args.text, return_immediately=args.no_wait, **common).to_wire())
             return EXIT_OK
 
     return _run(go)
