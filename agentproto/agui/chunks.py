@@ -42,7 +42,8 @@ the expander papering over the break with a tidy END. The discarded items are li
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from agentproto.agui.errors import ChunkError
@@ -195,6 +196,10 @@ def _open_reasoning(chunk: Any, mid: str, tag: str | None, index: int | None) ->
     return PendingStream("reasoning", mid, tag), fields
 
 
+def _nothing(chunk: Any) -> None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class _ChunkKind:
     """One ``*_CHUNK`` kind: the explicit events it expands to and what its opener carries."""
@@ -211,6 +216,15 @@ class _ChunkKind:
     #: Opener fields a continuation may repeat and must agree on:
     #: (chunk attribute, wire name, the PendingStream attribute holding the established value).
     repeated: tuple[tuple[str, str, str], ...] = ()
+    #: The chunk's values of the ``repeated`` fields in one C call, and what they are when the
+    #: chunk repeats none of them (the common continuation, checked on every chunk).
+    repeated_values: Callable[[Any], Any] = field(init=False, repr=False)
+    unrepeated: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        attrs = [attr for attr, _, _ in self.repeated]
+        object.__setattr__(self, "repeated_values", attrgetter(*attrs) if attrs else _nothing)
+        object.__setattr__(self, "unrepeated", (None,) * len(attrs) if len(attrs) > 1 else None)
 
     def open(self, chunk: Any, cid: str | None, tag: str | None, index: int | None) -> _Opened:
         """The stream a first chunk opens (ids are never invented: no id, no stream)."""
@@ -304,7 +318,7 @@ class ChunkExpander:
         """Expand one event; non-chunk events pass through after any END they trigger."""
         action = _ACTION.get(type(event), _PASS)
         try:
-            if isinstance(action, _ChunkKind):
+            if type(action) is _ChunkKind:
                 return self._chunk(action, event, index)
             if not self._lanes or action is _PASS:
                 return [event]
@@ -399,20 +413,25 @@ class ChunkExpander:
             pending = self._lanes.get(lane)
         out: list[BaseEvent] = []
         if pending is not None and pending.kind == kind.name and (cid is None or cid == pending.id):
-            kind.check_continuation(chunk, pending, index)
+            if kind.repeated_values(chunk) != kind.unrepeated:
+                kind.check_continuation(chunk, pending, index)
         else:
             out.extend(self._close_lane(lane))
             pending, start_fields = kind.open(chunk, cid, tag, index)
             self._lanes[lane] = pending
             out.append(_synth(kind.start, self._carry(chunk, start_fields, False)))
-        delta = chunk.delta  # type: ignore[attr-defined]
-        if delta is not None or chunk.raw_event is not None or (not out and chunk.metadata is not None):
+        delta, meta, raw = chunk.delta, chunk.metadata, chunk.raw_event  # type: ignore[attr-defined]
+        if delta is not None or raw is not None or (not out and meta is not None):
             content = {
                 kind.id_attr: pending.id,
                 "delta": delta or "",
                 "subagent_run_id": tag if tag is not None else pending.owner,
             }
-            out.append(_synth(kind.content, self._carry(chunk, content, True)))
+            if meta is not None:  # what the chunk carries along (as _carry does, read once)
+                content["metadata"] = meta
+            if raw is not None:
+                content["raw_event"] = raw
+            out.append(_synth(kind.content, content))
         return out
 
 
