@@ -137,6 +137,17 @@ def serving_process(
                 proc.wait()
 
 
+def stop_with_ctrl_c(proc: subprocess.Popen, timeout_s: float = 10) -> None:
+    """Stop a server process the way a user does (SIGINT), waiting for its graceful shutdown;
+    killed only if that hangs (the caller then sees its return code is not 0)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:  # pragma: no cover - only if shutdown hangs
+        proc.kill()
+        proc.wait()
+
+
 #: The two clients of the secured test servers (``--auth`` mode), name → secret.
 AUTH_CLIENTS = {"alice": "s3cret-a", "bob": "s3cret-b"}
 #: The issuer of their tokens (any URL: the tests never fetch it).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import platformdirs
+from servers import stop_with_ctrl_c
 
 from agentproto.cli import build_parser, main
 from agentproto.demo.serve import default_db_path
@@ -84,12 +84,7 @@ def test_serve_prints_its_urls_and_answers_until_interrupted():
         )
         assert response.status_code == 200 and b"RUN_FINISHED" in response.content
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - only if shutdown hangs
-            proc.kill()
-            proc.wait()
+        stop_with_ctrl_c(proc)
     assert proc.returncode == 0
 
 

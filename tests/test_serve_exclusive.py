@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 
 import httpx
+from servers import stop_with_ctrl_c
 
 V = {"A2A-Version": "1.0"}
 
@@ -79,12 +79,7 @@ def test_a_second_server_on_the_same_database_refuses_naming_the_first(tmp_path)
         state = _rpc(base, "GetTask", {"id": task_id})["status"]["state"]
         assert state == "TASK_STATE_WORKING"  # the second one's recovery never ran
     finally:
-        first.send_signal(signal.SIGINT)
-        try:
-            first.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # pragma: no cover - only if shutdown hangs
-            first.kill()
-            first.wait()
+        stop_with_ctrl_c(first, timeout_s=30)
     assert first.returncode == 0
 
 
@@ -99,6 +94,5 @@ def test_the_database_is_free_again_once_its_server_stopped(tmp_path):
     try:
         _base_url(proc)
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=30)
+        stop_with_ctrl_c(proc, timeout_s=30)
     Store(db, exclusive=True).close()  # no DatabaseInUseError: the lock went with the process
