@@ -194,6 +194,11 @@ def _sync_http(http: httpx.Client | httpx.AsyncClient | None) -> httpx.AsyncClie
     )
 
 
+def _delegated(name: str, doc: str) -> Any:
+    """A read-only attribute of the async client underneath."""
+    return property(lambda self: getattr(self.client, name), doc=doc)
+
+
 class SyncA2AClient:
     """The same client without ``await``, for scripts, plain functions and the CLI.
 
@@ -268,22 +273,10 @@ class SyncA2AClient:
         sync._adopt(functools.partial(connect, base_url, binding=binding, cache=cache), kwargs)
         return sync
 
-    @property
-    def url(self) -> str:
-        return self.client.url
-
-    @property
-    def card(self) -> AgentCard | None:
-        return self.client.card
-
-    @property
-    def requests_made(self) -> int:
-        """How many requests this client has made (notebook 11 counts them)."""
-        return self.client.requests_made
-
-    @property
-    def auth(self) -> ClientAuth | None:
-        return self.client.auth
+    url: str = _delegated("url", "The URL of the interface the client talks to.")
+    card: AgentCard | None = _delegated("card", "The Agent Card the client was bound from.")
+    requests_made: int = _delegated("requests_made", "How many requests it made (notebook 11 counts them).")
+    auth: ClientAuth | None = _delegated("auth", "The ``auth=`` it sends (a ClientAuth, or None).")
 
     def close(self) -> None:
         """Close the connections this client opened."""
