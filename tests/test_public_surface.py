@@ -139,3 +139,13 @@ def test_lazy_packages_use_the_one_shared_helper(package: str) -> None:
     source = (ROOT / package.replace(".", "/") / "__init__.py").read_text(encoding="utf-8")
     assert "lazy_exports(globals())" in source
     assert "importlib.import_module" not in source
+
+
+@pytest.mark.parametrize(
+    "module", ["agentproto.errors", "agentproto.agui.errors", "agentproto.agui.sse", "agentproto.a2a.machine"]
+)
+def test_the_examples_in_the_docstrings_run(module: str) -> None:
+    import doctest
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

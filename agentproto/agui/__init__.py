@@ -45,7 +45,9 @@ name them, :mod:`agentproto._lazy` serves them), the servers only from their mod
 code written against earlier releases, but are documented in their modules and not listed (the
 ``import X as X`` lines below):
 ``Warning_`` (an alias of :class:`PipelineWarning`), ``PendingStream``, ``copy_json``,
-``detect_format``, ``fix_for``, ``event_label``, ``shorten``, ``wire``, ``EraShim``.
+``detect_format``, ``fix_for``, ``event_label``, ``shorten``, ``wire``, ``EraShim``, and the
+event model's nested types in ``_UNLISTED_TYPES`` (JSON Patch operations, part sources, the
+single outcome variants).
 """
 
 from __future__ import annotations
@@ -110,6 +112,19 @@ if TYPE_CHECKING:  # served lazily: the HTTP client needs httpx, which the core 
         ThreadView,
     )
 
+#: The event model's nested vocabulary, importable from here and from :mod:`~.types` but not
+#: listed: a caller passes these as dicts (the models validate them) or as the union named
+#: beside them (``JsonPatch``, ``RunFinishedOutcome``, ``SubagentFinishedOutcome``, ``Role``).
+_UNLISTED_TYPES = frozenset(
+    {
+        *("AddOperation", "RemoveOperation", "ReplaceOperation", "MoveOperation", "CopyOperation"),
+        *("TestOperation", "JsonPatchOperation", "DataSource", "UrlSource", "FileSource", "PartSource"),
+        *("RunFinishedSuccessOutcome", "RunFinishedInterruptOutcome", "RunFinishedCancelledOutcome"),
+        *("SubagentFinishedSuccessOutcome", "SubagentFinishedSuspendedOutcome"),
+        *("ReasoningEncryptedValueSubtype", "TextMessageRole"),
+    }
+)
+
 __all__ = [
     # transport
     "KEEP_ALIVE",
@@ -161,12 +176,7 @@ __all__ = [
     "ThreadView",
     "Deduplicator",
     # the event model
-    *[
-        name
-        for name in _events_all
-        if name
-        not in ("ParsedEvent", "EventParser", "CompatibilityBoundary", "parse_event", "parse_run_agent_input")
-    ],
+    *[name for name in _events_all if name not in _UNLISTED_TYPES],
 ]
 
 __all__ += errors.__all__  # AGUIError and its family, PipelineWarning
