@@ -53,23 +53,18 @@ from agentproto.a2a.errors import (
     InvalidParamsError,
     grpc_status_name,
 )
-from agentproto.a2a.jsonrpc import ANONYMOUS, A2AHandler, CallerScope, JSONRPCDispatcher, validation_error
+from agentproto.a2a.jsonrpc import (
+    ANONYMOUS,
+    METHODS,
+    A2AHandler,
+    CallerScope,
+    JSONRPCDispatcher,
+    call_operation,
+    validation_error,
+)
 from agentproto.a2a.types import (
-    CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTasksRequest,
-    Message,
     ProtoModel,
-    SendMessageRequest,
-    SendMessageResponse,
     StreamResponse,
-    SubscribeToTaskRequest,
-    Task,
-    TaskPushNotificationConfig,
 )
 from agentproto.errors import AgentProtoError
 
@@ -222,24 +217,6 @@ def _metadata(context: Context) -> dict[str, str]:
     return out
 
 
-#: ``call(servicer, request model, caller scope)`` → the handler's awaitable answer; or the
-#: name of the handler's method that takes ``(request model, caller scope)``.
-_Call = Callable[[Any, Any, CallerScope], Awaitable[Any]] | str
-
-
-def _invoke(servicer: A2AGrpcServicer, call: _Call, req: Any, subject: str | None) -> Awaitable[Any]:
-    scope = _scope(str(getattr(req, "tenant", "") or ""), subject)
-    if isinstance(call, str):
-        method: Callable[[Any, CallerScope], Awaitable[Any]] = getattr(servicer.service, call)
-        return method(req, scope)
-    return call(servicer, req, scope)
-
-
-def _sent(out: Task | Message) -> SendMessageResponse:
-    """SendMessage's answer: the task, or the agent's direct message."""
-    return SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
-
-
 def _response_type(name: str) -> type[PbMessage]:
     if name == "Empty":
         from google.protobuf import empty_pb2
@@ -250,16 +227,14 @@ def _response_type(name: str) -> type[PbMessage]:
     return message
 
 
-def _unary_rpc(
-    model: type[ProtoModel], call: _Call, response: str, *, wrap: Callable[[Any], Any] | None = None
-) -> Callable[[Any, PbMessage, Context], Awaitable[Any]]:
-    """A unary RPC of :class:`A2AGrpcServicer`: ``request`` as ``model`` (within the input
-    limits), ``call`` in the caller's scope, its answer (``wrap``-ped) as ``response``."""
+def _unary_rpc(operation: str, response: str) -> Callable[[Any, PbMessage, Context], Awaitable[Any]]:
+    """A unary RPC of :class:`A2AGrpcServicer`: the request as the operation's model (within
+    the input limits), the operation run in the caller's scope, its answer as ``response``."""
+    model = METHODS[operation].params
 
     async def rpc(self: A2AGrpcServicer, request: PbMessage, context: Context) -> Any:
         async def run(subject: str | None) -> Any:
-            out = await _invoke(self, call, from_proto(request, model, self.limits), subject)
-            out = wrap(out) if wrap is not None else out
+            out = await self._run(operation, from_proto(request, model, self.limits), subject)
             return to_proto(out if out is not None else {}, _response_type(response))
 
         return await self._unary(context, run)
@@ -267,17 +242,16 @@ def _unary_rpc(
     return rpc
 
 
-def _streaming_rpc(
-    model: type[ProtoModel], call: _Call
-) -> Callable[[Any, PbMessage, Context], AsyncIterator[pb.StreamResponse]]:
+def _streaming_rpc(operation: str) -> Callable[[Any, PbMessage, Context], AsyncIterator[pb.StreamResponse]]:
     """A server-streaming RPC of :class:`A2AGrpcServicer` (an async generator function)."""
+    model = METHODS[operation].params
 
     async def rpc(
         self: A2AGrpcServicer, request: PbMessage, context: Context
     ) -> AsyncIterator[pb.StreamResponse]:
         async def start(subject: str | None) -> AsyncIterator[StreamResponse]:
-            events: AsyncIterator[StreamResponse] = await _invoke(
-                self, call, from_proto(request, model, self.limits), subject
+            events: AsyncIterator[StreamResponse] = await self._run(
+                operation, from_proto(request, model, self.limits), subject
             )
             return events
 
@@ -303,6 +277,10 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
         self.authenticate = authenticate
         self.limits = input_limits
         self._checks = JSONRPCDispatcher(service)
+
+    async def _run(self, operation: str, req: ProtoModel, subject: str | None) -> Any:
+        scope = _scope(str(getattr(req, "tenant", "") or ""), subject)
+        return await call_operation(self.service, operation, req, scope, self.base_url)
 
     def _check(self, context: Context) -> str | None:
         """Authenticate (if configured), then the service parameters; returns the subject."""
@@ -376,36 +354,28 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
                 await aclose()
 
     # ------------------------------------------------------------------ the RPCs
-    # Each is the same translation (protobuf → model → the handler → model → protobuf), so
-    # each is made by one of the two makers above, from its request model, the handler call and
-    # the protobuf answer. grpc.aio serves a server-streaming method by its being an async
-    # generator function, which is what _streaming_rpc makes.
+    # Each is the same translation (protobuf → model → the operation → model → protobuf), so
+    # each is made by one of the two makers above from the operation's name (its request
+    # model and handler are those of JSON-RPC and REST: ``jsonrpc.METHODS``,
+    # ``jsonrpc.call_operation``) and its protobuf answer (``Empty``: google.protobuf.Empty).
+    # grpc.aio serves a server-streaming method by its being an async generator function,
+    # which is what _streaming_rpc makes.
 
-    SendMessage = _unary_rpc(SendMessageRequest, "send_message", "SendMessageResponse", wrap=_sent)
-    SendStreamingMessage = _streaming_rpc(SendMessageRequest, "send_streaming_message")
-    SubscribeToTask = _streaming_rpc(SubscribeToTaskRequest, "subscribe")
-    GetTask = _unary_rpc(GetTaskRequest, "get_task", "Task")
-    ListTasks = _unary_rpc(ListTasksRequest, "list_tasks", "ListTasksResponse")
-    CancelTask = _unary_rpc(CancelTaskRequest, "cancel_task", "Task")
+    SendMessage = _unary_rpc("SendMessage", "SendMessageResponse")
+    SendStreamingMessage = _streaming_rpc("SendStreamingMessage")
+    SubscribeToTask = _streaming_rpc("SubscribeToTask")
+    GetTask = _unary_rpc("GetTask", "Task")
+    ListTasks = _unary_rpc("ListTasks", "ListTasksResponse")
+    CancelTask = _unary_rpc("CancelTask", "Task")
     CreateTaskPushNotificationConfig = _unary_rpc(
-        TaskPushNotificationConfig, "create_push_config", "TaskPushNotificationConfig"
+        "CreateTaskPushNotificationConfig", "TaskPushNotificationConfig"
     )
-    GetTaskPushNotificationConfig = _unary_rpc(
-        GetTaskPushNotificationConfigRequest, "get_push_config", "TaskPushNotificationConfig"
-    )
+    GetTaskPushNotificationConfig = _unary_rpc("GetTaskPushNotificationConfig", "TaskPushNotificationConfig")
     ListTaskPushNotificationConfigs = _unary_rpc(
-        ListTaskPushNotificationConfigsRequest, "list_push_configs", "ListTaskPushNotificationConfigsResponse"
+        "ListTaskPushNotificationConfigs", "ListTaskPushNotificationConfigsResponse"
     )
-    DeleteTaskPushNotificationConfig = _unary_rpc(
-        DeleteTaskPushNotificationConfigRequest,
-        "delete_push_config",
-        "Empty",  # google.protobuf.Empty
-    )
-    GetExtendedAgentCard = _unary_rpc(
-        GetExtendedAgentCardRequest,
-        lambda self, req, scope: self.service.extended_card(self.base_url, scope),
-        "AgentCard",
-    )
+    DeleteTaskPushNotificationConfig = _unary_rpc("DeleteTaskPushNotificationConfig", "Empty")
+    GetExtendedAgentCard = _unary_rpc("GetExtendedAgentCard", "AgentCard")
 
 
 def _scope(tenant: str, subject: str | None) -> CallerScope:

@@ -41,7 +41,7 @@ those methods can be dispatched to, e.g. a stub in a test.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -90,6 +90,7 @@ __all__ = [
     "JSONRPCDispatcher",
     "METHODS",
     "V03_METHODS",
+    "call_operation",
     "VERSION_HEADER",
     "JSON_MEDIA_TYPES",
     "EXTENSIONS_HEADER",
@@ -145,23 +146,47 @@ ANONYMOUS = CallerScope()
 @dataclass(frozen=True)
 class _Method:
     params: type[ProtoModel]
+    #: The :class:`A2AHandler` method that answers it (``handler(request, scope)``).
+    handler: str
     streaming: bool = False
 
 
-#: The eleven A2A v1.0 JSON-RPC methods (spec §5.3) and the message their ``params`` parse as.
+#: The eleven A2A v1.0 operations (spec §5.3): the message a request parses as and the handler
+#: method that answers it — one table for the three bindings (JSON-RPC method names, REST
+#: routes and gRPC RPCs are the same operations, :func:`call_operation`).
 METHODS: dict[str, _Method] = {
-    "SendMessage": _Method(SendMessageRequest),
-    "SendStreamingMessage": _Method(SendMessageRequest, streaming=True),
-    "GetTask": _Method(GetTaskRequest),
-    "ListTasks": _Method(ListTasksRequest),
-    "CancelTask": _Method(CancelTaskRequest),
-    "SubscribeToTask": _Method(SubscribeToTaskRequest, streaming=True),
-    "CreateTaskPushNotificationConfig": _Method(TaskPushNotificationConfig),
-    "GetTaskPushNotificationConfig": _Method(GetTaskPushNotificationConfigRequest),
-    "ListTaskPushNotificationConfigs": _Method(ListTaskPushNotificationConfigsRequest),
-    "DeleteTaskPushNotificationConfig": _Method(DeleteTaskPushNotificationConfigRequest),
-    "GetExtendedAgentCard": _Method(GetExtendedAgentCardRequest),
+    "SendMessage": _Method(SendMessageRequest, "send_message"),
+    "SendStreamingMessage": _Method(SendMessageRequest, "send_streaming_message", streaming=True),
+    "GetTask": _Method(GetTaskRequest, "get_task"),
+    "ListTasks": _Method(ListTasksRequest, "list_tasks"),
+    "CancelTask": _Method(CancelTaskRequest, "cancel_task"),
+    "SubscribeToTask": _Method(SubscribeToTaskRequest, "subscribe", streaming=True),
+    "CreateTaskPushNotificationConfig": _Method(TaskPushNotificationConfig, "create_push_config"),
+    "GetTaskPushNotificationConfig": _Method(GetTaskPushNotificationConfigRequest, "get_push_config"),
+    "ListTaskPushNotificationConfigs": _Method(ListTaskPushNotificationConfigsRequest, "list_push_configs"),
+    "DeleteTaskPushNotificationConfig": _Method(
+        DeleteTaskPushNotificationConfigRequest, "delete_push_config"
+    ),
+    "GetExtendedAgentCard": _Method(GetExtendedAgentCardRequest, "extended_card"),
 }
+
+
+async def call_operation(
+    handler: A2AHandler, operation: str, request: ProtoModel, scope: CallerScope, base_url: str
+) -> Any:
+    """Run ``operation`` on ``handler`` with its parsed ``request`` in the caller's ``scope``.
+
+    The answer is the operation's response message: a model (``SendMessage``'s task or message
+    wrapped in a ``SendMessageResponse``), ``None`` for the delete (``google.protobuf.Empty``),
+    or, for the two streaming operations, the async iterator of ``StreamResponse`` events.
+    ``base_url`` is what the extended card's interface URLs are built from."""
+    if operation == "GetExtendedAgentCard":
+        return await handler.extended_card(base_url, scope)
+    out = await getattr(handler, METHODS[operation].handler)(request, scope)
+    if operation == "SendMessage":
+        return SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
+    return out
+
 
 #: v0.3 method names → their v1.0 successor, to make the -32601 message helpful.
 V03_METHODS: dict[str, str] = {
@@ -277,19 +302,6 @@ class JSONRPCDispatcher:
         self.limits = input_limits
         self.supported_versions = supported_versions
         self._supported = {_major_minor(v) for v in supported_versions}
-        self._handlers: dict[str, Callable[[Any, str, CallerScope], Awaitable[Any]]] = {
-            "SendMessage": self._send_message,
-            "SendStreamingMessage": lambda p, _, s: service.send_streaming_message(p, s),
-            "GetTask": lambda p, _, s: service.get_task(p, s),
-            "ListTasks": lambda p, _, s: service.list_tasks(p, s),
-            "CancelTask": lambda p, _, s: service.cancel_task(p, s),
-            "SubscribeToTask": lambda p, _, s: service.subscribe(p, s),
-            "CreateTaskPushNotificationConfig": lambda p, _, s: service.create_push_config(p, s),
-            "GetTaskPushNotificationConfig": lambda p, _, s: service.get_push_config(p, s),
-            "ListTaskPushNotificationConfigs": lambda p, _, s: service.list_push_configs(p, s),
-            "DeleteTaskPushNotificationConfig": self._delete_push_config,
-            "GetExtendedAgentCard": lambda p, base, s: service.extended_card(base, s),
-        }
 
     async def dispatch(
         self,
@@ -331,7 +343,7 @@ class JSONRPCDispatcher:
             except ValidationError as exc:
                 raise validation_error(exc) from None
             scope = CallerScope(str(getattr(request, "tenant", "") or ""), subject)
-            result = await self._handlers[method](request, base_url, scope)
+            result = await call_operation(self.service, method, request, scope, base_url)
         except A2AError as exc:
             return None if notification else exc.response(request_id)
         except Exception as exc:
@@ -348,7 +360,7 @@ class JSONRPCDispatcher:
             return self._frames(request_id, result)
         if isinstance(result, ProtoModel):
             result = result.to_wire()
-        return success(request_id, result)
+        return success(request_id, {} if result is None else result)
 
     # ------------------------------------------------------------------ envelope
 
@@ -444,19 +456,7 @@ class JSONRPCDispatcher:
                 metadata={"extensions": ",".join(missing)},
             )
 
-    # ------------------------------------------------------------------ methods
-
-    async def _send_message(self, req: SendMessageRequest, _: str, scope: CallerScope) -> dict[str, Any]:
-        out = await self.service.send_message(req, scope)
-        if isinstance(out, Task):
-            return SendMessageResponse(task=out).to_wire()
-        return SendMessageResponse(message=out).to_wire()
-
-    async def _delete_push_config(
-        self, req: DeleteTaskPushNotificationConfigRequest, _: str, scope: CallerScope
-    ) -> dict[str, Any]:
-        await self.service.delete_push_config(req, scope)
-        return {}  # google.protobuf.Empty
+    # ------------------------------------------------------------------ streams
 
     async def _frames(
         self, request_id: str | int | None, events: AsyncIterator[StreamResponse]

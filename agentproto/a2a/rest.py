@@ -65,22 +65,15 @@ from agentproto.a2a.errors import (
     ResourceExhaustedError,
     status_json,
 )
-from agentproto.a2a.jsonrpc import A2AHandler, CallerScope, JSONRPCDispatcher, validation_error
-from agentproto.a2a.types import (
-    CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTasksRequest,
-    ProtoModel,
-    SendMessageRequest,
-    SendMessageResponse,
-    StreamResponse,
-    SubscribeToTaskRequest,
-    Task,
-    TaskPushNotificationConfig,
+from agentproto.a2a.jsonrpc import (
+    METHODS,
+    A2AHandler,
+    CallerScope,
+    JSONRPCDispatcher,
+    call_operation,
+    validation_error,
 )
+from agentproto.a2a.types import ProtoModel, StreamResponse
 from agentproto.server.guard import socket_base_url
 
 __all__ = [
@@ -347,39 +340,13 @@ class RestBinding:
     async def _call(
         self, route: RouteMatch, params: dict[str, Any], base: str, media: str, scope: CallerScope
     ) -> Response:
-        svc = self.service
         op = route.operation
-        if op == "SendMessage":
-            out = await svc.send_message(_parse(SendMessageRequest, params), scope)
-            wrapped = (
-                SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
-            )
-            return _response(wrapped.to_wire(), media_type=media)
-        if op == "SendStreamingMessage":
-            events = await svc.send_streaming_message(_parse(SendMessageRequest, params), scope)
-            return self._sse(events)
-        if op == "SubscribeToTask":
-            return self._sse(await svc.subscribe(_parse(SubscribeToTaskRequest, params), scope))
-        result: ProtoModel | None
-        if op == "GetTask":
-            result = await svc.get_task(_parse(GetTaskRequest, params), scope)
-        elif op == "ListTasks":
-            result = await svc.list_tasks(_parse(ListTasksRequest, params), scope)
-        elif op == "CancelTask":
-            result = await svc.cancel_task(_parse(CancelTaskRequest, params), scope)
-        elif op == "CreateTaskPushNotificationConfig":
-            result = await svc.create_push_config(_parse(TaskPushNotificationConfig, params), scope)
-        elif op == "GetTaskPushNotificationConfig":
-            result = await svc.get_push_config(_parse(GetTaskPushNotificationConfigRequest, params), scope)
-        elif op == "ListTaskPushNotificationConfigs":
-            req = _parse(ListTaskPushNotificationConfigsRequest, params)
-            result = await svc.list_push_configs(req, scope)
-        elif op == "DeleteTaskPushNotificationConfig":
-            await svc.delete_push_config(_parse(DeleteTaskPushNotificationConfigRequest, params), scope)
-            result = None
-        else:  # GetExtendedAgentCard
-            result = await svc.extended_card(base, scope)
-        return _response(result.to_wire() if result is not None else {}, media_type=media)
+        # the request parses as the model JSON-RPC parses for the same operation
+        req = _parse(METHODS[op].params, {} if op == "GetExtendedAgentCard" else params)
+        out = await call_operation(self.service, op, req, scope, base)
+        if METHODS[op].streaming:
+            return self._sse(out)
+        return _response(out.to_wire() if out is not None else {}, media_type=media)
 
     @staticmethod
     def _sse(events: AsyncIterator[StreamResponse]) -> Response:
