@@ -79,7 +79,7 @@ from agentproto.agui.threadstore import RunIdReusedError, ThreadStore
 from agentproto.agui.threadstore_owners import ThreadOwners, request_subject
 from agentproto.clock import Clock
 from agentproto.http_guard import log_event
-from agentproto.limits import LimitError
+from agentproto.limits import DEFAULT_LIMITS, LimitError, Limits
 from agentproto.limits import loads as limited_loads
 from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.security.client_input import check_client_tool_results
@@ -242,10 +242,10 @@ def _check_negotiation(request: Request) -> None:
         )
 
 
-def _parse_body(body: bytes) -> tuple[Any, list[dict[str, Any]]]:
+def _parse_body(body: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, list[dict[str, Any]]]:
     """The ``RunAgentInput`` in ``body``, with a warning for each piece of material it drops."""
     try:  # the limits boundary first: depth, string size, surrogates, integer size
-        parsed: Any = limited_loads(body)
+        parsed: Any = limited_loads(body, limits)
     except LimitError as exc:
         if exc.kind != "json":
             raise _Refusal(_error(422, "input_limit", exc.message, path=exc.path, limit=exc.kind)) from None
@@ -353,7 +353,9 @@ class _AGUIEndpoints:
         replay_wait_s: float,
         registry: RunRegistry,
         server_tools: frozenset[str],
+        input_limits: Limits = DEFAULT_LIMITS,
     ) -> None:
+        self.input_limits = input_limits
         self.store, self.agent, self.clock, self.ids = store, agent, clock, ids
         self.heartbeat_s, self.max_body_bytes = heartbeat_s, max_body_bytes
         self.pace_s, self.replay_wait_s = pace_s, replay_wait_s
@@ -389,7 +391,7 @@ class _AGUIEndpoints:
             raise _Refusal(
                 _error(413, "body_too_large", f"Request body is larger than {self.max_body_bytes} bytes")
             )
-        run_input, input_warnings = _parse_body(body)
+        run_input, input_warnings = _parse_body(body, self.input_limits)
         warning = _version_warning(run_input.protocol_version)
         if warning is not None:
             input_warnings.append(warning)
@@ -618,6 +620,7 @@ def agui_routes(
     registry: RunRegistry | None = None,
     prefix: str = "/ag-ui",
     server_tools: Iterable[str] = (),
+    input_limits: Limits = DEFAULT_LIMITS,
 ) -> list[Route]:
     """The AG-UI routes serving ``agent`` with threads kept in ``store``.
 
@@ -649,6 +652,7 @@ def agui_routes(
         replay_wait_s=replay_wait_s,
         registry=registry if registry is not None else RunRegistry(),
         server_tools=frozenset(server_tools),
+        input_limits=input_limits,
     )
     return [
         Route(f"{prefix}/agent", endpoints.post_agent, methods=["POST"]),

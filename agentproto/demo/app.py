@@ -254,6 +254,7 @@ def _routes(parts: _Parts) -> list[BaseRoute]:
             pace_s=config.pace_s,
             registry=parts.registry,
             server_tools=tool_names,
+            input_limits=config.limits,
         )
     if parts.service is not None:
         a2a = A2AApplication(

@@ -134,3 +134,12 @@ def test_the_agui_binding_can_be_left_out():
     app = create_app(config, clock=FakeClock(), ids=IdFactory("cfg"))
     assert _call(app, "POST", "/ag-ui/agent", json={}).status_code == 404
     assert _call(app, "GET", "/").json()["agui"] is None
+
+
+def test_the_configured_input_limits_hold_on_ag_ui():
+    config = ServerConfig(port=0, a2a_agent=None, limits=TIGHT)
+    app = create_app(config, clock=FakeClock(), ids=IdFactory("cfg"))
+    message = {"id": "u-1", "role": "user", "content": "x" * 13}
+    body = {"threadId": "t-1", "runId": "r-1", "messages": [message]}
+    answer = _call(app, "POST", "/ag-ui/agent", json=body, headers={"Accept": "text/event-stream"})
+    assert answer.status_code == 422 and answer.json()["error"]["code"] == "input_limit", answer.text
