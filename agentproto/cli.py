@@ -118,7 +118,8 @@ def _configure(sp: argparse.ArgumentParser, name: str, module_path: str) -> str 
     return None
 
 
-#: ``serve --client NAME`` reads the secret from this variable + NAME (upper case, others ``_``).
+#: ``serve --client NAME`` reads the secret from this variable + NAME (upper case, others ``_``);
+#: the clients' side (``a2a send --client-id``, :mod:`agentproto.client_auth`) reads the same one.
 CLIENT_SECRET_ENV = "AGENTPROTO_CLIENT_SECRET_"
 
 

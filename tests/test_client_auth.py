@@ -192,3 +192,11 @@ def test_a_string_is_a_bearer_token_sent_as_is_and_never_retried():
 def test_the_secret_is_never_in_the_repr():
     auth = ClientCredentials(TOKEN_URL, "alice", "very-secret")
     assert "very-secret" not in repr(auth) and "alice" in repr(auth)
+
+
+def test_serve_and_the_clients_read_one_secret_variable():
+    from agentproto import cli, client_auth
+    from agentproto.demo import auth
+
+    assert cli.CLIENT_SECRET_ENV == client_auth.SECRET_ENV_PREFIX
+    assert auth.secret_env_name is client_auth.secret_env_name

@@ -34,7 +34,6 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
@@ -46,6 +45,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import AgentCard
 from agentproto.agui.threadstore_owners import ThreadOwners
+from agentproto.client_auth import secret_env_name  # one convention for both ends
 from agentproto.clock import Clock
 from agentproto.security.errors import OAuthError, OAuthThrottled, TokenError
 from agentproto.security.oauth import AuthorizationServer
@@ -110,8 +110,6 @@ _OWNERS_V3 = [
 
 #: The shortest client secret ``agentproto serve --auth`` starts with (characters).
 MIN_SECRET_CHARS = 16
-#: ``--client NAME`` reads the secret from this variable + NAME (upper case, ``[^A-Z0-9]`` → ``_``).
-SECRET_ENV_PREFIX = "AGENTPROTO_CLIENT_SECRET_"
 
 
 def parse_client(spec: str) -> tuple[str, str]:
@@ -120,11 +118,6 @@ def parse_client(spec: str) -> tuple[str, str]:
     if not sep or not name or not secret:
         raise ValueError(f"--client wants NAME:SECRET, got {spec!r}")
     return name, secret
-
-
-def secret_env_name(name: str) -> str:
-    """The environment variable ``--client NAME`` reads: ``AGENTPROTO_CLIENT_SECRET_<NAME>``."""
-    return SECRET_ENV_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", name).upper()
 
 
 def read_clients_file(path: str | os.PathLike[str]) -> dict[str, str]:
