@@ -202,13 +202,21 @@ def _malformed(exc: ValidationError, data: Any, index: int | None, type_name: st
             index=index,
             event_type=type_name,
         )
+    return _refusal(type_name, path, reason, rule, index, event_type=type_name)
+
+
+def _refusal(
+    what: str, path: str, reason: str, rule: str, index: int | None, *, event_type: str | None = None
+) -> MalformedEventError:
+    """The :class:`MalformedEventError` for ``what`` (an event type, ``event``, ``RunAgentInput``)
+    refused at ``path``: one message form for every refusal of the schema."""
     return MalformedEventError(
-        f"malformed {type_name} at {path or '/'}: {reason}",
+        f"malformed {what} at {path or '/'}: {reason}",
         path=path,
         reason=reason,
         rule=rule,
         index=index,
-        event_type=type_name,
+        event_type=event_type,
     )
 
 
@@ -266,33 +274,15 @@ class EventParser:
         """The slow path: decoded JSON data through compatibility, enforcement, validation."""
         if not isinstance(data, dict):
             reason = f"Expected object, received {_json_type(data)}"
-            raise MalformedEventError(
-                f"malformed event at /: {reason}",
-                path="",
-                reason=reason,
-                rule="schema.not-an-object",
-                index=index,
-            )
+            raise _refusal("event", "", reason, "schema.not-an-object", index)
         warnings: list[PipelineWarning] = []
         data = self.boundary.translate(data, index, warnings)
         kind = data.get("type")
         if "type" not in data:
-            raise MalformedEventError(
-                "malformed event at /type: Required",
-                path="/type",
-                reason="Required",
-                rule="schema.missing-field",
-                index=index,
-            )
+            raise _refusal("event", "/type", "Required", "schema.missing-field", index)
         if not isinstance(kind, str):
             reason = f"Expected string, received {_json_type(kind)}"
-            raise MalformedEventError(
-                f"malformed event at /type: {reason}",
-                path="/type",
-                reason=reason,
-                rule="schema.invalid-value",
-                index=index,
-            )
+            raise _refusal("event", "/type", reason, "schema.invalid-value", index)
         cls = _CLASS_BY_NAME.get(kind)
         if cls is None:
             warnings.append(
@@ -383,12 +373,7 @@ def _enforce_run_input(obj: Any) -> tuple[RunAgentInput, dict[str, Any], list[Pi
     stripped dict (the input minus what was removed, otherwise untouched) and the warnings."""
     if not isinstance(obj, dict):
         reason = f"Expected object, received {_json_type(obj)}"
-        raise MalformedEventError(
-            f"malformed RunAgentInput at /: {reason}",
-            path="",
-            reason=reason,
-            rule="schema.not-an-object",
-        )
+        raise _refusal("RunAgentInput", "", reason, "schema.not-an-object", None)
     enforcer = Enforcer(None, "RunAgentInput")
     stripped = enforcer.model(obj, model_shape(RunAgentInput), "")
     warnings = list(enforcer.warnings)
