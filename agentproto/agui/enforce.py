@@ -198,6 +198,15 @@ class Enforcer:
     def warn(self, path: str, message: str) -> None:
         self.warnings.append(PipelineWarning(self.index, path, message))
 
+    def strip_member(self, path: str, what: str, name: str) -> Any:
+        """Warn that the unrecognised union or enum member ``name`` is stripped; :data:`REMOVE`."""
+        self.warn(
+            path,
+            f"unrecognised {what} {name!r} stripped "
+            f"(spec basic/processing: unknown union members are removed)",
+        )
+        return REMOVE
+
     def walk(self, value: Any, shape: Any, path: str) -> Any:
         if shape is _LEAF:
             return value
@@ -208,12 +217,7 @@ class Enforcer:
                 return value  # wrong type: the validator reports it
             tag = value.get(shape.discriminator)
             if isinstance(tag, str) and tag not in shape.members:
-                self.warn(
-                    path,
-                    f"unrecognised {shape.what} {tag!r} stripped "
-                    f"(spec basic/processing: unknown union members are removed)",
-                )
-                return REMOVE
+                return self.strip_member(path, shape.what, tag)
             member = shape.members.get(tag) if isinstance(tag, str) else None
             return value if member is None else self.model(value, member, path)
         if isinstance(shape, _ListShape):
@@ -232,12 +236,7 @@ class Enforcer:
             return value if out is None else out
         if isinstance(shape, _EnumMemberShape):
             if isinstance(value, str) and value not in shape.values:
-                self.warn(
-                    path,
-                    f"unrecognised {shape.what} {value!r} stripped "
-                    f"(spec basic/processing: unknown union members are removed)",
-                )
-                return REMOVE
+                return self.strip_member(path, shape.what, value)
             return value
         return value
 
