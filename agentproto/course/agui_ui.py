@@ -36,6 +36,7 @@ from agentproto.agui.ui_intent import (
     UIIntentError,
     validate_ui_intent,
 )
+from agentproto.course.agui_e2e import _json_or_text
 from agentproto.course.agui_runs import ToolCallCards, ToolCard
 from agentproto.course.plots import PALETTE
 
@@ -200,15 +201,6 @@ class ApprovalCard:
         from IPython.display import display
 
         display(self.widget())
-
-
-def _json_or_text(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 class ToolComponent:
