@@ -39,6 +39,7 @@ from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.types import Message, StreamResponse, Task, TaskPushNotificationConfig
 from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
+from agentproto.course.widgets import lab_slider
 
 __all__ = [
     "summary_table",
@@ -138,34 +139,9 @@ class ModeExplorer:
     TEXT = "Plan my trip to Sanya from 2026-04-08 to 2026-04-12"
 
     def __init__(self, *, poll_s: float = 1.0, latency_ms: float = 50.0, step_s: float = 2.0) -> None:
-        style = {"description_width": "initial"}
-        self.poll = widgets.FloatSlider(
-            value=poll_s,
-            min=0.25,
-            max=5.0,
-            step=0.25,
-            description="poll every (s)",
-            continuous_update=False,
-            style=style,
-        )
-        self.latency = widgets.FloatSlider(
-            value=latency_ms,
-            min=0.0,
-            max=500.0,
-            step=10.0,
-            description="latency one way (ms)",
-            continuous_update=False,
-            style=style,
-        )
-        self.step = widgets.FloatSlider(
-            value=step_s,
-            min=0.5,
-            max=5.0,
-            step=0.5,
-            description="agent step (s)",
-            continuous_update=False,
-            style=style,
-        )
+        self.poll = lab_slider("poll every (s)", poll_s, 0.25, 5.0, 0.25)
+        self.latency = lab_slider("latency one way (ms)", latency_ms, 0.0, 500.0, 10.0)
+        self.step = lab_slider("agent step (s)", step_s, 0.5, 5.0, 0.5)
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self.results: list[ModeResult] = []

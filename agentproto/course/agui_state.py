@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import ipywidgets as widgets
 import jsonpatch
 
 from agentproto.agui.errors import ResyncNeeded
@@ -33,6 +32,7 @@ from agentproto.agui.events import BaseEvent, StateDeltaEvent, StateSnapshotEven
 from agentproto.agui.state import DEFAULT_VERSION_KEY, StateReducer, apply_patch, copy_json
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.widgets import lab_slider
 
 __all__ = [
     "VERSION_KEY",
@@ -310,36 +310,10 @@ class DriftLab(SvgLab):
         steps: int = 60,
     ) -> None:
         self.events = order_state_stream(steps)
-        style = {"description_width": "initial"}
-        self.drop = widgets.FloatSlider(
-            value=drop,
-            min=0.0,
-            max=0.5,
-            step=0.05,
-            description="drop probability",
-            style=style,
-            continuous_update=False,
-        )
-        self.reorder = widgets.FloatSlider(
-            value=reorder,
-            min=0.0,
-            max=0.5,
-            step=0.05,
-            description="swap probability",
-            style=style,
-            continuous_update=False,
-        )
-        self.seed = widgets.IntSlider(
-            value=seed, min=0, max=30, description="seed", style=style, continuous_update=False
-        )
-        self.snapshot_every = widgets.IntSlider(
-            value=snapshot_every,
-            min=0,
-            max=30,
-            description="snapshot every n (0 = never)",
-            style=style,
-            continuous_update=False,
-        )
+        self.drop = lab_slider("drop probability", drop, 0.0, 0.5, 0.05)
+        self.reorder = lab_slider("swap probability", reorder, 0.0, 0.5, 0.05)
+        self.seed = lab_slider("seed", seed, 0, 30, integer=True)
+        self.snapshot_every = lab_slider("snapshot every n (0 = never)", snapshot_every, 0, 30, integer=True)
         self.plain: DriftRun | None = None
         self.guarded: DriftRun | None = None
         self.deliveries: list[ChannelDelivery] = []

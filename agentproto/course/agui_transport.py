@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.proxy import ProxyRun, schedule_frames, simulate_proxy, with_heartbeats
 
 __all__ = ["plot_proxy_runs", "ProxyBufferingLab"]
@@ -120,43 +121,11 @@ class ProxyBufferingLab:
         tool_latency_s: float = 75.0,
     ) -> None:
         self.events = [dict(e) for e in events]
-        style = {"description_width": "initial"}
         self.buffering = widgets.ToggleButtons(options=list(self.MODES), value=self.MODES[0])
-        self.buffer_kb = widgets.IntSlider(
-            value=buffer_kb,
-            min=1,
-            max=16,
-            description="proxy buffer (KB)",
-            continuous_update=False,
-            style=style,
-        )
-        self.heartbeat = widgets.FloatSlider(
-            value=heartbeat_s,
-            min=0,
-            max=60,
-            step=5,
-            description="heartbeat every (s, 0=off)",
-            continuous_update=False,
-            style=style,
-        )
-        self.idle_timeout = widgets.IntSlider(
-            value=idle_timeout_s,
-            min=10,
-            max=120,
-            step=5,
-            description="idle timeout (s)",
-            continuous_update=False,
-            style=style,
-        )
-        self.tool_latency = widgets.FloatSlider(
-            value=tool_latency_s,
-            min=0,
-            max=120,
-            step=5,
-            description="slow tool takes (s)",
-            continuous_update=False,
-            style=style,
-        )
+        self.buffer_kb = lab_slider("proxy buffer (KB)", buffer_kb, 1, 16, integer=True)
+        self.heartbeat = lab_slider("heartbeat every (s, 0=off)", heartbeat_s, 0, 60, 5)
+        self.idle_timeout = lab_slider("idle timeout (s)", idle_timeout_s, 10, 120, 5, integer=True)
+        self.tool_latency = lab_slider("slow tool takes (s)", tool_latency_s, 0, 120, 5)
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self.run: ProxyRun | None = None

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 from agentproto.course.charts import BarSeries, bar_chart
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.dedup import (
     CacheReport,
     ClientPolicy,
@@ -154,16 +155,7 @@ class IdempotencyLab(SvgLab):
         style = {"description_width": "initial"}
 
         def prob(desc: str, value: float, top: float) -> widgets.FloatSlider:
-            return widgets.FloatSlider(
-                value=value,
-                min=0.0,
-                max=top,
-                step=0.01,
-                description=desc,
-                continuous_update=False,
-                readout_format=".2f",
-                style=style,
-            )
+            return lab_slider(desc, value, 0.0, top, 0.01, readout_format=".2f")
 
         self.lost_response = prob("lost responses (→ retry)", 0.2, 0.6)
         self.double_click = prob("double clicks", 0.1, 0.6)
@@ -220,28 +212,9 @@ class CacheLab(SvgLab):
 
     def __init__(self, *, seed: int = 0, auto: bool = True) -> None:
         self.seed = seed
-        style = {"description_width": "initial"}
-        self.ttl = widgets.IntSlider(
-            value=600, min=0, max=3600, step=30, description="TTL (s)", continuous_update=False, style=style
-        )
-        self.changes_per_hour = widgets.FloatSlider(
-            value=6.0,
-            min=0.5,
-            max=60.0,
-            step=0.5,
-            description="route changes / hour",
-            continuous_update=False,
-            style=style,
-        )
-        self.query_rate = widgets.FloatSlider(
-            value=1.0,
-            min=0.1,
-            max=5.0,
-            step=0.1,
-            description="queries / s",
-            continuous_update=False,
-            style=style,
-        )
+        self.ttl = lab_slider("TTL (s)", 600, 0, 3600, 30, integer=True)
+        self.changes_per_hour = lab_slider("route changes / hour", 6.0, 0.5, 60.0, 0.5)
+        self.query_rate = lab_slider("queries / s", 1.0, 0.1, 5.0, 0.1)
         super().__init__([self.ttl, self.changes_per_hour, self.query_rate], auto=auto)
 
     def render(self) -> tuple[str, str]:

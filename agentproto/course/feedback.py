@@ -31,6 +31,7 @@ import ipywidgets as widgets
 
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.feedback import (
     ROUTER_DESIGNS,
     Drift,
@@ -236,43 +237,10 @@ class FeedbackLab(SvgLab):
 
     def __init__(self, *, seed: int = 0, horizon: int = 240, auto: bool = True) -> None:
         self.seed, self.horizon = seed, horizon
-        style = {"description_width": "initial"}
-        self.period = widgets.IntSlider(
-            value=DEFAULTS["period"],
-            min=1,
-            max=60,
-            description="loop length (min)",
-            continuous_update=False,
-            style=style,
-        )
-        self.gain = widgets.FloatSlider(
-            value=DEFAULTS["gain"],
-            min=0.05,
-            max=2.0,
-            step=0.05,
-            description="gain",
-            continuous_update=False,
-            style=style,
-        )
-        self.latency = widgets.FloatSlider(
-            value=DEFAULTS["latency"],
-            min=0.0,
-            max=30.0,
-            step=1.0,
-            description="latency (min)",
-            continuous_update=False,
-            style=style,
-        )
-        self.ramp = widgets.FloatSlider(
-            value=DEFAULTS["ramp"],
-            min=0.0,
-            max=0.1,
-            step=0.005,
-            description="drift (min/min)",
-            continuous_update=False,
-            readout_format=".3f",
-            style=style,
-        )
+        self.period = lab_slider("loop length (min)", DEFAULTS["period"], 1, 60, integer=True)
+        self.gain = lab_slider("gain", DEFAULTS["gain"], 0.05, 2.0, 0.05)
+        self.latency = lab_slider("latency (min)", DEFAULTS["latency"], 0.0, 30.0, 1.0)
+        self.ramp = lab_slider("drift (min/min)", DEFAULTS["ramp"], 0.0, 0.1, 0.005, readout_format=".3f")
         self.feedback = widgets.Checkbox(value=DEFAULTS["feedback"], description="feedback on")
         self.compensate = widgets.Checkbox(value=DEFAULTS["compensate"], description="compensate for latency")
         self.reset_button = widgets.Button(
@@ -365,42 +333,15 @@ class RouterLab(SvgLab):
     def __init__(self, *, n: int = 2000, seed: int = 11, auto: bool = True) -> None:
         self.n, self.seed = n, seed
         style = {"description_width": "initial"}
-        self.quality_b = widgets.FloatSlider(
-            value=0.80,
-            min=0.5,
-            max=0.95,
-            step=0.01,
-            description="B really right",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
-        self.rubber_stamp = widgets.FloatSlider(
-            value=0.3,
-            min=0.0,
-            max=0.9,
-            step=0.05,
-            description="wrong answers accepted",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
+        self.quality_b = lab_slider("B really right", 0.80, 0.5, 0.95, 0.01, readout_format=".2f")
+        self.rubber_stamp = lab_slider("wrong answers accepted", 0.3, 0.0, 0.9, 0.05, readout_format=".2f")
         self.design = widgets.Dropdown(
             options=[d for d in ROUTER_DESIGNS if d != "own outputs"],
             value="explore",
             description="beside it",
             style=style,
         )
-        self.share = widgets.FloatSlider(
-            value=0.1,
-            min=0.0,
-            max=0.5,
-            step=0.01,
-            description="explore / held-out share",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
+        self.share = lab_slider("explore / held-out share", 0.1, 0.0, 0.5, 0.01, readout_format=".2f")
         self.traces: list[RouterTrace] = []
         super().__init__([self.quality_b, self.rubber_stamp, self.design, self.share], auto=auto)
 

@@ -23,6 +23,7 @@ import ipywidgets as widgets
 
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.hitl import CostCurve, CostModel, QueueStats, cost_curve, sample_confidences
 
 __all__ = ["HitlLab", "cost_chart", "plot_cost_curve", "plot_review_load"]
@@ -139,44 +140,10 @@ class HitlLab(SvgLab):
 
     def __init__(self, *, n_actions: int = 2000, seed: int = 0, auto: bool = True) -> None:
         self.confidences = sample_confidences(n_actions, seed=seed)
-        style = {"description_width": "initial"}
-        self.threshold = widgets.FloatSlider(
-            value=0.7,
-            min=0.0,
-            max=1.0,
-            step=0.01,
-            description="threshold",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
-        self.cost_per_error = widgets.FloatSlider(
-            value=30.0,
-            min=1.0,
-            max=300.0,
-            step=1.0,
-            description="$ per error",
-            continuous_update=False,
-            style=style,
-        )
-        self.minutes_per_review = widgets.FloatSlider(
-            value=5.0,
-            min=0.5,
-            max=20.0,
-            step=0.5,
-            description="minutes per review",
-            continuous_update=False,
-            style=style,
-        )
-        self.temperature = widgets.FloatSlider(
-            value=1.0,
-            min=0.5,
-            max=3.0,
-            step=0.1,
-            description="overconfidence T",
-            continuous_update=False,
-            style=style,
-        )
+        self.threshold = lab_slider("threshold", 0.7, 0.0, 1.0, 0.01, readout_format=".2f")
+        self.cost_per_error = lab_slider("$ per error", 30.0, 1.0, 300.0, 1.0)
+        self.minutes_per_review = lab_slider("minutes per review", 5.0, 0.5, 20.0, 0.5)
+        self.temperature = lab_slider("overconfidence T", 1.0, 0.5, 3.0, 0.1)
         self.sweet_button = widgets.Button(
             description="Jump to sweet spot", icon="bullseye", layout=widgets.Layout(width="170px")
         )

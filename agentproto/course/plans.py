@@ -21,6 +21,7 @@ from agentproto.a2a.states import TaskState
 from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.plans import (
     PLAN_ENDS,
     PlanBook,
@@ -202,26 +203,14 @@ class PlansLab(SvgLab):
         self.book = book or load_trip_plans()
         self.trials = trials
         self._pictures: dict[tuple[object, ...], str] = {}
-        style = {"description_width": "initial"}
 
         def prob(desc: str, value: float, top: float = 1.0) -> widgets.FloatSlider:
-            return widgets.FloatSlider(
-                value=value,
-                min=0.0,
-                max=top,
-                step=0.05,
-                description=desc,
-                continuous_update=False,
-                readout_format=".2f",
-                style=style,
-            )
+            return lab_slider(desc, value, 0.0, top, 0.05, readout_format=".2f")
 
         self.sold_out = prob("P(flight sold out)", 0.5)
         self.hotel_full = prob("P(hotel full, per try)", 0.1, 0.9)
         self.peak = prob("P(holiday peak)", 0.2)
-        self.world = widgets.IntSlider(
-            value=1, min=1, max=50, description="world #", continuous_update=False, style=style
-        )
+        self.world = lab_slider("world #", 1, 1, 50, integer=True)
         super().__init__([self.sold_out, self.hotel_full, self.peak, self.world], auto=auto)
 
     def path_picture(self, run: PlanRun) -> str:

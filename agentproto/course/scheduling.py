@@ -18,6 +18,7 @@ import ipywidgets as widgets
 from agentproto.course.charts import BarSeries, GanttBar, bar_chart, gantt_chart
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import SvgLab
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.scheduler import (
     POLICIES,
     PRIORITY_AGING,
@@ -256,37 +257,13 @@ class SchedulingLab(SvgLab):
         auto: bool = True,
     ) -> None:
         self.duration, self.window, self.seed = duration, window, seed
-        style = {"description_width": "initial"}
-        self.rate = widgets.FloatSlider(
-            value=rate,
-            min=0.05,
-            max=0.45,
-            step=0.01,
-            description="arrivals / s",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
+        self.rate = lab_slider("arrivals / s", rate, 0.05, 0.45, 0.01, readout_format=".2f")
         self.priority = {
-            cls.name: widgets.IntSlider(
-                value=cls.priority,
-                min=1,
-                max=5,
-                description=f"{cls.name} priority",
-                continuous_update=False,
-                style=style,
-            )
+            cls.name: lab_slider(f"{cls.name} priority", cls.priority, 1, 5, integer=True)
             for cls in TRAVEL_DESK
         }
-        self.ceiling = widgets.FloatSlider(
-            value=PRIORITY_AGING.ceiling,
-            min=1.5,
-            max=5.5,
-            step=0.5,
-            description="aging ceiling",
-            continuous_update=False,
-            readout_format=".1f",
-            style=style,
+        self.ceiling = lab_slider(
+            "aging ceiling", PRIORITY_AGING.ceiling, 1.5, 5.5, 0.5, readout_format=".1f"
         )
         self.gantt_policy = widgets.Dropdown(
             options=[p.name for p in POLICIES], value=POLICIES[1].name, description="Gantt of"

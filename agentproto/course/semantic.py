@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import ipywidgets as widgets
-
 from agentproto.course.plots import PALETTE
 from agentproto.course.svg import Marker, Series, SvgLab, line_chart
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.semantic import (
     ChainConfig,
     ChainOutcome,
@@ -120,40 +119,10 @@ class SemanticLab(SvgLab):
 
     def __init__(self, *, realign: float = 0.5, trials: int = 2000, seed: int = 0, auto: bool = True) -> None:
         self.realign, self.trials, self.seed = realign, trials, seed
-        style = {"description_width": "initial"}
-        self.p = widgets.FloatSlider(
-            value=0.9,
-            min=0.5,
-            max=1.0,
-            step=0.01,
-            description="per-hop accuracy p",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
-        self.n = widgets.IntSlider(
-            value=4, min=1, max=N_MAX, description="agents n", continuous_update=False, style=style
-        )
-        self.threshold = widgets.FloatSlider(
-            value=0.5,
-            min=0.0,
-            max=1.0,
-            step=0.05,
-            description="ask a human below",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
-        self.discrimination = widgets.FloatSlider(
-            value=0.8,
-            min=0.0,
-            max=1.0,
-            step=0.05,
-            description="discrimination",
-            continuous_update=False,
-            readout_format=".2f",
-            style=style,
-        )
+        self.p = lab_slider("per-hop accuracy p", 0.9, 0.5, 1.0, 0.01, readout_format=".2f")
+        self.n = lab_slider("agents n", 4, 1, N_MAX, integer=True)
+        self.threshold = lab_slider("ask a human below", 0.5, 0.0, 1.0, 0.05, readout_format=".2f")
+        self.discrimination = lab_slider("discrimination", 0.8, 0.0, 1.0, 0.05, readout_format=".2f")
         super().__init__([self.p, self.n, self.threshold, self.discrimination], auto=auto)
 
     def config(self) -> ChainConfig:

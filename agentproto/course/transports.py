@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from agentproto.course.lab_frame import figure_png
 from agentproto.course.plots import PALETTE
+from agentproto.course.widgets import lab_slider
 from agentproto.orchestration.transports import CAPABILITIES, TransportResult, compare
 
 __all__ = ["plot_comparison", "summary_table", "TransportExplorer"]
@@ -93,24 +94,8 @@ class TransportExplorer:
     """Sliders for poll interval and model latency, a summary and the comparison plot."""
 
     def __init__(self, poll_interval: float = 2.0, model_latency: float = 1.5) -> None:
-        self.poll = widgets.FloatSlider(
-            value=poll_interval,
-            min=0.25,
-            max=5.0,
-            step=0.25,
-            description="poll every (s)",
-            continuous_update=False,
-            style={"description_width": "initial"},
-        )
-        self.latency = widgets.FloatSlider(
-            value=model_latency,
-            min=0.0,
-            max=5.0,
-            step=0.25,
-            description="model latency (s)",
-            continuous_update=False,
-            style={"description_width": "initial"},
-        )
+        self.poll = lab_slider("poll every (s)", poll_interval, 0.25, 5.0, 0.25)
+        self.latency = lab_slider("model latency (s)", model_latency, 0.0, 5.0, 0.25)
         self.summary = widgets.HTML()
         # The figure is rendered to PNG bytes in an Image widget (not an Output widget), so it
         # behaves the same in JupyterLab, under nbval and in tests. It is a private Figure, never

@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-__all__ = ["Stepper", "measure_redraw", "show"]
+__all__ = ["Stepper", "lab_slider", "measure_redraw", "show"]
 
 
 class Stepper:
@@ -63,6 +63,28 @@ class Stepper:
 
     def _ipython_display_(self) -> None:  # pragma: no cover - needs a front end
         show(self.widget())
+
+
+def lab_slider(
+    description: str,
+    value: float,
+    lo: float,
+    hi: float,
+    step: float | None = None,
+    *,
+    integer: bool = False,
+    readout_format: str | None = None,
+) -> Any:
+    """A lab's slider (a ``FloatSlider``, an ``IntSlider`` with ``integer=True``) from ``lo`` to
+    ``hi``: it fires once on release (``continuous_update=False``: each change re-runs a
+    simulation) and shows its whole label (``description_width: initial``)."""
+    options: dict[str, Any] = {"value": value, "min": lo, "max": hi, "description": description}
+    if step is not None:
+        options["step"] = step
+    if readout_format is not None:
+        options["readout_format"] = readout_format
+    kind = widgets.IntSlider if integer else widgets.FloatSlider
+    return kind(continuous_update=False, style={"description_width": "initial"}, **options)
 
 
 def show(widget: widgets.Widget) -> None:  # pragma: no cover - needs a front end
