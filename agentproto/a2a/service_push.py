@@ -154,12 +154,18 @@ class PushConfigs:
         self.check_url(cfg.url)
         return self.register(cfg, cfg.task_id, scope, created=True)
 
+    def _task_scope(self, tenant: str, task_id: str, scope: CallerScope) -> CallerScope:
+        """What every call on a task's configs checks first: push is supported, and the task is
+        there in the caller's (tenant-narrowed) scope, which it returns."""
+        self._require_push()
+        scope = _scoped(tenant, scope)
+        self.tasks.current(task_id, scope)
+        return scope
+
     def get_config(
         self, req: GetTaskPushNotificationConfigRequest, scope: CallerScope = ANONYMOUS
     ) -> TaskPushNotificationConfig:
-        self._require_push()
-        scope = _scoped(req.tenant, scope)
-        self.tasks.current(req.task_id, scope)
+        scope = self._task_scope(req.tenant, req.task_id, scope)
         cfg = self.store.push_config(req.task_id, req.id, scope)
         if cfg is None:
             raise TaskNotFoundError(
@@ -171,9 +177,7 @@ class PushConfigs:
     def list_configs(
         self, req: ListTaskPushNotificationConfigsRequest, scope: CallerScope = ANONYMOUS
     ) -> ListTaskPushNotificationConfigsResponse:
-        self._require_push()
-        scope = _scoped(req.tenant, scope)
-        self.tasks.current(req.task_id, scope)
+        scope = self._task_scope(req.tenant, req.task_id, scope)
         configs = self.store.push_configs(req.task_id, scope)
         start = 0
         if req.page_token:
@@ -192,8 +196,6 @@ class PushConfigs:
         self, req: DeleteTaskPushNotificationConfigRequest, scope: CallerScope = ANONYMOUS
     ) -> None:
         """Idempotent: deleting a config that is not there is not an error."""
-        self._require_push()
-        scope = _scoped(req.tenant, scope)
-        self.tasks.current(req.task_id, scope)
+        scope = self._task_scope(req.tenant, req.task_id, scope)
         self.store.delete_push_config(req.task_id, req.id, scope)
         self._forget(req.task_id)
