@@ -328,11 +328,7 @@ def loop_length_sweep(
     horizon: int = 240,
 ) -> list[SweepRow]:
     """Mean error and recovery time for each loop length (``period``), other settings from ``loop``."""
-    base = loop or Loop()
-    return [
-        _row(p, [run_loop(drift, replace(base, period=p), horizon=horizon, seed=s) for s in range(seeds)])
-        for p in periods
-    ]
+    return _sweep("period", periods, loop, drift, seeds, horizon)
 
 
 def gain_sweep(
@@ -344,11 +340,16 @@ def gain_sweep(
     horizon: int = 240,
 ) -> list[SweepRow]:
     """Mean error for each gain, other settings from ``loop``."""
+    return _sweep("gain", gains, loop, drift, seeds, horizon)
+
+
+def _sweep(
+    setting: str, values: Sequence[float], loop: Loop | None, drift: Drift | None, seeds: int, horizon: int
+) -> list[SweepRow]:
+    """One :class:`SweepRow` per value of the :class:`Loop` field ``setting``, over ``seeds`` runs."""
     base = loop or Loop()
-    return [
-        _row(g, [run_loop(drift, replace(base, gain=g), horizon=horizon, seed=s) for s in range(seeds)])
-        for g in gains
-    ]
+    loops = [(v, replace(base, **{setting: v})) for v in values]
+    return [_row(v, [run_loop(drift, lp, horizon=horizon, seed=s) for s in range(seeds)]) for v, lp in loops]
 
 
 # -- a loop that learns from its own outputs ------------------------------------------------------
