@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -328,7 +328,7 @@ def loop_length_sweep(
     horizon: int = 240,
 ) -> list[SweepRow]:
     """Mean error and recovery time for each loop length (``period``), other settings from ``loop``."""
-    return _sweep("period", periods, loop, drift, seeds, horizon)
+    return _sweep(periods, lambda base, p: replace(base, period=p), loop, drift, seeds, horizon)
 
 
 def gain_sweep(
@@ -340,16 +340,21 @@ def gain_sweep(
     horizon: int = 240,
 ) -> list[SweepRow]:
     """Mean error for each gain, other settings from ``loop``."""
-    return _sweep("gain", gains, loop, drift, seeds, horizon)
+    return _sweep(gains, lambda base, g: replace(base, gain=g), loop, drift, seeds, horizon)
 
 
 def _sweep(
-    setting: str, values: Sequence[float], loop: Loop | None, drift: Drift | None, seeds: int, horizon: int
+    values: Sequence[float],
+    vary: Callable[[Loop, float], Loop],
+    loop: Loop | None,
+    drift: Drift | None,
+    seeds: int,
+    horizon: int,
 ) -> list[SweepRow]:
-    """One :class:`SweepRow` per value of the :class:`Loop` field ``setting``, over ``seeds`` runs."""
+    """One :class:`SweepRow` per value: ``vary(loop, value)`` run on ``seeds`` seeds."""
     base = loop or Loop()
-    loops = [(v, replace(base, **{setting: v})) for v in values]
-    return [_row(v, [run_loop(drift, lp, horizon=horizon, seed=s) for s in range(seeds)]) for v, lp in loops]
+    runs = [[run_loop(drift, vary(base, v), horizon=horizon, seed=s) for s in range(seeds)] for v in values]
+    return [_row(v, traces) for v, traces in zip(values, runs, strict=True)]
 
 
 # -- a loop that learns from its own outputs ------------------------------------------------------
