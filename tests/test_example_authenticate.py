@@ -15,7 +15,7 @@ SECRET = "an-example-secret-of-32-characters"
 
 def test_the_example_authenticates_with_every_client_on_every_binding(tmp_path):
     pytest.importorskip("grpc")  # the card lists the gRPC binding only where grpcio is installed
-    from servers import free_port, serving_process
+    from tests.servers import free_port, serving_process
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import httpx
 import platformdirs
-from servers import stop_with_ctrl_c
 
 from agentproto.cli import build_parser, main
 from agentproto.demo.serve import default_db_path
+from tests.servers import stop_with_ctrl_c
 
 
 def test_serve_binds_loopback_by_default():
@@ -196,7 +196,7 @@ def test_auth_without_any_client_says_how_to_give_one(monkeypatch, capsys):
 
 
 def test_the_secret_from_the_environment_is_not_in_the_process_list(tmp_path):
-    from servers import free_port, serving_process
+    from tests.servers import free_port, serving_process
 
     port = free_port()
     env = {**os.environ, "AGENTPROTO_CLIENT_SECRET_ALICE": STRONG, "PYTHONUNBUFFERED": "1"}

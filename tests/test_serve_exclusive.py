@@ -15,7 +15,8 @@ import sys
 import time
 
 import httpx
-from servers import stop_with_ctrl_c
+
+from tests.servers import stop_with_ctrl_c
 
 V = {"A2A-Version": "1.0"}
 

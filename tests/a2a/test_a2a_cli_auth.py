@@ -7,13 +7,13 @@ import json
 
 import httpx
 import pytest
-from servers import AUTH_CLIENTS, secured
 
 from agentproto.a2a.client_core import card_token_url
 from agentproto.a2a.types import AgentCard
 from agentproto.cli import main
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.testing import RunningServer
+from tests.servers import AUTH_CLIENTS, secured
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from servers import AUTH_CLIENTS, secured
 
 from agentproto.a2a.client import A2AHTTPError, SyncA2AClient
 from agentproto.a2a.client_bindings import connect
 from agentproto.client_auth import ClientCredentials
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.testing import RunningServer
+from tests.servers import AUTH_CLIENTS, secured
 
 pytestmark = pytest.mark.anyio
 BINDINGS = ["jsonrpc", "rest", "grpc"]

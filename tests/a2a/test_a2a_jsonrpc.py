@@ -6,11 +6,11 @@ import json
 from dataclasses import dataclass
 
 import pytest
-from a2a_helpers import V1, call, error_code, msg, rpc
 
 from agentproto.a2a.agents import ConformanceAgent, EchoAgent, TravelDeskAgent
 from agentproto.a2a.jsonrpc import JSONRPCDispatcher, requested_version
 from agentproto.a2a.types import AgentCapabilities, AgentExtension
+from tests.a2a.a2a_helpers import V1, call, error_code, msg, rpc
 
 pytestmark = pytest.mark.anyio
 

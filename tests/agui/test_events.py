@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from agui_samples import SAMPLES
 
 from agentproto.agui import (
     EVENT_CLASSES,
@@ -23,6 +22,7 @@ from agentproto.agui import (
     parse_event,
     parse_run_agent_input,
 )
+from tests.agui.agui_samples import SAMPLES
 
 
 def parse(obj, **kw):

@@ -3,9 +3,9 @@
 import json
 
 import pytest
-from agui_samples import SAMPLES
 
 from agentproto.agui import EventParser, encode_sse, event_to_json
+from tests.agui.agui_samples import SAMPLES
 
 pytestmark = pytest.mark.interop
 ag_core = pytest.importorskip("ag_ui.core")

@@ -361,7 +361,7 @@ def test_a_pipeline_fed_any_split_of_the_bytes_reaches_the_same_verdict(evs, cut
 
 
 def test_sse_encoding_then_pipeline_round_trips_every_sample():
-    from agui_samples import SAMPLES
+    from tests.agui.agui_samples import SAMPLES
 
     for sample in SAMPLES.values():
         event = parse_event(sample).event

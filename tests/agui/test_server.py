@@ -13,7 +13,12 @@ import time
 
 import httpx
 import pytest
-from servers import (
+
+from agentproto.clock import FakeClock, IdFactory
+from agentproto.demo.app import create_app
+from agentproto.testing import running_server
+from tests.fixtures import demo_server
+from tests.servers import (
     SSE_HEADERS,
     approve,
     decode,
@@ -25,22 +30,11 @@ from servers import (
     verified,
 )
 
-from agentproto.clock import FakeClock, IdFactory
-from agentproto.demo.app import create_app
-from agentproto.testing import RunningServer, running_server
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
 
 @pytest.fixture
 def server(clock):
     """A fresh demo server per test: its own in-memory store, so orders start unrefunded."""
-    app = create_app(clock=clock, ids=IdFactory("id"), a2a_agent=None)
-    with RunningServer(app) as running:
-        running.app = app
+    with demo_server(clock, ids="id") as running:
         yield running
 
 

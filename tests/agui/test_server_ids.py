@@ -10,7 +10,6 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from servers import SSE_HEADERS, approve, decode, interrupt_of, post_run, run_body
 
 from agentproto.agui.server import MAX_ID_CHARS
 from agentproto.agui.threadstore import ThreadStore
@@ -19,6 +18,7 @@ from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
 from agentproto.store import Store
 from agentproto.testing import RunningServer
+from tests.servers import SSE_HEADERS, approve, decode, interrupt_of, post_run, run_body
 
 
 @pytest.fixture

@@ -20,8 +20,9 @@ from pathlib import Path
 import httpx
 import nbformat
 import pytest
-from envs import clean_env, shared_course_env
-from servers import CHROMIUM_ARGS, free_port
+
+from tests.envs import clean_env, shared_course_env
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,12 +86,3 @@ def lab(tmp_path_factory, chromium_path) -> str:
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()

@@ -7,7 +7,8 @@ that the two halves run on two xdist workers at once.
 from __future__ import annotations
 
 import pytest
-from test_notebook_widgets import NOTEBOOKS, check_notebook_in_browser
+
+from tests.browser.test_notebook_widgets import NOTEBOOKS, check_notebook_in_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -39,7 +39,8 @@ import time
 from pathlib import Path
 
 import pytest
-from servers import free_port
+
+from tests.servers import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -7,7 +7,8 @@ run on two xdist workers at once.
 from __future__ import annotations
 
 import pytest
-from test_voila_first_half import NOTEBOOKS, check_voila_page, start_voila
+
+from tests.browser.test_voila_first_half import NOTEBOOKS, check_voila_page, start_voila
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from servers import free_port, serving_process
 
 from agentproto.course import launcher
+from tests.servers import free_port, serving_process
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))

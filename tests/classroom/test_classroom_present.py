@@ -33,7 +33,8 @@ from pathlib import Path
 import httpx
 import nbformat
 import pytest
-from servers import CHROMIUM_ARGS, free_port
+
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "10_a2a_task_lifecycle.ipynb"
@@ -94,15 +95,6 @@ def presented(tmp_path_factory, chromium_path) -> dict:
     finally:
         _stop(proc)
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _new_page(browser):

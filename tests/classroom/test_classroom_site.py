@@ -36,7 +36,8 @@ from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
-from servers import CHROMIUM_ARGS
+
+from tests.servers import CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

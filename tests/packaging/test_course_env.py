@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from envs import ROOT, clean_env, installed, run, shared_course_env, site_packages, size_mb
-from servers import free_port, serving_process
+
+from tests.envs import ROOT, clean_env, installed, run, shared_course_env, site_packages, size_mb
+from tests.servers import free_port, serving_process
 
 httpx = pytest.importorskip("httpx")
 

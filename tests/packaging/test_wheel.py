@@ -12,7 +12,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from envs import build_wheel, install, installed, run, site_packages, size_mb
+
+from tests.envs import build_wheel, install, installed, run, site_packages, size_mb
 
 #: The issue's bound for the base install's site-packages (pip itself included).
 MAX_BASE_SITE_PACKAGES_MB = 60

@@ -26,9 +26,10 @@ import venv
 from pathlib import Path
 
 import pytest
-from envs import LOCK, ROOT, run, site_packages, size_mb
 from packaging.tags import sys_tags
 from packaging.utils import canonicalize_name, parse_wheel_filename
+
+from tests.envs import LOCK, ROOT, run, site_packages, size_mb
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 

@@ -11,7 +11,6 @@ import logging
 
 import httpx
 import pytest
-from servers import AUTH_CLIENTS, secured
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import config_from_options, create_app
@@ -21,6 +20,7 @@ from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import EXPIRED_STREAM_COMMENT, BearerAuth
 from agentproto.security.throttle import PAIR_LIMIT
 from agentproto.testing import RunningServer
+from tests.servers import AUTH_CLIENTS, secured
 
 A2A = {"A2A-Version": "1.0"}
 ORIGIN = "http://app.example"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from servers import AUTH_CLIENTS, secured
-from test_auth_mode import rpc, token
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
 from agentproto.testing import RunningServer
+from tests.reliability.test_auth_mode import rpc, token
+from tests.servers import AUTH_CLIENTS, secured
 
 grpc = pytest.importorskip("grpc", reason="needs grpcio")
 
@@ -198,8 +198,8 @@ def test_the_same_client_in_two_tenants_sees_two_task_lists_on_every_binding(ser
 
 
 def test_agui_another_client_cannot_read_run_events_cancel_or_answer_an_interrupt(server, tokens):
-    from servers import SSE_HEADERS, decode, interrupt_of, run_body
-    from servers import approve as approval
+    from tests.servers import SSE_HEADERS, decode, interrupt_of, run_body
+    from tests.servers import approve as approval
 
     url, _ = server
     alice, bob = _auth(tokens["alice"]), _auth(tokens["bob"])
@@ -226,10 +226,9 @@ def test_agui_another_client_cannot_read_run_events_cancel_or_answer_an_interrup
 
 def test_agui_ownership_is_kept_by_the_server_not_only_by_the_demo_gate():
     """The AG-UI routes behind a plain ``BearerAuth`` (no demo gate) keep threads apart too."""
-    from servers import SSE_HEADERS, run_body
-
     from agentproto.security import AuthorizationServer, teaching_key
     from agentproto.security.serving import BearerAuth
+    from tests.servers import SSE_HEADERS, run_body
 
     clock = FakeClock()
     auth = AuthorizationServer("https://auth.test", teaching_key("iso", "EdDSA"), kid="k", clock=clock)

@@ -7,12 +7,12 @@ import threading
 import time
 
 import httpx
-from servers import SSE_HEADERS, run_body, user
-from sizes import size
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
 from agentproto.testing import running_server
+from tests.reliability.sizes import size
+from tests.servers import SSE_HEADERS, run_body, user
 
 A2A = {"A2A-Version": "1.0"}
 DOCUMENTED = {-32001, -32002, -32004}  # TaskNotFound, TaskNotCancelable, UnsupportedOperation

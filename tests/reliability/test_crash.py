@@ -18,9 +18,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from servers import approve, decode, free_port, post_run, run_body
-from sizes import size
-from test_restart import approve_refund, start_refund
+
+from tests.reliability.sizes import size
+from tests.reliability.test_restart import approve_refund, start_refund
+from tests.servers import approve, decode, free_port, post_run, run_body
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

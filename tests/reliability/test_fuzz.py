@@ -14,7 +14,6 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sizes import size
 
 from agentproto import limits
 from agentproto.a2a.agents import make_agent
@@ -28,6 +27,7 @@ from agentproto.agui.sse import SSEDecoder
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
 from agentproto.testing import running_server
+from tests.reliability.sizes import size
 
 FAST = settings(max_examples=size(100, 3000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HTTP = settings(

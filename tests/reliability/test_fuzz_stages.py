@@ -16,7 +16,6 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sizes import size
 
 from agentproto.agui import EventType
 from agentproto.agui.chunks import ChunkExpander
@@ -24,6 +23,7 @@ from agentproto.agui.errors import AGUIError, DecodeError, MalformedEventError, 
 from agentproto.agui.parse import parse_event
 from agentproto.agui.state import StateReducer
 from agentproto.agui.verify import Verifier
+from tests.reliability.sizes import size
 
 FAST = settings(max_examples=size(150, 4000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

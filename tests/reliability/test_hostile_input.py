@@ -12,7 +12,6 @@ import socket
 
 import httpx
 import pytest
-from servers import SSE_HEADERS, run_body, user
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
@@ -23,6 +22,7 @@ from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
 from agentproto.http_guard import GuardConfig, HTTPGuard
 from agentproto.testing import running_server
+from tests.servers import SSE_HEADERS, run_body, user
 
 A2A = {"A2A-Version": "1.0"}
 

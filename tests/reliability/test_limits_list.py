@@ -14,10 +14,10 @@ import time
 
 import httpx
 import pytest
-from sizes import size
-from test_streams_memory import rpc, serve, stop
 
 from agentproto.a2a.service import MAX_LIST_RESPONSE_BYTES
+from tests.reliability.sizes import size
+from tests.reliability.test_streams_memory import rpc, serve, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -13,8 +13,9 @@ import time
 
 import httpx
 import pytest
-from sizes import size
-from test_streams_memory import serve, stop
+
+from tests.reliability.sizes import size
+from tests.reliability.test_streams_memory import serve, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from sizes import SOAK, size
+
+from tests.reliability.sizes import SOAK, size
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = ROOT / "tools" / "probe_server.py"

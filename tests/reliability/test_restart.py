@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 
-from servers import approve, decode, interrupt_of, post_run, run_body, user, verified
-from sizes import size
-
 from agentproto.demo.app import create_app
 from agentproto.testing import running_server
+from tests.reliability.sizes import size
+from tests.servers import approve, decode, interrupt_of, post_run, run_body, user, verified
 
 
 def start_refund(url: str, thread: str, order: str = "A1024") -> dict:

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from servers import free_port
-from sizes import size
 
 from agentproto.a2a.service import MAX_STREAMS_PER_TASK
+from tests.reliability.sizes import size
+from tests.servers import free_port
 
 psutil = pytest.importorskip("psutil")
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]

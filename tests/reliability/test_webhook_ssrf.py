@@ -10,13 +10,13 @@ import time
 
 import httpx
 import pytest
-from servers import AUTH_CLIENTS, secured
 
 from agentproto.a2a.push import WebhookRecorder
 from agentproto.clock import IdFactory
 from agentproto.demo.auth import TOKEN_PATH
 from agentproto.runtime import SystemClock
 from agentproto.testing import RunningServer, running_server
+from tests.servers import AUTH_CLIENTS, secured
 
 A2A = {"A2A-Version": "1.0"}
 DISGUISED = [

@@ -1,0 +1,30 @@
+"""The nbval options, set only where nbval is installed.
+
+They were ``addopts`` in pyproject.toml, which made every pytest run fail with "unrecognized
+arguments" in an environment without nbval (the ``server`` extra alone, ``-p no:nbval``). This
+file sits at the root so that it also applies to ``pytest notebooks/NN_slug.ipynb``; the test
+fixtures are in tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SANITIZE = Path(__file__).resolve().parent / "notebooks" / "sanitize.cfg"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every notebook under nbval in the test environment: fresh outputs must equal stored ones."""
+    if not config.pluginmanager.hasplugin("nbval"):
+        return
+    option = config.option
+    if not option.nbval_lax:
+        option.nbval = True
+    if not option.nbval_kernel_name:  # a kernel asked for by name replaces the current env
+        option.nbval_current_env = True
+    if option.nbval_sanitize_with is None:
+        option.nbval_sanitize_with = str(SANITIZE)
+    if option.nbval_cell_timeout == 2000:  # nbval's default
+        option.nbval_cell_timeout = 300
