@@ -43,11 +43,6 @@ class Agent:
         return httpx.Response(200, json={"ok": True})
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def credentials(agent: Agent, clock: FakeClock, **kwargs) -> ClientCredentials:
     transport = httpx.MockTransport(agent)
     return ClientCredentials(TOKEN_URL, "alice", "s3cret:x", clock=clock, transport=transport, **kwargs)

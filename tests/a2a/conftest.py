@@ -15,16 +15,6 @@ from agentproto.testing import RunningServer
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def make_service(clock: FakeClock) -> Callable[..., A2AService]:
     """``make_service("travel")`` — a service on the fake clock with ids id-1, id-2, …"""
 
@@ -50,3 +40,9 @@ def live_servers() -> Iterator[Callable[[str], str]]:
     yield get
     for server in started.values():
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def travel(live_servers: Callable[[str], str]) -> str:
+    """The URL of a live travel-desk agent, one per module."""
+    return live_servers("travel")

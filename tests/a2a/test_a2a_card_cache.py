@@ -18,11 +18,6 @@ URL = "http://agent.example/.well-known/agent-card.json"
 CARD = AgentCard(name="Weather", description="Forecasts", version="1.0.0", capabilities={})
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
 @pytest.fixture(scope="module")
 def travel_url():
     server = RunningServer(create_a2a_app(agent="travel", clock=FakeClock(), ids=IdFactory("t"))).start()

@@ -9,11 +9,6 @@ import pytest
 from agentproto.cli import main
 
 
-@pytest.fixture(scope="module")
-def travel(live_servers) -> str:
-    return live_servers("travel")
-
-
 def test_send_prints_the_resulting_task_as_json(travel, capsys):
     assert main(["a2a", "send", "--url", travel, "Plan my trip to Sanya"]) == 0
     task = json.loads(capsys.readouterr().out)

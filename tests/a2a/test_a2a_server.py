@@ -6,7 +6,6 @@ import json
 
 import httpx
 import pytest
-from a2a_helpers import V1, msg, rpc
 
 from agentproto.a2a.client import (
     A2AClient,
@@ -27,6 +26,7 @@ from agentproto.a2a.server import build_a2a_routes
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import AgentCard, Message
 from agentproto.sse import EventStreamDecoder
+from tests.a2a.a2a_helpers import V1, msg, rpc
 
 S = TaskState
 
@@ -34,11 +34,6 @@ S = TaskState
 @pytest.fixture(scope="module")
 def conformance(live_servers) -> str:
     return live_servers("conformance")
-
-
-@pytest.fixture(scope="module")
-def travel(live_servers) -> str:
-    return live_servers("travel")
 
 
 # --- the Agent Card (spec §8.2, §8.6) ---------------------------------------------------------

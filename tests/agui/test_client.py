@@ -14,23 +14,16 @@ from starlette.routing import Route
 from agentproto.agui.client import AGUIClient, AGUIHTTPError, Deduplicator, SyncAGUIClient
 from agentproto.agui.errors import VerificationError
 from agentproto.agui.interrupts import BuildResumeError, InterruptExpiredError, cancelled
-from agentproto.clock import FakeClock, IdFactory
-from agentproto.demo.app import create_app
+from agentproto.clock import IdFactory
 from agentproto.testing import RunningServer, running_server
+from tests.fixtures import demo_server
 
 REFUND = "check order A1024 and refund it if shipped"
 
 
 @pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
 def server(clock):
-    app = create_app(clock=clock, ids=IdFactory("id"), a2a_agent=None)
-    with RunningServer(app) as running:
-        running.app = app
+    with demo_server(clock, ids="id") as running:
         yield running
 
 
@@ -381,9 +374,8 @@ def test_the_timeouts_are_named_as_on_the_a2a_clients_and_the_old_names_still_wo
 
 
 def test_auth_sends_the_bearer_token_on_runs_snapshots_and_cancels():
-    from servers import AUTH_CLIENTS, secured
-
     from agentproto.client_auth import ClientCredentials
+    from tests.servers import AUTH_CLIENTS, secured
 
     with RunningServer(secured(a2a_agent=None)) as running:
         anonymous = SyncAGUIClient(running.url, ids=IdFactory("a"))

@@ -11,33 +11,17 @@ import pytest
 from agentproto.agui.client import AGUIClient
 from agentproto.agui.client_tap import TapTransport
 from agentproto.agui.sse import SSEDecoder
-from agentproto.clock import FakeClock, IdFactory
-from agentproto.demo.app import create_app
-from agentproto.testing import RunningServer
+from agentproto.clock import IdFactory
+from tests.fixtures import demo_server
 
 REFUND = "check order A1024 and refund it if shipped"
 TIMEOUT = httpx.Timeout(30.0, read=None)  # a loaded machine must not look like a dropped stream
 
 
 @pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
 def server(clock):
-    app = create_app(clock=clock, ids=IdFactory("srv"), a2a_agent=None)
-    with RunningServer(app) as running:
-        running.app = app
+    with demo_server(clock) as running:
         yield running
-
-
-@pytest.fixture
-def interrupted(client):
-    """A thread whose first run ended asking to approve the refund of A1024."""
-    first = client.send("t-1", REFUND)
-    assert first.outcome == "interrupt"
-    return first
 
 
 def test_tap_records_the_raw_sse_bytes_exactly_as_the_client_decodes_them(server, clock):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import pytest
 
 from agentproto.a2a.machine import TRANSITIONS, Transition, edges
@@ -20,12 +19,6 @@ from agentproto.course.a2a_lifecycle import (
 
 S = TaskState
 PNG = b"\x89PNG"
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 # --------------------------------------------------------------------------- the diagram

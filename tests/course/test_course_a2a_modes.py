@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import pytest
 
 TRIP = "Plan my trip to Sanya from 2026-04-08 to 2026-04-12"
 PNG = b"\x89PNG"
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def schedule(step_ms: int = 2000):

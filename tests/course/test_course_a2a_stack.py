@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import pytest
 
 from agentproto.a2a import create_a2a_app
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.course.a2a_stack import LAYER_COLORS, plot_stack, rediscover_peer
 from agentproto.demo.concierge import LAYERS, ConciergeAgent, StackLog
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def test_every_hop_is_one_arrow_coloured_by_its_layer():

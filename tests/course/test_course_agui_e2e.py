@@ -3,43 +3,11 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import pytest
 
-from agentproto.agui.client import SyncAGUIClient
-from agentproto.clock import FakeClock, IdFactory
 from agentproto.course.agui_e2e import LANES, Arrow, plot_sequence, sequence_from_log, sequence_from_store
 from agentproto.course.agui_ui import ApprovalCard
-from agentproto.demo.app import create_app
-from agentproto.testing import RunningServer
 
 REFUND = "check order A1024 and refund it if shipped"
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def server(clock):
-    app = create_app(clock=clock, ids=IdFactory("srv"), a2a_agent=None)
-    with RunningServer(app) as running:
-        running.app = app
-        yield running
-
-
-@pytest.fixture
-def client(server, clock):
-    with SyncAGUIClient(server.url, ids=IdFactory("ui"), clock=clock) as sync:
-        yield sync
-
-
-@pytest.fixture
-def interrupted(client):
-    """A thread whose first run ended asking to approve the refund of A1024."""
-    first = client.send("t-1", REFUND)
-    assert first.outcome == "interrupt"
-    return first
 
 
 def test_sequence_collapses_triads_and_shows_mcp_calls_only_for_executed_tools():

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentproto.agui.client import SyncAGUIClient
 from agentproto.agui.ui_intent import UI_INTENT_EVENT
-from agentproto.clock import FakeClock, IdFactory
 from agentproto.course.agui_ui import (
     ApprovalCard,
     ComponentRegistry,
@@ -15,38 +13,9 @@ from agentproto.course.agui_ui import (
     OrderComponent,
     RefundComponent,
 )
-from agentproto.demo.app import create_app
 from agentproto.demo.audit import audit_trail
-from agentproto.testing import RunningServer
 
 REFUND = "check order A1024 and refund it if shipped"
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def server(clock):
-    app = create_app(clock=clock, ids=IdFactory("srv"), a2a_agent=None)
-    with RunningServer(app) as running:
-        running.app = app
-        yield running
-
-
-@pytest.fixture
-def client(server, clock):
-    with SyncAGUIClient(server.url, ids=IdFactory("ui"), clock=clock) as sync:
-        yield sync
-
-
-@pytest.fixture
-def interrupted(client):
-    """A thread whose first run ended asking to approve the refund of A1024."""
-    first = client.send("t-1", REFUND)
-    assert first.outcome == "interrupt"
-    return first
 
 
 def custom(value, name=UI_INTENT_EVENT):

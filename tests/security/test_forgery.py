@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from agentproto.a2a.agents import TravelDeskAgent
-from agentproto.clock import FakeClock
 from agentproto.security import (
     CARD_MOVES,
     CardSignatureError,
@@ -35,11 +34,6 @@ ISSUER = "https://auth.example"
 AUTH_KEY = teaching_key("auth server", "EdDSA")
 MALLORY = teaching_key("mallory", "EdDSA")
 ALL_ALGORITHMS = ("EdDSA", "ES256", "HS256")
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from agentproto.clock import FakeClock, IdFactory
+from agentproto.clock import IdFactory
 from agentproto.security import (
     AuthorizationServer,
     KeyNotTrusted,
@@ -104,11 +104,6 @@ def test_a_jwk_without_kid_is_refused():
 
 
 # --- the authorization server ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
 
 
 @pytest.fixture

@@ -215,11 +215,6 @@ def test_missing_scope_is_forbidden_in_mutual_check_too(world):
 # --- interop: the official SDK client on both sides of the trust question ---------------------------
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 def _sdk_request(text: str, message_id: str):
     from a2a.types import a2a_pb2 as pb
 

@@ -40,11 +40,6 @@ from agentproto.security import (
 ISSUER = "https://auth.example"
 
 
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
 @pytest.fixture(scope="module")
 def auth_key():
     return teaching_key("auth server")
