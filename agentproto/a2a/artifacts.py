@@ -132,11 +132,13 @@ def part_media_type(part: Part) -> str:
     return {"text": "text/plain", "data": "application/json"}.get(part.kind, "application/octet-stream")
 
 
-def _accepts(media_type: str, accepted: list[str]) -> bool:
-    major = media_type.split("/")[0]
+def media_type_accepted(media_type: str, accepted: list[str]) -> bool:
+    """Does ``media_type`` match one of ``accepted`` (``*/*`` and ``type/*`` wildcards allowed)?"""
+    mt = media_type.split(";")[0].strip().lower()
+    major = mt.split("/")[0]
     for a in accepted:
         a = a.split(";")[0].strip().lower()
-        if a in ("*/*", "*", media_type) or (a.endswith("/*") and a[:-2] == major):
+        if a in ("*/*", "*", mt) or (a.endswith("/*") and a[:-2] == major):
             return True
     return False
 
@@ -156,9 +158,9 @@ def fit_parts(parts: list[Part], accepted: list[str]) -> list[Part]:
         return parts
     out: list[Part] = []
     for part in parts:
-        if _accepts(part_media_type(part), accepted):
+        if media_type_accepted(part_media_type(part), accepted):
             out.append(part)
-        elif part.kind == "data" and _accepts("text/plain", accepted):
+        elif part.kind == "data" and media_type_accepted("text/plain", accepted):
             out.append(
                 Part(
                     text=json.dumps(part.data, ensure_ascii=False),

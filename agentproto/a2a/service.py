@@ -73,7 +73,7 @@ from agentproto.a2a.agents import (
     Update,
     Wait,
 )
-from agentproto.a2a.artifacts import fit_parts
+from agentproto.a2a.artifacts import fit_parts, media_type_accepted
 from agentproto.a2a.cards import with_bindings
 from agentproto.a2a.errors import (
     A2AError,
@@ -146,7 +146,7 @@ from agentproto.runtime import SystemClock, uuid_ids
 __all__ = [
     "A2AService",
     "trim_task",
-    "media_type_accepted",
+    "media_type_accepted",  # defined in artifacts, beside fit_parts, which uses it too
     "DEFAULT_PAGE_SIZE",
     "MAX_PAGE_SIZE",
     # the limits, defined in service_streams and kept importable from here
@@ -187,17 +187,6 @@ def trim_task(task: Task, history_length: int | None, *, include_artifacts: bool
     if not include_artifacts:
         update["artifacts"] = []
     return task.model_copy(update=update) if update else task
-
-
-def media_type_accepted(media_type: str, accepted: list[str]) -> bool:
-    """Does ``media_type`` match one of ``accepted`` (``*/*`` and ``type/*`` wildcards allowed)?"""
-    mt = media_type.split(";")[0].strip().lower()
-    major = mt.split("/")[0]
-    for a in accepted:
-        a = a.split(";")[0].strip().lower()
-        if a in ("*/*", "*", mt) or (a.endswith("/*") and a[:-2] == major):
-            return True
-    return False
 
 
 def _fake_sleep(clock: Any) -> Callable[[float], Awaitable[None]]:
