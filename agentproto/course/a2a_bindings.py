@@ -31,7 +31,7 @@ import html
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import httpx
 import ipywidgets as widgets
@@ -119,7 +119,23 @@ class _Recorded(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
-class HttpTap(httpx.AsyncBaseTransport):
+_X = TypeVar("_X")
+
+
+class _Tape(Generic[_X]):
+    """What both taps share: the exchanges recorded so far, the last one, and a reset."""
+
+    exchanges: list[_X]
+
+    @property
+    def last(self) -> _X:
+        return self.exchanges[-1]
+
+    def clear(self) -> None:
+        self.exchanges.clear()
+
+
+class HttpTap(_Tape[HttpExchange], httpx.AsyncBaseTransport):
     """An httpx transport over the real network stack that records every exchange.
 
     ``client = await connect(url, binding="rest", http=httpx.AsyncClient(transport=tap))``;
@@ -129,14 +145,7 @@ class HttpTap(httpx.AsyncBaseTransport):
 
     def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
         self._inner = inner or httpx.AsyncHTTPTransport()
-        self.exchanges: list[HttpExchange] = []
-
-    @property
-    def last(self) -> HttpExchange:
-        return self.exchanges[-1]
-
-    def clear(self) -> None:
-        self.exchanges.clear()
+        self.exchanges = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         try:
@@ -248,7 +257,7 @@ def _status_text(trailing: Any) -> str:
     return ""
 
 
-class GrpcTap:
+class GrpcTap(_Tape[GrpcExchange]):
     """Client interceptors that record each call on a ``grpc.aio`` channel.
 
     Build the channel with ``grpc.aio.insecure_channel(target, interceptors=tap.interceptors())``
@@ -259,14 +268,7 @@ class GrpcTap:
     """
 
     def __init__(self) -> None:
-        self.exchanges: list[GrpcExchange] = []
-
-    @property
-    def last(self) -> GrpcExchange:
-        return self.exchanges[-1]
-
-    def clear(self) -> None:
-        self.exchanges.clear()
+        self.exchanges = []
 
     def _start(self, details: Any, request: Any, streaming: bool) -> GrpcExchange:
         method = details.method.decode() if isinstance(details.method, bytes) else str(details.method)
