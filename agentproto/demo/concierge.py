@@ -200,15 +200,9 @@ class ConciergeAgent:
             task_id, context_id = meta.get("a2aTaskId", ""), meta.get("a2aContextId", "")
             subagent = interrupt.get("subagentRunId") or ctx.ids()
             if answer.status == "cancelled":
-                self.log.add("A2A", "concierge", "travel desk", "CancelTask", f"taskId={task_id}")
+                self._asked_desk("CancelTask", f"taskId={task_id}")
                 canceled = self.client().cancel_task(task_id)
-                self.log.add(
-                    "A2A",
-                    "travel desk",
-                    "concierge",
-                    f"Task {canceled.status.state.short}",
-                    f"taskId={task_id}",
-                )
+                self._desk_said(f"Task {canceled.status.state.short}", f"taskId={task_id}")
                 state["trip"] = {"a2aTaskId": task_id, "state": canceled.status.state.short}
                 yield from self._say(ctx, "Understood — I have cancelled the trip request.")
                 continue
@@ -274,18 +268,12 @@ class ConciergeAgent:
         """The A2A client, discovered from the Travel Desk's card on first use."""
         with self._client_lock:
             if self._client is None:
-                self.log.add("A2A", "concierge", "travel desk", "GET /.well-known/agent-card.json")
+                self._asked_desk("GET /.well-known/agent-card.json")
                 client = SyncA2AClient.discover(self.travel_url, ids=self.a2a_ids)
                 card = client.card
                 assert card is not None  # discover() always binds the card it read
                 itf = card.supported_interfaces[0]
-                self.log.add(
-                    "A2A",
-                    "travel desk",
-                    "concierge",
-                    f"Agent Card: {card.name}",
-                    f"{itf.protocol_binding} {itf.protocol_version}",
-                )
+                self._desk_said(f"Agent Card: {card.name}", f"{itf.protocol_binding} {itf.protocol_version}")
                 self._client = client
             return self._client
 
@@ -327,7 +315,7 @@ class ConciergeAgent:
         what = "SendStreamingMessage" + (" (follow-up)" if task_id else "")
         try:
             client = self.client()
-            self.log.add("A2A", "concierge", "travel desk", what, f"taskId={task_id}" if task_id else "")
+            self._asked_desk(what, f"taskId={task_id}" if task_id else "")
             stream = client.stream(
                 content, task_id=task_id or None, context_id=context_id or None, timeout=self.a2a_timeout_s
             )
@@ -335,17 +323,13 @@ class ConciergeAgent:
             last_state: TaskState | None = None
             for event in stream:
                 if event.message is not None:  # a direct reply: no task
-                    self.log.add("A2A", "travel desk", "concierge", "Message (no task)")
+                    self._desk_said("Message (no task)")
                     yield from self._say(ctx, event.message.text, subagent=subagent)
                     break
                 if event.task is not None:
                     task = event.task
-                    self.log.add(
-                        "A2A",
-                        "travel desk",
-                        "concierge",
-                        f"Task {task.status.state.short}",
-                        f"taskId={task.id} contextId={task.context_id}",
+                    self._desk_said(
+                        f"Task {task.status.state.short}", f"taskId={task.id} contextId={task.context_id}"
                     )
                     continue
                 if event.artifact_update is not None:
@@ -356,13 +340,7 @@ class ConciergeAgent:
                 status = event.status_update.status
                 if status.state is not last_state:
                     last_state = status.state
-                    self.log.add(
-                        "A2A",
-                        "travel desk",
-                        "concierge",
-                        f"statusUpdate {status.state.short}",
-                        f"taskId={task.id}",
-                    )
+                    self._desk_said(f"statusUpdate {status.state.short}", f"taskId={task.id}")
                 words = status.message.text if status.message is not None else ""
                 if status.state in INTERRUPTED_STATES:
                     stream.close()
@@ -441,7 +419,7 @@ class ConciergeAgent:
             for message_id in open_text.values():  # close what the broken stream left open
                 yield ev.TextMessageEndEvent(message_id=message_id)
             code = "A2A_UNREACHABLE" if isinstance(exc, A2AConnectionError) else f"A2A_{type(exc).__name__}"
-            self.log.add("A2A", "travel desk", "concierge", f"✗ {type(exc).__name__}")
+            self._desk_said(f"✗ {type(exc).__name__}")
             yield ev.SubagentErrorEvent(subagent_run_id=subagent, message=str(exc), code=code)
             self.log.add("AG-UI", "concierge", "user", f"SUBAGENT_ERROR {code}", f"subagentRunId={subagent}")
             state["trip"] = {"error": code}
@@ -469,25 +447,26 @@ class ConciergeAgent:
             if update.last_chunk:
                 yield ev.TextMessageEndEvent(message_id=message_id)
                 del open_text[artifact.artifact_id]
-                self.log.add(
-                    "A2A",
-                    "travel desk",
-                    "concierge",
+                self._desk_said(
                     f"artifact {artifact.name or artifact.artifact_id} (text)",
                     f"artifactId={artifact.artifact_id}",
                 )
         for data in artifact.data:
             state["trip"] = {**(state.get("trip") or {}), "plan": data}
             yield ev.StateSnapshotEvent(snapshot=state, subagent_run_id=subagent)
-            self.log.add(
-                "A2A",
-                "travel desk",
-                "concierge",
+            self._desk_said(
                 f"artifact {artifact.name or artifact.artifact_id} (data)",
                 f"artifactId={artifact.artifact_id}",
             )
 
     # -- small helpers ---------------------------------------------------------------------------
+    def _asked_desk(self, what: str, observe: str = "") -> None:
+        """Log an A2A hop from the concierge to the travel desk."""
+        self.log.add("A2A", "concierge", "travel desk", what, observe)
+
+    def _desk_said(self, what: str, observe: str = "") -> None:
+        """Log an A2A hop from the travel desk back to the concierge."""
+        self.log.add("A2A", "travel desk", "concierge", what, observe)
 
     def _say(self, ctx: Any, text: str, *, subagent: str | None = None) -> _Events[str]:
         """One complete assistant text message; returns its id."""
