@@ -17,6 +17,9 @@ In a notebook, where a ``with`` block cannot span cells, keep the object instead
 
 The socket is bound before uvicorn starts (port 0: the kernel picks a free port), so there is no
 race between choosing a port and someone else taking it. The server binds 127.0.0.1 only.
+
+``ssl_certfile`` and ``ssl_keyfile`` (PEM files) serve HTTPS instead (uvicorn's TLS); the URL then
+starts with ``https://``.
 """
 
 from __future__ import annotations
@@ -45,22 +48,27 @@ class RunningServer:
         port: int = 0,
         log_level: str = "warning",
         graceful_shutdown_s: float = 1.0,
+        ssl_certfile: str | None = None,
+        ssl_keyfile: str | None = None,
     ) -> None:
         self.app = app
         self.host = host
         self.port = port
         self.log_level = log_level
         self.graceful_shutdown_s = graceful_shutdown_s
+        self.ssl_certfile = ssl_certfile
+        self.ssl_keyfile = ssl_keyfile
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
 
     @property
     def url(self) -> str:
-        """The base URL, e.g. ``http://127.0.0.1:54321`` (no trailing slash)."""
+        """The base URL, e.g. ``http://127.0.0.1:54321`` (no trailing slash; ``https`` with TLS)."""
         if self._socket is None:
             raise RuntimeError("server not started")
-        return f"http://{self.host}:{self.port}"
+        scheme = "https" if self.ssl_certfile else "http"
+        return f"{scheme}://{self.host}:{self.port}"
 
     @property
     def running(self) -> bool:
@@ -83,6 +91,8 @@ class RunningServer:
             lifespan="auto",
             timeout_graceful_shutdown=math.ceil(self.graceful_shutdown_s),
             access_log=False,
+            ssl_certfile=self.ssl_certfile,
+            ssl_keyfile=self.ssl_keyfile,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
