@@ -44,9 +44,9 @@ def taught_names(question: dict) -> set[str]:
     return set(NAME.findall(" ".join(parts)))
 
 
-def test_the_bank_has_the_forty_three_questions_this_test_was_written_for():
-    assert len(QUESTIONS) == 43
-    assert len({q["id"] for q in QUESTIONS}) == 43
+def test_the_bank_has_the_fifty_five_questions_this_test_was_written_for():
+    assert len(QUESTIONS) == 55
+    assert len({q["id"] for q in QUESTIONS}) == 55
 
 
 def test_the_name_pattern_finds_what_it_should():
@@ -112,3 +112,67 @@ def test_the_event_families_answer_names_the_specs_eight():
     (q,) = [q for q in QUESTIONS if q["id"] == "agui-event-families"]
     assert "eight families" in q["full_marks_answer"]
     assert "8 families" in notebook_text(3) or "eight families" in notebook_text(3)
+
+
+#: A2A sources name a section (``spec A2A v1.0.1 §3.1.4``); AG-UI sources name a 1.1 page
+#: (``spec AG-UI 1.1 events/reasoning``), the path under ``docs/spec/1.1/`` without ``.mdx``.
+SPEC_SOURCE = re.compile(r"^spec (?:A2A v1\.0\.1 §\d+(?:\.\d+)*|AG-UI 1\.1 [a-z0-9-]+(?:/[a-z0-9-]+)*)$")
+SECTION = re.compile(r"§\d+(?:\.\d+)*")
+
+
+def spec_citation_problems(question: dict) -> list[str]:
+    """Why a question sourced from a spec does not name a spec section in its full-marks answer."""
+    source, answer = question["source"], question["full_marks_answer"]
+    if not source.startswith("spec "):
+        return []
+    if not SPEC_SOURCE.match(source):
+        return [f"source {source!r} is neither 'spec A2A v1.0.1 §N' nor 'spec AG-UI 1.1 <page>'"]
+    if source.startswith("spec A2A"):
+        return [] if SECTION.search(answer) else ["the full-marks answer names no A2A § section"]
+    page = source.removeprefix("spec AG-UI 1.1 ")
+    if page in answer or page.rsplit("/", 1)[-1] in answer:
+        return []
+    return [f"the full-marks answer never names the AG-UI page {page!r}"]
+
+
+SPEC_QUESTIONS = [q for q in QUESTIONS if q["source"].startswith("spec ")]
+
+
+def test_the_bank_has_questions_written_from_both_specs():
+    sources = {q["source"].split()[1] for q in SPEC_QUESTIONS}
+    assert sources == {"A2A", "AG-UI"}, sources
+
+
+@pytest.mark.parametrize("question", SPEC_QUESTIONS, ids=[q["id"] for q in SPEC_QUESTIONS])
+def test_every_spec_sourced_question_names_a_spec_section_in_its_full_marks_answer(question):
+    assert not spec_citation_problems(question), (question["id"], spec_citation_problems(question))
+
+
+@pytest.mark.parametrize(
+    ("source", "answer", "problem"),
+    [
+        (
+            "spec A2A v1.0.1 §3.1.5",
+            "Cancelling a finished task fails; switch on the reason.",
+            "no A2A § section",
+        ),
+        ("spec AG-UI 1.1 events/reasoning", "The consumer replaces the value (see lifecycle).", "AG-UI page"),
+        ("spec A2A", "§3.1.5 names TaskNotCancelableError.", "neither"),
+        ("spec AG-UI 1.1 Events Reasoning", "events/reasoning says so.", "neither"),
+    ],
+)
+def test_the_spec_citation_check_catches_a_question_without_a_section(source, answer, problem):
+    bad = {"source": source, "full_marks_answer": answer}
+    (found,) = spec_citation_problems(bad)
+    assert problem in found
+
+
+def test_the_spec_citation_check_accepts_good_and_ignores_non_spec_sources():
+    good_a2a = {"source": "spec A2A v1.0.1 §3.1.5", "full_marks_answer": "§5.4 maps it to -32002."}
+    good_agui = {
+        "source": "spec AG-UI 1.1 basic/versioning",
+        "full_marks_answer": "versioning, Retired shapes.",
+    }
+    course = {"source": "course", "full_marks_answer": "No section at all."}
+    assert spec_citation_problems(good_a2a) == spec_citation_problems(good_agui) == []
+    assert spec_citation_problems(course) == []
