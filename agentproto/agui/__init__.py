@@ -91,6 +91,7 @@ from agentproto.agui.sse import (
 )
 from agentproto.agui.state import DEFAULT_VERSION_KEY, StateReducer
 from agentproto.agui.ui_intent import UI_COMPONENTS, UI_INTENT_EVENT, UIIntent, validate_ui_intent
+from agentproto.agui.usage import UsageTotal, sum_usage, thread_usage
 from agentproto.agui.verify import (
     RULES,
     RUN_TRANSITIONS,
@@ -175,6 +176,10 @@ __all__ = [
     "RunResult",
     "ThreadView",
     "Deduplicator",
+    # token usage under the spec's accounting (events/lifecycle, Token usage)
+    "UsageTotal",
+    "sum_usage",
+    "thread_usage",
     # the event model
     *[name for name in _events_all if name not in _UNLISTED_TYPES],
 ]
