@@ -281,8 +281,7 @@ def _lifespan(parts: _Parts) -> Callable[[Any], contextlib.AbstractAsyncContextM
     return a2a_lifespan(
         parts.service,
         grpc=config.bindings.grpc,
-        # the HTTP interfaces a gRPC caller sees: the bound address once the port is known (§8.3.1)
-        base_url=config.base_url if config.public_url or config.port else "http://127.0.0.1",
+        base_url=config.public_url or "http://127.0.0.1",
         authenticate=parts.auth.grpc_authenticate() if parts.auth is not None else None,
         input_limits=config.limits,
         max_body_bytes=config.max_body_bytes,
