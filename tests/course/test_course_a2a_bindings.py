@@ -18,13 +18,13 @@ def three_binding_server(agent: str = "conformance"):
     return RunningServer(app)
 
 
-def on_every_binding(call):
-    """``await call(name, client, wire)`` for each binding's tapped client on a fresh server;
-    returns {binding: what call returned}."""
+def on_every_binding(call, agent="conformance"):
+    """``await call(name, client, wire)`` for each binding's tapped client on a fresh server
+    serving ``agent`` (a shipped agent's name or an agent object); returns {binding: what call returned}."""
     from agentproto.course.a2a_bindings import connect_tapped
 
     async def run():
-        with three_binding_server() as server:
+        with three_binding_server(agent) as server:
             wire = await connect_tapped(server.url, BINDINGS)
             try:
                 return {name: await call(name, client, wire) for name, client in wire.clients.items()}

@@ -6,21 +6,11 @@ mapping or in the REST routes breaks a test before it silently changes the lesso
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 pytest.importorskip("grpc")
 
-BINDINGS = ("jsonrpc", "rest", "grpc")
-
-
-def _server(agent):
-    from agentproto.a2a.server import create_a2a_app
-    from agentproto.clock import FakeClock, IdFactory
-    from agentproto.testing import RunningServer
-
-    return RunningServer(create_a2a_app(agent=agent, clock=FakeClock(), ids=IdFactory("task"), grpc=True))
+from tests.course.test_course_a2a_bindings import on_every_binding
 
 
 def _plain_echo():
@@ -33,20 +23,6 @@ def _plain_echo():
             return super().card(url).model_copy(update={"capabilities": AgentCapabilities()})
 
     return PlainEcho()
-
-
-def _on_every_binding(agent, call):
-    from agentproto.course.a2a_bindings import connect_tapped
-
-    async def run():
-        with _server(agent) as server:
-            wire = await connect_tapped(server.url, BINDINGS)
-            try:
-                return {name: await call(name, client, wire) for name, client in wire.clients.items()}
-            finally:
-                await wire.aclose()
-
-    return asyncio.run(run())
 
 
 def test_a_config_is_created_read_listed_deleted_twice_and_then_not_found():
@@ -69,7 +45,7 @@ def test_a_config_is_created_read_listed_deleted_twice_and_then_not_found():
             await client.get_push_config(task.id, made.id)
         return routes[0], wire.status(name)
 
-    seen = _on_every_binding("conformance", lifecycle)
+    seen = on_every_binding(lifecycle)
     assert seen["jsonrpc"][1] == "HTTP 200, error.code -32001"
     assert seen["rest"][0].endswith("/pushNotificationConfigs") and seen["rest"][1] == "HTTP 404"
     assert seen["grpc"] == ("/lf.a2a.v1.A2AService/CreateTaskPushNotificationConfig", "NOT_FOUND")
@@ -95,7 +71,7 @@ def test_an_agent_declaring_no_capabilities_refuses_push_configs_and_streams_per
         out["subscribe"] = wire.status(name)
         return out
 
-    seen = _on_every_binding(_plain_echo(), refusals)
+    seen = on_every_binding(refusals, agent=_plain_echo())
     assert seen["jsonrpc"] == {
         "push": "HTTP 200, error.code -32003",
         "stream": "HTTP 200, error.code -32004",
