@@ -366,9 +366,12 @@ def _summarise(per: dict[str, dict[str, Any]], ratios: list[float]) -> dict[str,
         "p99_ours_le_sdk": summary["ours"]["p99_ms"] <= summary["sdk"]["p99_ms"],
     }
     if per["ours"]["cpu_ms"] and per["sdk"]["cpu_ms"]:
-        out["cpu_capacity_ratio"] = round(
-            statistics.median(per["sdk"]["cpu_ms"]) / statistics.median(per["ours"]["cpu_ms"]), 2
-        )
+        # CPU time is read in clock ticks (10 ms): a short run can measure 0 for one side, and
+        # then the ratio is left out, not divided by zero
+        ours_cpu = statistics.median(per["ours"]["cpu_ms"])
+        sdk_cpu = statistics.median(per["sdk"]["cpu_ms"])
+        if ours_cpu and sdk_cpu:
+            out["cpu_capacity_ratio"] = round(sdk_cpu / ours_cpu, 2)
     return out
 
 

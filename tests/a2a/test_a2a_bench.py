@@ -49,3 +49,17 @@ def test_the_httpx_load_client_is_still_selectable(tmp_path):
     report = json.loads(out.read_text())
     assert report["params"]["http_client"] == "httpx"
     assert set(report["bindings"]) == {"jsonrpc", "rest"}
+
+
+def test_a_run_too_short_to_measure_server_cpu_reports_no_cpu_ratio():
+    """CPU time comes in 10 ms ticks: ten fast requests can read as 0 ms, and 0 is not divided by."""
+    bench = _bench()
+    per = {
+        kind: {"rps": [500.0], "latencies": [0.001, 0.002], "cpu_ms": [cpu], "client_cpu_ms": [0.0]}
+        for kind, cpu in (("ours", 0.0), ("sdk", 2.0))
+    }
+    summary = bench._summarise(per, [1.6])
+    assert "cpu_capacity_ratio" not in summary
+    assert summary["servers"]["ours"]["one_core_capacity_per_s"] is None
+    per["ours"]["cpu_ms"] = [1.0]
+    assert bench._summarise(per, [1.6])["cpu_capacity_ratio"] == 2.0
