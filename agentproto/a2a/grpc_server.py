@@ -280,7 +280,10 @@ class A2AGrpcServicer(a2a_pb2_grpc.A2AServiceServicer):
 
     async def _run(self, operation: str, req: ProtoModel, subject: str | None) -> Any:
         scope = _scope(str(getattr(req, "tenant", "") or ""), subject)
-        return await call_operation(self.service, operation, req, scope, self.base_url)
+        # the HTTP base URL the app serves on, once it has served (a client that found this
+        # binding on the card fetched the card over HTTP); until then the configured one
+        base = getattr(self.service, "http_base_url", None) or self.base_url
+        return await call_operation(self.service, operation, req, scope, base)
 
     def _check(self, context: Context) -> str | None:
         """Authenticate (if configured), then the service parameters; returns the subject."""
@@ -406,7 +409,8 @@ async def start_grpc_server(
     """Serve ``service`` over gRPC on ``host:port`` (0: a free port) in the running loop.
 
     Sets ``service.grpc_url`` (if the service has that attribute) so its card lists the
-    interface. ``base_url`` is what the extended card's HTTP interfaces are built from.
+    interface. The extended card's HTTP interfaces are built from ``service.http_base_url`` (set
+    when the HTTP app serves), or ``base_url`` before that.
     ``authenticate`` (metadata → subject, or :class:`GrpcAuthError`) runs before every call.
     ``input_limits`` and ``max_body_bytes`` are the budget of one request, as over HTTP.
     """

@@ -118,8 +118,15 @@ class A2AApplication:
             *(self.rest.routes() if self.rest is not None else ()),
         ]
 
+    def _base_url(self, request: Request) -> str:
+        """The base URL from the socket (never from Host), recorded on the service for the
+        bindings that have no HTTP request to read it from (gRPC's extended card)."""
+        base = socket_base_url(request.scope, self.public_url)
+        self.service.http_base_url = base
+        return base
+
     async def agent_card(self, request: Request) -> Response:
-        base = socket_base_url(request.scope, self.public_url)  # never from Host
+        base = self._base_url(request)
         body = _dumps(self.service.card(base).to_wire())
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         headers = {"Cache-Control": CARD_CACHE_CONTROL, "ETag": etag, "Last-Modified": self.card_modified}
@@ -132,7 +139,7 @@ class A2AApplication:
             await request.body(),
             request.headers,
             query=request.query_params,
-            base_url=socket_base_url(request.scope, self.public_url),
+            base_url=self._base_url(request),
             subject=caller_subject(request.scope),
         )
         if out is None:  # a JSON-RPC notification: no response body at all

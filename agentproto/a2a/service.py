@@ -237,10 +237,13 @@ class A2AService:
         self.allow_loopback_webhooks = allow_loopback_webhooks
         self.allow_private_webhooks = allow_private_webhooks
         self.rpc_path = rpc_path
-        #: Where the other bindings are served (set by the adapters that serve them): the REST
-        #: path under the same base URL, and the gRPC server's absolute URL.
+        #: Where the bindings are served (set by the adapters that serve them): the REST path
+        #: under the same base URL, the gRPC server's absolute URL, and the HTTP base URL last
+        #: served on (from the socket, never from Host), which the gRPC binding's extended card
+        #: names for the HTTP interfaces.
         self.rest_path: str | None = None
         self.grpc_url: str | None = None
+        self.http_base_url: str | None = None
         self.tasks = LiveTasks(self.store, self.push, self.clock, limits)
         self.push_configs = PushConfigs(self.store, self.ids, self.push, self.tasks, self._require_push)
         self._template = agent.card("http://localhost" + rpc_path)
