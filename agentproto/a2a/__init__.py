@@ -121,6 +121,7 @@ if TYPE_CHECKING:  # the public names and their homes; served lazily below
     )
     from agentproto.a2a.server import A2AApplication, build_a2a_routes, create_a2a_app
     from agentproto.a2a.service import A2AService
+    from agentproto.a2a.service_streams import ServiceLimits
     from agentproto.a2a.states import (
         ACTIVE_STATES,
         INTERRUPTED_STATES,
@@ -239,6 +240,7 @@ __all__ = [
     "AGENTS",
     "make_agent",
     "A2AService",
+    "ServiceLimits",
     "TaskStore",
     "PushNotifier",
     "Delivery",

@@ -99,15 +99,6 @@ from agentproto.a2a.service_push import PushConfigs
 from agentproto.a2a.service_push import scoped as _scoped
 from agentproto.a2a.service_streams import (
     DEFAULT_SERVICE_LIMITS,
-    LIST_DEFAULT_HISTORY_LENGTH,
-    MAX_LIST_RESPONSE_BYTES,
-    MAX_OPEN_TASKS_PER_CALLER,
-    MAX_QUEUED_EVENTS,
-    MAX_STREAM_SECONDS,
-    MAX_STREAMS_PER_CALLER,
-    MAX_STREAMS_PER_TASK,
-    RETRY_AFTER_SECONDS,
-    SUBSCRIBE_HISTORY_LENGTH,
     LiveTask,
     LiveTasks,
     ServiceLimits,
@@ -149,18 +140,6 @@ __all__ = [
     "media_type_accepted",  # defined in artifacts, beside fit_parts, which uses it too
     "DEFAULT_PAGE_SIZE",
     "MAX_PAGE_SIZE",
-    # the limits, defined in service_streams and kept importable from here
-    "ServiceLimits",
-    "DEFAULT_SERVICE_LIMITS",
-    "MAX_STREAMS_PER_CALLER",
-    "MAX_STREAMS_PER_TASK",
-    "MAX_QUEUED_EVENTS",
-    "MAX_STREAM_SECONDS",
-    "SUBSCRIBE_HISTORY_LENGTH",
-    "MAX_OPEN_TASKS_PER_CALLER",
-    "LIST_DEFAULT_HISTORY_LENGTH",
-    "MAX_LIST_RESPONSE_BYTES",
-    "RETRY_AFTER_SECONDS",
 ]
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,8 @@ from agentproto import limits  # noqa: E402
 from agentproto.a2a.agents import make_agent  # noqa: E402
 from agentproto.a2a.grpc_server import SERVER_OPTIONS, start_grpc_server  # noqa: E402
 from agentproto.a2a.server import create_a2a_app  # noqa: E402
-from agentproto.a2a.service import MAX_STREAMS_PER_TASK, A2AService  # noqa: E402
+from agentproto.a2a.service import A2AService  # noqa: E402
+from agentproto.a2a.service_streams import MAX_STREAMS_PER_TASK  # noqa: E402
 from agentproto.clock import FakeClock, IdFactory  # noqa: E402
 from agentproto.testing import RunningServer  # noqa: E402
 
