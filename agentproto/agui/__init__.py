@@ -26,6 +26,8 @@ module                      what
 :mod:`~.patch`              JSON Patch applied atomically in place: :func:`apply_patch`, :func:`copy_json`
 :mod:`~.pipeline`           :class:`Pipeline`, :func:`lint_source` and its :class:`LintReport`
 :mod:`~.report`             :func:`verdict`, :func:`format_messages`: reading a report
+:mod:`~.capabilities`       :class:`AgentCapabilities`, :func:`parse_capabilities`: what an agent
+                            declares before a run (spec ``basic/capabilities``)
 :mod:`~.interrupts`         interrupt/resume: producing interrupts, building and checking
                             ``resume`` entries, and the :class:`ResumeError` family
 :mod:`~.ui_intent`          :func:`validate_ui_intent`: the front end's gate for UI intents
@@ -55,7 +57,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentproto._lazy import lazy_exports
-from agentproto.agui import errors, interrupts
+from agentproto.agui import capabilities, errors, interrupts
+from agentproto.agui.capabilities import *  # noqa: F403 - the AgentCapabilities declaration
 from agentproto.agui.chunks import ChunkExpander, expand_chunks
 from agentproto.agui.chunks import PendingStream as PendingStream
 from agentproto.agui.compat import CompatibilityBoundary
@@ -186,5 +189,6 @@ __all__ = [
 
 __all__ += errors.__all__  # AGUIError and its family, PipelineWarning
 __all__ += interrupts.__all__  # interrupt/resume (spec basic/patterns/interrupt-resume) and ResumeError
+__all__ += capabilities.__all__  # what an agent declares before a run (spec basic/capabilities)
 
 __getattr__, __dir__, _EXPORTS = lazy_exports(globals())
