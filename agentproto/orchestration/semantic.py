@@ -30,9 +30,13 @@ The envelope records each hop's confidence separately and does not accumulate it
 is fairly sure but the chain as a whole is not. :attr:`IntentEnvelope.chain_confidence` is the
 product of the recorded per-hop confidences (what pⁿ says of stated confidences, if they are
 calibrated and independent and nothing was repaired) and
-:meth:`IntentEnvelope.chain_needs_human` is the check on it. :func:`simulate_chain` is a
-Monte-Carlo of all of it (one seeded :class:`random.Random`, plain Python); :func:`threshold_sweep`
-gives the end-to-end accuracy and the human load per request as the threshold moves.
+:meth:`IntentEnvelope.chain_needs_human` is the check on it. The product is a model: without
+independence the recorded confidences only bound the chain's chance, between
+:attr:`IntentEnvelope.chain_confidence_floor` (``1 − Σ(1 − cᵢ)``, Fréchet) and
+:attr:`IntentEnvelope.chain_confidence_ceiling` (the weakest hop); the check can use either.
+:func:`simulate_chain` is a Monte-Carlo of all of it (one seeded :class:`random.Random`, plain
+Python); :func:`threshold_sweep` gives the end-to-end accuracy and the human load per request
+as the threshold moves.
 :func:`drift_walk` shows one concrete chain, word by word, for the notebook. Everything returns
 data; the plots and notebook 16's lab are in the course layer (``course/semantic.py``).
 """
@@ -235,10 +239,38 @@ class IntentEnvelope:
         """
         return math.prod(self.hop_confidences)
 
-    def chain_needs_human(self, threshold: float) -> bool:
-        """True when the accumulated :attr:`chain_confidence` is below ``threshold`` — the check
-        that fires when every hop is fairly sure but the product has fallen."""
-        return self.chain_confidence < threshold
+    @property
+    def chain_confidence_floor(self) -> float:
+        """The lowest chance that every hop is right, whatever the dependence between the hops:
+        ``max(0, 1 − Σ(1 − cᵢ))`` (the Fréchet / Bonferroni lower bound; 1.0 before any hop).
+
+        Unlike :attr:`chain_confidence` it assumes nothing about independence — only that each
+        ``cᵢ`` is that hop's chance of being right. Five hops at 0.9: 0.5, against a product of 0.59.
+        """
+        return max(0.0, 1.0 - sum(1.0 - c for c in self.hop_confidences))
+
+    @property
+    def chain_confidence_ceiling(self) -> float:
+        """The highest chance that every hop is right under any dependence: the weakest hop's
+        confidence (1.0 before any hop). A chain is never surer than its least sure hop."""
+        return min(self.hop_confidences, default=1.0)
+
+    def chain_needs_human(self, threshold: float, *, bound: str = "product") -> bool:
+        """True when the accumulated confidence is below ``threshold`` — the check that fires when
+        every hop is fairly sure but the chain as a whole is not.
+
+        ``bound`` picks the number: ``"product"`` (:attr:`chain_confidence`, the independence
+        model), ``"floor"`` (:attr:`chain_confidence_floor`, safe under any dependence, asks
+        more often) or ``"ceiling"`` (:attr:`chain_confidence_ceiling`, the optimist's).
+        """
+        values = {
+            "product": self.chain_confidence,
+            "floor": self.chain_confidence_floor,
+            "ceiling": self.chain_confidence_ceiling,
+        }
+        if bound not in values:
+            raise EnvelopeError(f"bound must be one of {sorted(values)}, got {bound!r}")
+        return values[bound] < threshold
 
     def to_dict(self) -> dict[str, Any]:
         return {
