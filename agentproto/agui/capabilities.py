@@ -352,6 +352,10 @@ def declared(caps: AgentCapabilities, path: str) -> Any:
     when nothing was declared there — which is *not* ``False``.
 
     Raises ``KeyError`` for a path the schema does not name, so a typo is not read as "undeclared".
+
+    >>> caps = parse_capabilities({"reasoning": {"supported": False}}).capabilities
+    >>> declared(caps, "reasoning.supported"), declared(caps, "reasoning.streaming")
+    (False, None)
     """
     node: Any = caps
     cls: type[BaseModel] | None = AgentCapabilities
