@@ -17,6 +17,7 @@ module             what it models                                               
 ``semantic``       misunderstandings compounding along a chain; the envelope      16
 ``waitgraph``      wait-for graphs: cycles, cyclic SCCs, the pre-dispatch check    18
 ``deadlock``       dispatching a wait-for plan under timeouts and escalation      18
+``bulkhead``       a worker pool starved by same-pool synchronous calls; fixes    18
 ``hitl``           when to ask a human: trigger rules, the cost of asking         19
 ``feedback``       execute → observe → compare → correct under drift              20
 ``proxy``          a buffering proxy and an idle-timeout hop in front of SSE      04
@@ -28,6 +29,7 @@ name (``simulate``) are reached through their module: ``deadlock.simulate(plan, 
 """
 
 from agentproto.orchestration import (
+    bulkhead,
     deadlock,
     dedup,
     engine,
@@ -94,6 +96,7 @@ __all__ = [
     "semantic",
     "waitgraph",
     "deadlock",
+    "bulkhead",
     "hitl",
     "feedback",
     # the engine
