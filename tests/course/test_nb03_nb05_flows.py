@@ -82,3 +82,12 @@ def test_nb05_patch_operations_keep_their_extra_members_end_to_end() -> None:
     assert [w.path for w in report.warnings] == ["/x-trace"]
     with pytest.raises(PatchError):
         parse_event({"type": "STATE_DELTA", "delta": [{"op": "remove", "value": 1}]})
+
+
+def test_nb03_a_replacing_snapshot_resynchronises_content_and_type() -> None:
+    ui = StateReducer()
+    ui.apply(parse_event(SNAPSHOT).event)
+    ui.apply(parse_event(_delta("web_search_done", {"op": "add", "path": "/done", "value": True})).event)
+    ui.apply(parse_event({**SNAPSHOT, "content": {"query": "q", "found": 3}}).event)
+    [widget] = ui.messages
+    assert widget["activityType"] == "web_search" and widget["content"] == {"query": "q", "found": 3}
