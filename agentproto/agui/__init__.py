@@ -26,7 +26,7 @@ module                      what
 :mod:`~.patch`              JSON Patch applied atomically in place: :func:`apply_patch`, :func:`copy_json`
 :mod:`~.pipeline`           :class:`Pipeline`, :func:`lint_source` and its :class:`LintReport`
 :mod:`~.report`             :func:`verdict`, :func:`format_messages`: reading a report
-:mod:`~.capabilities`       :class:`AgentCapabilities`, :func:`parse_capabilities`: what an agent
+:mod:`~.capabilities`       :class:`AGUICapabilities`, :func:`parse_capabilities`: what an agent
                             declares before a run (spec ``basic/capabilities``)
 :mod:`~.interrupts`         interrupt/resume: producing interrupts, building and checking
                             ``resume`` entries, and the :class:`ResumeError` family
@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 
 from agentproto._lazy import lazy_exports
 from agentproto.agui import capabilities, errors, interrupts
-from agentproto.agui.capabilities import *  # noqa: F403 - the AgentCapabilities declaration
+from agentproto.agui.capabilities import *  # noqa: F403 - the AgentCapabilities declaration (AGUICapabilities)
 from agentproto.agui.chunks import ChunkExpander, expand_chunks
 from agentproto.agui.chunks import PendingStream as PendingStream
 from agentproto.agui.compat import CompatibilityBoundary

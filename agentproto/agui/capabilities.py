@@ -1,10 +1,11 @@
 """What an agent declares it can do before a run (spec 1.1 ``basic/capabilities``).
 
-The declaration is :class:`AgentCapabilities`: eleven OPTIONAL groups, each an object of OPTIONAL
-fields, under the wire names the 1.1 schema gives them (``multiAgent``, ``humanInTheLoop``,
-``documentationUrl`` …). Every capability object is closed in the schema except two open ones,
-``identity.metadata`` and ``custom``, which a consumer MUST preserve whole ("``identity.metadata``
-and ``custom``").
+The declaration is the schema's ``AgentCapabilities``, here :class:`AGUICapabilities` (A2A has
+an ``AgentCapabilities`` of its own, :class:`agentproto.a2a.AgentCapabilities`): eleven OPTIONAL
+groups, each an object of OPTIONAL fields, under the wire names the 1.1 schema gives them
+(``multiAgent``, ``humanInTheLoop``, ``documentationUrl`` …). Every capability object is closed
+in the schema except two open ones, ``identity.metadata`` and ``custom``, which a consumer MUST
+preserve whole ("``identity.metadata`` and ``custom``").
 
 What the page obliges, and where it lives here:
 
@@ -47,7 +48,7 @@ from agentproto.agui.errors import AGUIError, PipelineWarning
 from agentproto.agui.types import Metadata, Tool, _Model
 
 __all__ = [
-    "AgentCapabilities",
+    "AGUICapabilities",
     "IdentityCapabilities",
     "TransportCapabilities",
     "ToolsCapabilities",
@@ -166,8 +167,9 @@ class HumanInTheLoopCapabilities(_Model):
     approve_with_edits: bool | None = None
 
 
-class AgentCapabilities(_Model):
-    """The whole declaration. ``AgentCapabilities()`` is the empty one: nothing declared."""
+class AGUICapabilities(_Model):
+    """The whole declaration, the schema's ``AgentCapabilities``. ``AGUICapabilities()`` is the
+    empty one: nothing declared."""
 
     identity: IdentityCapabilities | None = None
     transport: TransportCapabilities | None = None
@@ -202,7 +204,7 @@ class MalformedCapabilitiesError(AGUIError):
 class ParsedCapabilities:
     """A validated declaration and the warnings for what was dropped on the way."""
 
-    capabilities: AgentCapabilities
+    capabilities: AGUICapabilities
     warnings: list[PipelineWarning] = field(default_factory=list)
 
 
@@ -292,8 +294,8 @@ def parse_capabilities(obj: Mapping[str, Any] | str | bytes | Any) -> ParsedCapa
         raise _malformed("", f"expected an object, received {kind}", "capabilities.not-an-object")
     warnings: list[PipelineWarning] = []
     try:
-        kept = _drop_unrecognised(data, AgentCapabilities, "", warnings)
-        caps = AgentCapabilities.model_validate(kept, strict=True, by_alias=True, by_name=False)
+        kept = _drop_unrecognised(data, AGUICapabilities, "", warnings)
+        caps = AGUICapabilities.model_validate(kept, strict=True, by_alias=True, by_name=False)
     except MalformedCapabilitiesError as exc:
         exc.warnings = warnings
         raise
@@ -305,41 +307,41 @@ def parse_capabilities(obj: Mapping[str, Any] | str | bytes | Any) -> ParsedCapa
     return ParsedCapabilities(caps, warnings)
 
 
-def read_capabilities(obj: Any) -> tuple[AgentCapabilities, list[PipelineWarning]]:
+def read_capabilities(obj: Any) -> tuple[AGUICapabilities, list[PipelineWarning]]:
     """What a consumer acts on: the declaration, or the empty one if it is absent or rejected.
 
     Never raises: a rejected declaration becomes one warning, and the run proceeds as for an
     agent that declared nothing.
     """
     if obj is None:
-        return AgentCapabilities(), []
-    if isinstance(obj, AgentCapabilities):
+        return AGUICapabilities(), []
+    if isinstance(obj, AGUICapabilities):
         return obj, []
     try:
         parsed = parse_capabilities(obj)
     except MalformedCapabilitiesError as exc:
         fallback = PipelineWarning(None, exc.path, f"{exc.message}; proceeding as if nothing was declared")
-        return AgentCapabilities(), [*exc.warnings, fallback]
+        return AGUICapabilities(), [*exc.warnings, fallback]
     return parsed.capabilities, parsed.warnings
 
 
-def capabilities_of(agent: Any) -> tuple[AgentCapabilities, list[PipelineWarning]]:
+def capabilities_of(agent: Any) -> tuple[AGUICapabilities, list[PipelineWarning]]:
     """The kit's in-process retrieval: ``agent.capabilities()`` if the agent has that method,
     read with :func:`read_capabilities`; an agent without one declared nothing."""
     method = getattr(agent, "capabilities", None)
     if not callable(method):
-        return AgentCapabilities(), []
+        return AGUICapabilities(), []
     try:
         declaration = method()
     except Exception as exc:  # a failed retrieval must not prevent the run either
         why = f"the agent's capabilities() raised {type(exc).__name__}: {exc}"
-        return AgentCapabilities(), [
+        return AGUICapabilities(), [
             PipelineWarning(None, "", f"{why}; proceeding as if nothing was declared")
         ]
     return read_capabilities(declaration)
 
 
-def dump_capabilities(caps: AgentCapabilities) -> dict[str, Any]:
+def dump_capabilities(caps: AGUICapabilities) -> dict[str, Any]:
     """The declaration as JSON-ready wire data: camelCase, undeclared fields left out."""
     return caps.model_dump(mode="json", by_alias=True)
 
@@ -347,7 +349,7 @@ def dump_capabilities(caps: AgentCapabilities) -> dict[str, Any]:
 # -- reading a declaration --------------------------------------------------------------------
 
 
-def declared(caps: AgentCapabilities, path: str) -> Any:
+def declared(caps: AGUICapabilities, path: str) -> Any:
     """The value declared at a dotted wire path (``"humanInTheLoop.interrupts"``), or ``None``
     when nothing was declared there — which is *not* ``False``.
 
@@ -358,7 +360,7 @@ def declared(caps: AgentCapabilities, path: str) -> Any:
     (False, None)
     """
     node: Any = caps
-    cls: type[BaseModel] | None = AgentCapabilities
+    cls: type[BaseModel] | None = AGUICapabilities
     for step in path.split("."):
         known = _fields(cls) if cls is not None else {}
         if step not in known:
@@ -410,7 +412,7 @@ def _wire(event: Any) -> Mapping[str, Any]:
     return event if isinstance(event, Mapping) else {}
 
 
-def audit_declaration(caps: AgentCapabilities, events: Iterable[Any]) -> list[PipelineWarning]:
+def audit_declaration(caps: AGUICapabilities, events: Iterable[Any]) -> list[PipelineWarning]:
     """Where a stream did what its declaration said it would not: one complaint per field, at the
     first event that contradicts it. Only an explicit ``false`` can be contradicted; a declared
     capability that goes unexercised is no complaint. Never a reason to reject the stream."""

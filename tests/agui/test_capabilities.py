@@ -9,7 +9,7 @@ import pytest
 
 from agentproto.agui import capabilities as caps_mod
 from agentproto.agui.capabilities import (
-    AgentCapabilities,
+    AGUICapabilities,
     MalformedCapabilitiesError,
     audit_declaration,
     capabilities_of,
@@ -74,7 +74,7 @@ FULL = {
 
 def test_an_empty_declaration_is_conforming():
     parsed = parse_capabilities({})
-    assert parsed.capabilities == AgentCapabilities()
+    assert parsed.capabilities == AGUICapabilities()
     assert parsed.warnings == []
     assert dump_capabilities(parsed.capabilities) == {}
 
@@ -110,9 +110,9 @@ def test_omitted_means_undeclared_not_unsupported():
 
 def test_declared_refuses_a_path_the_schema_does_not_name():
     with pytest.raises(KeyError, match="humanInTheLoop"):
-        declared(AgentCapabilities(), "human_in_the_loop.interrupts")
+        declared(AGUICapabilities(), "human_in_the_loop.interrupts")
     with pytest.raises(KeyError):
-        declared(AgentCapabilities(), "reasoning.visible")
+        declared(AGUICapabilities(), "reasoning.visible")
 
 
 # -- identity.metadata and custom are open: preserved whole ------------------------------------
@@ -201,11 +201,11 @@ def test_a_malformed_member_is_found_even_next_to_unrecognised_ones():
 
 def test_read_capabilities_falls_back_to_an_empty_declaration():
     caps, warnings = read_capabilities({"reasoning": {"supported": "yes"}})
-    assert caps == AgentCapabilities()
+    assert caps == AGUICapabilities()
     assert len(warnings) == 1 and "/reasoning/supported" in warnings[0].message
     assert warnings[0].path == "/reasoning/supported"
     caps, warnings = read_capabilities(None)  # nothing declared at all
-    assert caps == AgentCapabilities() and warnings == []
+    assert caps == AGUICapabilities() and warnings == []
 
 
 def test_read_capabilities_passes_a_good_declaration_and_its_warnings_through():
@@ -228,14 +228,14 @@ class _Declares:
 def test_capabilities_of_an_agent_that_declares():
     caps, warnings = capabilities_of(_Declares({"humanInTheLoop": {"interrupts": True}}))
     assert declared(caps, "humanInTheLoop.interrupts") is True and warnings == []
-    model = AgentCapabilities.model_validate({"state": {"snapshots": True}})
+    model = AGUICapabilities.model_validate({"state": {"snapshots": True}})
     assert capabilities_of(_Declares(model))[0] == model
 
 
 def test_capabilities_of_an_agent_that_declares_nothing_or_nonsense():
-    assert capabilities_of(object()) == (AgentCapabilities(), [])
+    assert capabilities_of(object()) == (AGUICapabilities(), [])
     caps, warnings = capabilities_of(_Declares({"tools": {"supported": "sometimes"}}))
-    assert caps == AgentCapabilities() and len(warnings) == 1
+    assert caps == AGUICapabilities() and len(warnings) == 1
 
 
 def test_capabilities_of_an_agent_whose_method_raises_proceeds_as_undeclared():
@@ -244,7 +244,7 @@ def test_capabilities_of_an_agent_whose_method_raises_proceeds_as_undeclared():
             raise RuntimeError("registry down")
 
     caps, warnings = capabilities_of(Broken())
-    assert caps == AgentCapabilities()
+    assert caps == AGUICapabilities()
     assert "registry down" in warnings[0].message
 
 
@@ -293,7 +293,7 @@ def test_an_interrupt_under_interrupts_false_is_a_complaint():
 
 def test_undeclared_or_unexercised_capabilities_are_never_complaints():
     events = _run({"type": "REASONING_START", "messageId": "m"}, {"type": "REASONING_END", "messageId": "m"})
-    assert audit_declaration(AgentCapabilities(), events) == []  # undeclared is not "false"
+    assert audit_declaration(AGUICapabilities(), events) == []  # undeclared is not "false"
     quiet = parse_capabilities({"reasoning": {"supported": True}, "state": {"snapshots": True}}).capabilities
     assert audit_declaration(quiet, _run()) == []  # declared but unexercised: fine
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from agentproto.agui import (
-    AgentCapabilities,
+    AGUICapabilities,
     CompatibilityBoundary,
     MalformedCapabilitiesError,
     Pipeline,
@@ -73,7 +73,7 @@ def test_newer_and_malformed_declarations(events):
     with pytest.raises(MalformedCapabilitiesError):
         parse_capabilities(broken)
     fallback, why = read_capabilities(broken)
-    assert fallback == AgentCapabilities() and why[-1].path == "/humanInTheLoop/interrupts"
+    assert fallback == AGUICapabilities() and why[-1].path == "/humanInTheLoop/interrupts"
 
 
 def _consume(wire_events, *middleware):
