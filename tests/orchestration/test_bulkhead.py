@@ -133,3 +133,13 @@ def test_bad_configuration_is_refused(make) -> None:  # type: ignore[no-untyped-
 
 def test_module_surface() -> None:
     assert set(bulkhead.__all__) >= {"PoolLayout", "Workload", "simulate", "sweep_pools", "progressing"}
+
+
+def test_a_shared_pool_needs_one_worker_more_than_the_parents_in_flight() -> None:
+    """Notebook 18 §6 and Exercise 4: four parents arriving together, fan-out 2, starve four
+    workers and finish on five; the 6 × 8 sweep is stuck exactly where parents ≥ workers (33 of 48)."""
+    work = Workload(parents=4, fan_out=2)
+    assert simulate(work, PoolLayout.shared(4)).stuck
+    assert not simulate(work, PoolLayout.shared(5)).stuck
+    points = sweep_pools(range(1, 7), range(1, 9))
+    assert sum(p.stuck for p in points) == 33 == sum(9 - w for w in range(1, 7))

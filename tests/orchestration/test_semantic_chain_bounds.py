@@ -69,3 +69,14 @@ def test_the_wire_format_is_unchanged() -> None:
     data = env.to_dict()
     assert "chainConfidence" not in data  # derived, never sent: the receiver recomputes it
     assert IntentEnvelope.from_dict(data).chain_confidence_floor == pytest.approx(0.7)
+
+
+def test_the_bounds_are_attained_so_neither_can_be_tightened() -> None:
+    """Five hops, each wrong on 10 % of requests: slips on disjoint requests reach the floor,
+    slips on the same requests reach the ceiling (notebook 16 §4)."""
+    env = _chain(*[0.9] * 5)
+    grid = [i / 1000 for i in range(1000)]  # one shared draw u per request, evenly spread
+    disjoint = sum(not any(0.1 * k <= u < 0.1 * (k + 1) for k in range(5)) for u in grid) / len(grid)
+    nested = sum(not (u < 0.1) for u in grid) / len(grid)
+    assert disjoint == pytest.approx(env.chain_confidence_floor)
+    assert nested == pytest.approx(env.chain_confidence_ceiling)
