@@ -10,10 +10,11 @@ The rules it follows, all from ``basic/versioning`` unless named otherwise:
 
 * it removes or reshapes and never invents; it does not change the outcome, alter ids or
   reorder events (a downgrade selected by version MUST be a pure transformation);
-* stripping ``encryptedValueType`` is **lossy**: a consumer that cannot preserve the value's
-  type is losing content and MUST warn (``events/reasoning``, ``REASONING_ENCRYPTED_VALUE``), so
-  every strip is warned about, naming the shape and what to upgrade. The warnings MAY be
-  silenced (``silence=True``) and are not by default;
+* stripping ``encryptedValueType`` is treated as **lossy** — the kit's reading of two rules:
+  ``events/reasoning`` says a path that cannot preserve ``encryptedValue`` is losing content and
+  MUST warn, and that the type is handled as the value is; a lossy downgrade MUST warn
+  (``basic/versioning``). So every strip is warned about, naming the shape and what to upgrade.
+  The warnings MAY be silenced (``silence=True``) and are not by default;
 * it does not repair a malformed value on the way past: a non-string ``encryptedValueType``, or
   one sent without ``encryptedValue`` (which a producer MUST NOT send), raises
   :class:`DowngradeError` instead of being stripped into something a 1.0 peer would accept;
@@ -70,8 +71,8 @@ def _is_older(peer: str | None, than: tuple[int, int]) -> bool:
 class _Stripper:
     """Removes ``encryptedValueType`` from one document, warning per strip, refusing defects."""
 
-    def __init__(self, index: int | None, event_type: str | None) -> None:
-        self.index, self.event_type = index, event_type
+    def __init__(self, index: int | None, event_type: str | None, peer: str) -> None:
+        self.index, self.event_type, self.peer = index, event_type, peer
         self.warnings: list[PipelineWarning] = []
 
     def holder(self, obj: Any, path: str) -> Any:
@@ -87,9 +88,10 @@ class _Stripper:
             PipelineWarning(
                 self.index,
                 where,
-                f"lossy downgrade for an AG-UI 1.0 peer: {_TYPE} {kind!r} dropped (1.0 has no such "
-                f"field), so the peer will return the encrypted value without its type. Upgrade "
-                f"the peer to AG-UI 1.1 to keep it (spec basic/versioning, 'Downgrading')",
+                f"lossy downgrade for an AG-UI {self.peer} peer: {_TYPE} {kind!r} dropped "
+                f"({self.peer} has no such field), so the peer will return the encrypted value "
+                f"without its type. Upgrade the peer to AG-UI 1.1 to keep it (spec "
+                f"basic/versioning, 'Downgrading')",
             )
         )
         return {k: v for k, v in obj.items() if k != _TYPE}
@@ -162,7 +164,7 @@ def downgrade_stream(
     out: list[dict[str, Any]] = []
     warnings: list[PipelineWarning] = []
     for index, event in enumerate(events):
-        strip = _Stripper(index, str(event.get("type")))
+        strip = _Stripper(index, str(event.get("type")), str(peer_version))
         obj = _restate_version(_strip_event(dict(event), strip), pre_versioning)
         warnings.extend(strip.warnings)
         kept = downgrade_event(obj, shims, index, warnings)
@@ -186,7 +188,7 @@ def downgrade_input(
     """
     if not _is_older(peer_version, (1, 1)):
         return dict(body), []
-    strip = _Stripper(None, None)
+    strip = _Stripper(None, None, str(peer_version))
     out = _replace(dict(body), "messages", strip.messages(body.get("messages"), "/messages"))
     warnings = list(strip.warnings)
     if "protocolVersion" in out:

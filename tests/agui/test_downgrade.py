@@ -134,6 +134,12 @@ def test_a_0x_peer_also_gets_the_era_shims_and_no_version_declaration() -> None:
     assert out.emits == "0.0.50"
 
 
+def test_the_lossy_warning_names_the_peer_it_was_made_for() -> None:
+    for peer in ("1.0", "0.0.50"):
+        [warning] = [w for w in downgrade_stream(STREAM, peer).warnings if w.path.endswith("Type")]
+        assert f"AG-UI {peer} peer" in warning.message and f"({peer} has no such field)" in warning.message
+
+
 def test_run_input_for_a_1_0_producer() -> None:
     body = {
         "threadId": "t1",
