@@ -102,6 +102,34 @@ def test_a_preflight_is_refused_by_default_and_answered_for_a_configured_origin(
     assert other.status_code == 403
 
 
+def test_a_simple_cross_origin_post_is_refused_without_a_preflight(classroom):
+    """No preflight for a "simple" POST (text/plain), but it carries Origin: 403 all the same;
+    from a configured origin the non-JSON body is still 415."""
+    body = '{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}'
+    simple = {"Content-Type": "text/plain"}
+    foreign = httpx.post(
+        classroom.url + "/a2a", content=body, headers={**simple, "Origin": "https://evil.example"}, timeout=10
+    )
+    assert foreign.status_code == 403 and foreign.json()["error"]["code"] == "origin_not_allowed"
+    listed = httpx.post(
+        classroom.url + "/a2a", content=body, headers={**simple, "Origin": "https://class.example"}, timeout=10
+    )
+    assert listed.status_code == 415
+
+
+def test_the_secret_backoff_starts_after_five_free_failures():
+    """Notebook 17's table: six wrong secrets are answered invalid_client, the seventh try slow_down."""
+    server = _class_server()
+    try:
+        answers = []
+        for n in range(7):
+            form = {"grant_type": "client_credentials", "client_id": "alice", "client_secret": f"guess-{n}"}
+            answers.append(httpx.post(server.url + "/oauth/token", data=form, timeout=10).status_code)
+    finally:
+        server.stop()
+    assert answers == [401] * 6 + [429]
+
+
 # ---------------------------------------------------------------- quotas and limits
 
 
