@@ -251,3 +251,54 @@ def test_decoded_open_objects_have_sorted_keys_and_integral_numbers() -> None:
     assert got is not None
     assert list(got["snapshot"]) == ["a", "z"] and list(got["snapshot"]["a"]) == ["b", "y"]
     assert type(got["snapshot"]["z"]) is int and got["snapshot"]["a"]["y"] == 2.5
+
+
+# -- the slot numbers, against the spec repository's wire freeze --------------------------------
+# Transcribed from ag-ui spec/1.1/proto-freeze.txt: event type → (Event.event arm, its number,
+# its EventType number, {JSON name: field number}). Pinned here so a slip in MODELLED cannot
+# hide behind a round trip (the kit's encoder and decoder would agree with each other anyway).
+FREEZE = {
+    "TEXT_MESSAGE_START": ("text_message_start", 1, 0, {"messageId": 2, "role": 3, "name": 4}),
+    "TEXT_MESSAGE_CONTENT": ("text_message_content", 2, 1, {"messageId": 2, "delta": 3}),
+    "TEXT_MESSAGE_END": ("text_message_end", 3, 2, {"messageId": 2}),
+    "TOOL_CALL_START": ("tool_call_start", 4, 3, {"toolCallId": 2, "toolCallName": 3, "parentMessageId": 4}),
+    "TOOL_CALL_ARGS": ("tool_call_args", 5, 4, {"toolCallId": 2, "delta": 3}),
+    "TOOL_CALL_END": ("tool_call_end", 6, 5, {"toolCallId": 2}),
+    "STATE_SNAPSHOT": ("state_snapshot", 7, 6, {"snapshot": 2}),
+    "RAW": ("raw", 10, 9, {"event": 2, "source": 3}),
+    "CUSTOM": ("custom", 11, 10, {"name": 2, "value": 3}),
+    "RUN_STARTED": ("run_started", 12, 11, {"threadId": 2, "runId": 3}),
+    "RUN_FINISHED": ("run_finished", 13, 12, {"threadId": 2, "runId": 3, "result": 4}),
+    "RUN_ERROR": ("run_error", 14, 13, {"code": 2, "message": 3}),
+    "STEP_STARTED": ("step_started", 15, 14, {"stepName": 2}),
+    "STEP_FINISHED": ("step_finished", 16, 15, {"stepName": 2}),
+}
+
+
+def test_modelled_slots_match_the_1_1_wire_freeze() -> None:
+    from agentproto.agui.protobuf_binding import MODELLED
+
+    got = {
+        kind: (arm, arm_no, enum_no, {json_name: number for json_name, _, number, _ in fields})
+        for kind, (arm, arm_no, enum_no, fields) in MODELLED.items()
+    }
+    assert got == FREEZE
+
+
+def test_run_started_bytes_match_a_hand_derived_encoding() -> None:
+    """Bytes worked out by hand from the official schema's layout, not from the kit's descriptors.
+
+    This checks the kit against the schema text; it is not a test against an official encoder
+    or the spec's canonical corpus, neither of which the kit has run.
+    """
+    from agentproto.agui.protobuf_binding import decode_event, encode_event
+
+    event = {"type": "RUN_STARTED", "timestamp": 5, "threadId": "t", "runId": "r"}
+    expected = bytes(
+        [0x62, 0x0C]  # Event field 12 (run_started), length-delimited, 12 bytes
+        + [0x0A, 0x04, 0x08, 0x0B, 0x10, 0x05]  # base_event: type = 11 (RUN_STARTED), timestamp = 5
+        + [0x12, 0x01, ord("t")]  # thread_id = 2
+        + [0x1A, 0x01, ord("r")]  # run_id = 3
+    )
+    assert encode_event(event) == expected
+    assert decode_event(expected) == event
