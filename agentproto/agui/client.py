@@ -466,6 +466,7 @@ class AGUIClient:
         return result
 
     async def _recover_run(self, view: ThreadView, result: RunResult, consumer: _Consumer) -> RunResult:
+        result.warnings.extend(consumer.pipeline.warnings)  # about what did arrive
         try:
             snap = await self.recover(view.thread_id, run_id=result.run_id)
         except (AGUIHTTPError, httpx.TransportError, ValueError) as exc:
@@ -611,11 +612,12 @@ class _Consumer:
         self.dedup = Deduplicator()
         # Seeded with what the input carried (the run's baseline: the thread plus the new
         # messages), so applying the run's events yields the thread after it.
-        self.pipeline = Pipeline(state=view.state, messages=baseline, raise_errors=True)
+        # The era shims are middleware: after the compatibility boundary, before enforcement
+        # (spec basic/processing, "Where middleware sits").
+        shims = eras.event if eras is not None and eras.active else None
+        self.pipeline = Pipeline(state=view.state, messages=baseline, raise_errors=True, middleware=shims)
         if isinstance(thread, str):  # spec basic/run-input "Identity": every run carries it
             self.pipeline.verifier.thread_id = thread
-        self.eras = eras if eras is not None and eras.active else None
-        self._received = 0  # wire events decoded, the era shims' event numbers
         self.complete = False
 
     async def feed(self, chunk: bytes) -> None:
@@ -625,13 +627,6 @@ class _Consumer:
                 wire: Any = json.loads(data)
             except ValueError:
                 wire = data  # let the pipeline raise its DecodeError for it
-            index, self._received = self._received, self._received + 1
-            if self.eras is not None and isinstance(wire, dict):
-                shimmed: list[PipelineWarning] = []
-                wire = self.eras.event(wire, index, shimmed)
-                self.result.warnings.extend(shimmed)
-                if wire is None:  # dropped for a peer of an older era, with a warning
-                    continue
             if isinstance(wire, dict) and self.dedup.is_duplicate(wire):
                 self.result.duplicates_dropped = self.dedup.dropped
                 continue

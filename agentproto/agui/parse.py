@@ -5,7 +5,11 @@ Reading one event follows the processing model (spec ``basic/processing``), run 
 
 1. **Compatibility boundary** (:mod:`agentproto.agui.compat`, spec ``basic/versioning``):
    retired ``THINKING_*`` events and tolerated ``null`` fields are translated, with warnings,
-   *before* enforcement would treat them as unknown.
+   *before* enforcement would treat them as unknown. It MUST see the stream first.
+   **Middleware** (``middleware=``: a function of the decoded event, its index and the warning
+   list, returning the event or ``None`` to drop it) runs next, before enforcement removes
+   anything it exists to translate ("Where middleware sits"); the kit's client installs its era
+   shims there.
 2. **Enforcement** (:mod:`agentproto.agui.enforce`): an unknown event type is *dropped* with a
    warning; an unknown property or an unrecognised union member is *stripped* with a warning
    naming its JSON path.
@@ -17,7 +21,8 @@ Reading one event follows the processing model (spec ``basic/processing``), run 
 
 A fast path validates conforming JSON in one call to pydantic-core; only input that fails it
 (or contains a ``null`` token that might be an optional field sent as null) takes the slower
-walk above, so well-behaved streams pay almost nothing for the diagnostics.
+walk above, so well-behaved streams pay almost nothing for the diagnostics. With middleware
+every event takes the walk: the middleware must see each one.
 
 Indexes are the zero-based arrival numbers of the events (``index=0`` is the first event).
 """
@@ -44,7 +49,19 @@ from agentproto.agui.events import (
     _validate_json,
 )
 
-__all__ = ["ParsedEvent", "EventParser", "parse_event", "parse_run_agent_input", "enforce_outgoing_input"]
+__all__ = [
+    "ParsedEvent",
+    "EventParser",
+    "Middleware",
+    "parse_event",
+    "parse_run_agent_input",
+    "enforce_outgoing_input",
+]
+
+#: A middleware stage (spec ``basic/processing``, "Where middleware sits"): the decoded event
+#: after the compatibility boundary, its index and the warning list; returns the event to go on
+#: to enforcement (the same dict, or a new one) or ``None`` to drop it, warning why.
+Middleware = Callable[[dict[str, Any], "int | None", list[PipelineWarning]], "dict[str, Any] | None"]
 
 
 @dataclass(slots=True)
@@ -227,8 +244,9 @@ class EventParser:
     no ids, so the parser remembers the span and message it minted. Use one parser per stream.
     """
 
-    def __init__(self, *, ids: Callable[[], str] | None = None) -> None:
+    def __init__(self, *, ids: Callable[[], str] | None = None, middleware: Middleware | None = None) -> None:
         self.boundary = CompatibilityBoundary(ids)
+        self.middleware = middleware
 
     def fast(self, obj: str | bytes | bytearray) -> BaseEvent | None:
         """The fast path: one pydantic-core call for conforming JSON text, else ``None``.
@@ -238,7 +256,7 @@ class EventParser:
         ``null`` token takes the slow path, because a null in an optional ``Any`` field
         (``result``, ``rawEvent``) validates but must not pass silently.
         """
-        if ("null" if type(obj) is str else b"null") in obj:  # type: ignore[operator]
+        if self.middleware is not None or ("null" if type(obj) is str else b"null") in obj:  # type: ignore[operator]
             return None
         try:
             # Aliases only: the models also accept Python names, but JSON must use the wire
@@ -277,6 +295,11 @@ class EventParser:
             raise _refusal("event", "", reason, "schema.not-an-object", index)
         warnings: list[PipelineWarning] = []
         data = self.boundary.translate(data, index, warnings)
+        if self.middleware is not None:
+            moved = self.middleware(data, index, warnings)
+            if moved is None:  # dropped by the middleware, which said why in ``warnings``
+                return ParsedEvent(None, warnings)
+            data = moved
         kind = data.get("type")
         if "type" not in data:
             raise _refusal("event", "/type", "Required", "schema.missing-field", index)

@@ -26,7 +26,7 @@ from typing import Any
 from agentproto.agui.chunks import ChunkExpander
 from agentproto.agui.errors import AGUIError, DecodeError, PipelineWarning
 from agentproto.agui.events import EVENT_CLASSES, BaseEvent, EventType
-from agentproto.agui.parse import EventParser
+from agentproto.agui.parse import EventParser, Middleware
 from agentproto.agui.sse import JSONLinesDecoder, SSEDecoder
 from agentproto.agui.state import StateReducer
 from agentproto.agui.verify import RULES, RunState, Verifier
@@ -167,7 +167,8 @@ class Pipeline:
     ``raise_errors=True`` to get the exception from the feed call that hit it.
     The reducer options (``state``, ``messages``, ``allowed_paths``, ``version_key``) are
     passed to :class:`~agentproto.agui.state.StateReducer`; ``on_event`` is called with each
-    applied event (a hook for UIs and notebooks).
+    applied event (a hook for UIs and notebooks). ``middleware`` runs on each decoded event
+    between the compatibility boundary and enforcement (:class:`~agentproto.agui.parse.EventParser`).
     """
 
     def __init__(
@@ -181,12 +182,13 @@ class Pipeline:
         ids: Callable[[], str] | None = None,
         raise_errors: bool = False,
         on_event: Callable[[BaseEvent], None] | None = None,
+        middleware: Middleware | None = None,
     ) -> None:
         if format not in ("sse", "jsonl"):
             raise ValueError("format must be 'sse' or 'jsonl'")
         self.format = format
         self._decoder = SSEDecoder() if format == "sse" else JSONLinesDecoder()
-        self.parser = EventParser(ids=ids)
+        self.parser = EventParser(ids=ids, middleware=middleware)
         self.expander = ChunkExpander()
         self.verifier = Verifier()
         self.reducer = StateReducer(
