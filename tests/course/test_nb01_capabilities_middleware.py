@@ -141,3 +141,20 @@ def test_middleware_meets_chunks_before_expansion(events):
     fixed = _consume(CHUNKED, both_forms)
     assert fixed.messages[-1]["content"] == "Order A#### has shipped."
     assert _consume(events, both_forms).verdict == "conformant"
+
+
+def test_the_sdk_spelling_is_unrecognised_not_fatal():
+    # §7's spelling trap: the SDKs' ``subAgents`` is not the 1.1 schema's ``subagents``.
+    sdk_style = parse_capabilities({"multiAgent": {"supported": True, "subAgents": [{"name": "billing"}]}})
+    assert [w.path for w in sdk_style.warnings] == ["/multiAgent/subAgents"]
+    assert declared(sdk_style.capabilities, "multiAgent.subagents") is None  # the kit drops it
+    assert declared(sdk_style.capabilities, "multiAgent.supported") is True  # the rest is kept
+    schema_style = parse_capabilities({"multiAgent": {"subagents": [{"name": "billing"}]}})
+    assert schema_style.warnings == []
+    assert declared(schema_style.capabilities, "multiAgent.subagents")[0].name == "billing"
+
+
+def test_the_audit_checks_only_the_fields_it_knows(events):
+    # §7 says audit_declaration covers a fixed set of fields, not every explicit false.
+    unchecked = parse_capabilities({"multimodal": {"input": {"pdf": False}}}).capabilities
+    assert audit_declaration(unchecked, events) == []
