@@ -6,7 +6,9 @@ response. This module does the three things that difference needs, on bytes, wit
 
 * **Negotiation** — :func:`admits_protobuf` reads a request's ``Accept`` header the way the
   spec's "Negotiation" section does (admission opts in, wildcards admit, relative quality
-  between the two media types is not consulted, a zero quality is a veto), :func:`negotiate`
+  between the two media types is not consulted, only a positive quality admits) plus two
+  readings of the kit's own (the most specific matching range decides, so
+  ``…+proto;q=0, */*`` does not admit; no header admits nothing), :func:`negotiate`
   picks the response ``Content-Type`` (SSE whenever protobuf is not admitted or not
   supported), and :func:`parser_for` is the consumer choosing its parser by that header.
 * **Framing** — :func:`encode_frame` prefixes one encoded event with its length as an unsigned
@@ -140,9 +142,10 @@ def _ranges(accept: str) -> list[tuple[str, float]]:
 def admits_protobuf(accept: str | None) -> bool:
     """Does this ``Accept`` admit the protobuf media type with a positive quality?
 
-    The most specific matching range decides (``…+proto;q=0, */*`` is a veto). Quality is
-    used only as admitted-or-not, never to rank protobuf against SSE. No header admits
-    nothing: this is the kit's reading (the spec speaks only of what an ``Accept`` admits).
+    Quality is used only as admitted-or-not, never to rank protobuf against SSE (the spec's
+    rule). Two readings are the kit's, since the spec speaks only of what an ``Accept``
+    admits: the most specific matching range decides (``…+proto;q=0, */*`` does not admit),
+    and no header admits nothing.
     """
     if not accept:
         return False
