@@ -223,3 +223,17 @@ def test_the_kits_rest_client_subscribes_with_post():
     method, target, task_id, states = on_every_binding(subscribe)["rest"]
     assert method == "POST" and target.endswith(f"/tasks/{task_id}:subscribe")
     assert states[0] == "Task: input-required" and states[-1] == "completed"
+
+
+def test_a_rest_tenant_named_like_a_route_is_read_as_get_task():
+    """Notebook 10's pitfall: ``GET /tasks/tasks`` fits both GetTask(id="tasks") and ListTasks in
+    tenant ``tasks`` (the proto's two bindings overlap); this kit reads it as the GetTask."""
+    from agentproto.a2a.rest import match_route
+
+    def read(path):
+        route = match_route("GET", path)
+        return route.operation, route.tenant, route.task_id
+
+    assert read("tasks/tasks") == ("GetTask", "", "tasks")
+    assert read("acme/tasks") == ("ListTasks", "acme", "")
+    assert read("acme/tasks/t1") == ("GetTask", "acme", "t1")
