@@ -10,9 +10,9 @@ import pytest
 
 from agentproto.agui import (
     AGUICapabilities,
-    CompatibilityBoundary,
     MalformedCapabilitiesError,
     Pipeline,
+    PipelineWarning,
     audit_declaration,
     capabilities_of,
     declared,
@@ -20,7 +20,6 @@ from agentproto.agui import (
     parse_capabilities,
     read_capabilities,
 )
-from agentproto.clock import IdFactory
 from agentproto.orchestration.transports import agui_events, refund_run_script
 
 
@@ -77,19 +76,41 @@ def test_newer_and_malformed_declarations(events):
 
 
 def _consume(wire_events, *middleware):
-    boundary = CompatibilityBoundary(IdFactory("compat"))
-    pipeline = Pipeline()
-    for index, event in enumerate(wire_events):
-        event = boundary.translate(dict(event), index, [])
+    def chain(event, index, warnings):  # notebook §8's adapter onto Pipeline's middleware slot
         for stage in middleware:
             event = stage(event)
             if event is None:
-                break
-        else:
-            pipeline.feed_event(event)
+                warnings.append(PipelineWarning(index, "", "event dropped by middleware"))
+                return None
+        return event
+
+    pipeline = Pipeline(middleware=chain if middleware else None)
+    for event in wire_events:
+        pipeline.feed_event(dict(event))
         if pipeline.error is not None:
             break
     return pipeline.finish()
+
+
+def test_the_middleware_slot_sits_after_the_boundary_and_before_enforcement():
+    # §8's kit's choices: Pipeline(middleware=) runs the stage where the spec puts middleware.
+    seen = []
+
+    def watch(event):
+        seen.append(sorted(event))
+        return event
+
+    stream = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "THINKING_START"},  # a retired shape: the boundary translates it first
+        {"type": "REASONING_END", "messageId": "m", "extra": 1},  # unknown field: enforcement strips it after
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    seen_types = []
+    result = _consume(stream, lambda e: seen_types.append(e["type"]) or watch(e))
+    assert seen_types[1] == "REASONING_START"  # after the boundary
+    assert "extra" in seen[2]  # before enforcement
+    assert any(w.path == "/extra" for w in result.warnings)
 
 
 def _text_to_delta(event):
