@@ -303,3 +303,59 @@ def test_the_same_sequence_gives_the_same_results_on_both_bindings():
     report = interop_report(over_rpc, over_ndjson)
     assert all(row.endswith("same") for row in report.splitlines()[1:])
     assert "TaskNotCancelableError" in report and "TaskNotFoundError" in report
+
+
+def test_an_empty_version_reads_as_0_3_and_the_patch_number_is_not_negotiated():
+    """Spec §3.6.2: an empty A2A-Version MUST be interpreted as 0.3 (the notebook says the
+    absent case is the kit's reading); §3.6: patch numbers MUST NOT be considered."""
+
+    async def call(base, app):
+        url = app.state.custom_binding.url
+        return await _raw(
+            url,
+            {"id": 1, "op": "ListTasks", "params": {}, "serviceParams": {"A2A-Version": ""}},
+            {"id": 2, "op": "ListTasks", "params": {}, "serviceParams": {"A2A-Version": "1.0.1"}},
+            {"id": 3, "op": "ListTasks", "params": {}, "serviceParams": {"A2A-Version": "0.3"}},
+        )
+
+    empty, patched, old = served(call)
+    assert empty["error"]["type"] == "VersionNotSupportedError" and "'0.3'" in empty["error"]["message"]
+    assert "result" in patched
+    assert old["error"]["code"] == -32009
+
+
+def test_every_a2a_specific_error_keeps_its_section_5_4_code_on_the_error_line():
+    """The notebook prints the kit's §5.4 table; pin it against the spec's JSON-RPC column."""
+    from agentproto.a2a import errors
+    from agentproto.course.custom_binding import error_line
+
+    spec_5_4 = {
+        "TaskNotFoundError": -32001,
+        "TaskNotCancelableError": -32002,
+        "PushNotificationNotSupportedError": -32003,
+        "UnsupportedOperationError": -32004,
+        "ContentTypeNotSupportedError": -32005,
+        "InvalidAgentResponseError": -32006,
+        "ExtendedAgentCardNotConfiguredError": -32007,
+        "ExtensionSupportRequiredError": -32008,
+        "VersionNotSupportedError": -32009,
+    }
+    for name, code in spec_5_4.items():
+        line = error_line(5, getattr(errors, name)("boom"))
+        assert line["id"] == 5
+        assert (line["error"]["type"], line["error"]["code"]) == (name, code)
+        # ErrorInfo reason: the type in UPPER_SNAKE_CASE without "Error" (spec §10.6, §11.6)
+        stem = name.removesuffix("Error")
+        assert line["error"]["reason"] == "".join(
+            ("_" + c if c.isupper() and i else c) for i, c in enumerate(stem)
+        ).upper()
+
+
+def test_the_binding_serves_every_operation_of_section_3_1():
+    from agentproto.a2a.jsonrpc import METHODS
+
+    assert set(METHODS) == {
+        "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
+        "SubscribeToTask", "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+    }
