@@ -14,10 +14,13 @@ request line                ``{"id", "op", "params", "serviceParams"}``: ``op`` 
                             message in ProtoJSON — the very object JSON-RPC puts in ``params``
 data types (§12.2)          ProtoJSON, as on JSON-RPC: camelCase fields, enums as their names
                             (``TASK_STATE_COMPLETED``), timestamps as §5.6.1 strings, bytes base64
-service parameters (§12.3)  the ``serviceParams`` object: string keys, compared ignoring case,
-                            string values; no names reserved by the binding. ``A2A-Version``
-                            (missing means 0.3, §3.6.2), ``A2A-Extensions`` (comma-separated
-                            URIs) and ``Authorization`` (a bearer token, §12.6) travel there
+service parameters (§12.3)  no headers exist, so the fallback is a ``serviceParams`` object in
+                            the request (the kit's name): string keys, compared ignoring case;
+                            string values, case-sensitive, limited only by the 1 MB line; no
+                            names reserved by the binding. ``A2A-Version`` (an empty value MUST
+                            be read as 0.3, §3.6.2; a missing one is read as empty: the kit's
+                            reading), ``A2A-Extensions`` (comma-separated URIs) and
+                            ``Authorization`` (a bearer token, §12.6) travel there
 plain reply                 ``{"id", "result"}``: the operation's response message
 error reply (§12.4)         ``{"id", "error": {"type", "code", "reason", "message", "details"}}``:
                             the A2A error's name, its JSON-RPC code (§5.4), its ErrorInfo reason
@@ -29,10 +32,13 @@ streams (§12.5)             ``SendStreamingMessage`` and ``SubscribeToTask`` an
                             exactly one ``{"id", "end": true}`` line — or an error line, which
                             also ends the stream. No resumption: after a broken connection the
                             client calls ``SubscribeToTask`` again (its first event is the Task)
-authentication (§12.6)      the card's bearer scheme; the token is the ``Authorization`` service
-                            parameter; a refusal is ``{"id", "error": {"type":
-                            "Unauthenticated", "message", "challenge"}}`` with an RFC 6750
-                            challenge, as HTTP's 401 carries in ``WWW-Authenticate``
+authentication (§12.6)      a bearer token in the ``Authorization`` service parameter, checked
+                            by ``authenticate=``. A teaching shortcut: the card declares no
+                            scheme and the app's HTTP interfaces stay open, which §12.6 and §5.1
+                            (equivalent authentication on every interface) do not allow; a
+                            refusal is ``{"id", "error": {"type": "Unauthenticated", "message",
+                            "challenge"}}`` with an RFC 6750 challenge, as HTTP's 401 carries in
+                            ``WWW-Authenticate``
 card (§12.7)                an ``AgentInterface`` with ``protocolBinding`` = :data:`BINDING_URI`
                             and ``url`` = the ``tcp://`` address, listed first (preferred)
 ==========================  =====================================================================
@@ -281,7 +287,12 @@ class NdjsonBinding:
             served = ", ".join(self.supported_versions)
             raise VersionNotSupportedError(
                 f"A2A version '{asked}' is not supported here; supported: {served}"
-                + (" (no A2A-Version service parameter means 0.3, spec §3.6.2)" if asked == "0.3" else ""),
+                + (
+                    " (an empty or missing A2A-Version service parameter is read as 0.3: spec §3.6.2, "
+                    "and the kit's reading for a missing one)"
+                    if asked == "0.3"
+                    else ""
+                ),
                 metadata={"requestedVersion": asked, "supportedVersions": served},
             )
 
