@@ -44,9 +44,9 @@ def taught_names(question: dict) -> set[str]:
     return set(NAME.findall(" ".join(parts)))
 
 
-def test_the_bank_has_the_fifty_eight_questions_this_test_was_written_for():
-    assert len(QUESTIONS) == 58
-    assert len({q["id"] for q in QUESTIONS}) == 58
+def test_the_bank_has_the_seventy_eight_questions_this_test_was_written_for():
+    assert len(QUESTIONS) == 78
+    assert len({q["id"] for q in QUESTIONS}) == 78
 
 
 def test_the_name_pattern_finds_what_it_should():
