@@ -14,7 +14,7 @@ import json
 import pytest
 
 from agentproto.a2a.jsonrpc import CallerScope, ResourceExhaustedError
-from agentproto.a2a.service import (
+from agentproto.a2a.service_streams import (
     LIST_DEFAULT_HISTORY_LENGTH,
     MAX_STREAMS_PER_CALLER,
     MAX_STREAMS_PER_TASK,

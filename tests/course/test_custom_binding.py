@@ -346,16 +346,25 @@ def test_every_a2a_specific_error_keeps_its_section_5_4_code_on_the_error_line()
         assert (line["error"]["type"], line["error"]["code"]) == (name, code)
         # ErrorInfo reason: the type in UPPER_SNAKE_CASE without "Error" (spec §10.6, §11.6)
         stem = name.removesuffix("Error")
-        assert line["error"]["reason"] == "".join(
-            ("_" + c if c.isupper() and i else c) for i, c in enumerate(stem)
-        ).upper()
+        assert (
+            line["error"]["reason"]
+            == "".join(("_" + c if c.isupper() and i else c) for i, c in enumerate(stem)).upper()
+        )
 
 
 def test_the_binding_serves_every_operation_of_section_3_1():
     from agentproto.a2a.jsonrpc import METHODS
 
     assert set(METHODS) == {
-        "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
-        "SubscribeToTask", "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
-        "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+        "SendMessage",
+        "SendStreamingMessage",
+        "GetTask",
+        "ListTasks",
+        "CancelTask",
+        "SubscribeToTask",
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig",
+        "GetExtendedAgentCard",
     }

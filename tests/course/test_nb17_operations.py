@@ -112,7 +112,10 @@ def test_a_simple_cross_origin_post_is_refused_without_a_preflight(classroom):
     )
     assert foreign.status_code == 403 and foreign.json()["error"]["code"] == "origin_not_allowed"
     listed = httpx.post(
-        classroom.url + "/a2a", content=body, headers={**simple, "Origin": "https://class.example"}, timeout=10
+        classroom.url + "/a2a",
+        content=body,
+        headers={**simple, "Origin": "https://class.example"},
+        timeout=10,
     )
     assert listed.status_code == 415
 
