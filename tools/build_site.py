@@ -395,6 +395,16 @@ def _cell(text: str) -> str:
     return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ")
 
 
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+
+
+def _text(text: str) -> str:
+    """Plain bank text as Markdown: HTML escaped, and ``*`` outside code spans escaped too, so
+    that ``Accept: */*`` or ``RUN_*, STEP_*`` stay literal instead of turning into emphasis."""
+    parts = _CODE_SPAN.split(html.escape(str(text)))
+    return "".join(part if i % 2 else part.replace("*", "\\*") for i, part in enumerate(parts))
+
+
 def glossary_page(rows: list[dict[str, str]]) -> str:
     lines = [
         "# Glossary",
@@ -460,33 +470,33 @@ def study_sheet(bank: dict, lessons: list, present: set[str], answers: bool = Tr
     for topic in order:
         lines += [f"## {names[topic]} {{#topic-{topic}}}", ""]
         for q in grouped[topic]:
-            lines += ['<div class="question" markdown="1">', "", f"### {html.escape(q['question'])}", ""]
+            lines += ['<div class="question" markdown="1">', "", f"### {_text(q['question'])}", ""]
             where = [q.get("source", "")]
             lesson = by_number.get(q.get("notebook"))
             if lesson is not None and lesson.filename in present:
                 where.append(f"notebook [{lesson.number:02d} {lesson.title}](notebooks/{lesson.filename})")
             lines += [f"*{' · '.join(w for w in where if w)}*", ""]
             if q.get("follow_ups"):
-                lines += ["**Follow-ups:**", ""] + [f"- {html.escape(p)}" for p in q["follow_ups"]] + [""]
+                lines += ["**Follow-ups:**", ""] + [f"- {_text(p)}" for p in q["follow_ups"]] + [""]
             choice = q.get("choice")
             if choice:
-                lines += [f"**Quick check.** {html.escape(choice['prompt'])}", ""]
-                lines += [f"{i + 1}. {html.escape(str(o))}" for i, o in enumerate(choice["options"])] + [""]
+                lines += [f"**Quick check.** {_text(choice['prompt'])}", ""]
+                lines += [f"{i + 1}. {_text(o)}" for i, o in enumerate(choice["options"])] + [""]
             if answers:
                 key = [
-                    f"**Pass answer.** {html.escape(q.get('pass_answer', ''))}",
+                    f"**Pass answer.** {_text(q.get('pass_answer', ''))}",
                     "",
-                    f"**Full-marks answer.** {html.escape(q.get('full_marks_answer', ''))}",
+                    f"**Full-marks answer.** {_text(q.get('full_marks_answer', ''))}",
                     "",
                 ]
                 if q.get("key_points"):
                     key += ["**What the interviewer listens for:**", ""]
-                    key += [f"- {html.escape(p)}" for p in q["key_points"]] + [""]
+                    key += [f"- {_text(p)}" for p in q["key_points"]] + [""]
                 if choice:
                     answer = choice["options"][choice["answer"]]
                     key += [
-                        f"**Quick check:** {choice['answer'] + 1}. {html.escape(str(answer))} — "
-                        f"{html.escape(choice.get('explain', ''))}",
+                        f"**Quick check:** {choice['answer'] + 1}. {_text(answer)} — "
+                        f"{_text(choice.get('explain', ''))}",
                         "",
                     ]
                 lines += ['??? answer-key "Answers"', "", *_indented(key)]
