@@ -35,7 +35,7 @@ help:
 	@echo "make gates  - only the quality gates: ruff, mypy, import-linter"
 	@echo "make regen  - re-execute all notebooks (or NB=path) and store clean outputs"
 	@echo "make bench  - run every benchmark side by side with the official SDKs"
-	@echo "make soak   - the reliability suite at its large sizes (loopback only)"
+	@echo "make soak   - the reliability suite at its large sizes (loopback only), and the Dockerfile resolved for every JupyterHub the guide names"
 	@echo "make wheelhouse - every wheel of agentproto[course] in build/wheelhouse, to install offline (EXTRAS=classroom)"
 	@echo "make clean  - remove .venv and caches"
 
@@ -76,7 +76,8 @@ bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 soak: $(TEST_STAMP)
-	AGENTPROTO_SOAK=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider -p no:xdist tests/reliability
+	AGENTPROTO_SOAK=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider -p no:xdist tests/reliability \
+	  tests/classroom/test_deploy_dockerfile.py
 
 # Every wheel `pip install "agentproto[$(EXTRAS)]"` needs, pinned by the lock, for .venv's Python
 # and this OS/CPU: laptops like this machine install from the folder with no network (its README.txt).
