@@ -49,7 +49,7 @@ from typing import Any, Protocol
 
 from agentproto.a2a.states import TaskState
 from agentproto.errors import AgentProtoError
-from agentproto.orchestration.engine import Simulation
+from agentproto.orchestration.engine import AgendaEntry, Simulation
 from agentproto.resources import load_json_source
 
 __all__ = [
@@ -410,6 +410,136 @@ class PlanRun:
 STEP_SECONDS = {"search_flights": 2.0, "book_hotel": 1.0, "arrange_transfer": 0.5}
 
 
+class _PlanRunner:
+    """The state machine behind :func:`run_plan`: one run of ``book`` on ``sim``."""
+
+    def __init__(
+        self,
+        book: PlanBook,
+        world: World,
+        sim: Simulation,
+        approve: Callable[[Handler, str], bool] | None,
+        step_seconds: Mapping[str, float],
+    ) -> None:
+        self.book, self.world, self.sim = book, world, sim
+        self.rng = sim.rng
+        self.approve = approve
+        self.step_seconds = step_seconds
+        self.plan = book.start
+        self.params: dict[str, Any] = {}
+        self.step = 0
+        self.switches = 0
+        self.retries: dict[str, int] = {}
+        self.pending: AgendaEntry | None = None
+        self.over = False
+        self.run = PlanRun(TaskState.WORKING, [book.start], [], [], "", 0.0)
+
+    def note(self, kind: str, **fields: Any) -> None:
+        """Append one entry, stamped with the virtual time, to the run's log."""
+        self.run.log.append({"type": kind, "t": round(self.sim.now, 6), **fields})
+
+    def end(self, state: TaskState, reason: str, event: str = "", action: str = "") -> None:
+        """Stop the run in ``state``; an ``event`` that caused it becomes a transition to the end."""
+        self.over = True
+        if self.pending is not None:
+            self.pending.cancel()
+        run = self.run
+        run.state, run.reason, run.finished_at = state, reason, self.sim.now
+        if event:
+            run.transitions.append(PlanTransition(self.sim.now, self.plan, event, action, state.short))
+        self.note("TASK_STATE", state=state.value, reason=reason)
+
+    def start_plan(self, name: str, params: Mapping[str, Any]) -> None:
+        """Begin plan ``name`` at its first step with ``params``."""
+        self.plan, self.params, self.step, self.retries = name, dict(params), 0, {}
+        self.note("PLAN_STARTED", plan=name, title=self.book.plans[name].title, params=dict(params))
+        self.start_step()
+
+    def start_step(self) -> None:
+        """Schedule the current step, or complete the run when the plan has no steps left."""
+        plan = self.book.plans[self.plan]
+        if self.step == len(plan.steps):
+            self.end(TaskState.COMPLETED, f"plan {plan.name} ({plan.title}) completed")
+            return
+        step = plan.steps[self.step]
+        self.pending = self.sim.schedule(self.step_seconds.get(step, 1.0), partial(self.finish_step, step))
+
+    def finish_step(self, step: str) -> None:
+        """Ask the world how ``step`` went: move to the next step, or react to its event."""
+        self.pending = None
+        event, details = self.world.perform(step, self.params, self.rng)
+        if event is None:
+            self.note("STEP_DONE", plan=self.plan, step=step, **details)
+            if step == "search_flights":
+                self.run.details["flight"] = details
+            self.step += 1
+            self.start_step()
+        else:
+            self.note("EVENT", plan=self.plan, step=step, event=event, **details)
+            self.react(event)
+
+    def injected(self, event: str) -> None:
+        """An event from outside: abort the step in progress and react (ignored once over)."""
+        if self.over:
+            return
+        if self.pending is not None:
+            self.pending.cancel()
+            self.pending = None
+        self.note("EVENT", plan=self.plan, event=event, injected=True)
+        self.react(event)
+
+    def react(self, event: str) -> None:
+        """Look ``event`` up (plan table, then book table) and carry out its handler's action."""
+        plan = self.plan
+        h = self.book.handler(plan, event)
+        if h is None:
+            self.end(TaskState.FAILED, f"no plan for {event!r} in plan {plan}", event, "unhandled")
+        elif h.action == "fail":
+            self.end(TaskState.FAILED, f"{event!r} ends the run", event, "fail")
+        elif h.action == "escalate":
+            self.end(
+                TaskState.INPUT_REQUIRED, f"{event!r} in plan {plan}: a human must decide", event, "escalate"
+            )
+        elif h.action == "retry":
+            self.retry(event, h)
+        else:  # switch_plan
+            self.switch(event, h)
+
+    def retry(self, event: str, h: Handler) -> None:
+        """Run the failed step again, unless ``event`` already used its ``h.max`` retries."""
+        used = self.retries.get(event, 0)
+        if used >= h.max:
+            self.end(TaskState.FAILED, f"{event!r} persisted after {h.max} retries", event, "retry")
+            return
+        self.retries[event] = used + 1
+        self.note("RETRY", plan=self.plan, event=event, attempt=used + 2)
+        self.start_step()
+
+    def switch(self, event: str, h: Handler) -> None:
+        """Switch to ``h.target`` within the budget, asking ``approve`` first if ``h.confirm``."""
+        plan, target, book = self.plan, h.target, self.book
+        assert target is not None
+        if self.switches >= book.max_switches:
+            self.end(TaskState.FAILED, f"switch budget of {book.max_switches} used up", event, "switch_plan")
+            return
+        if h.confirm and (self.approve is None or not self.approve(h, plan)):
+            if self.approve is None:
+                self.end(
+                    TaskState.INPUT_REQUIRED,
+                    f"switching {plan} → {target} changes the request: asking the user",
+                    event,
+                    "confirm",
+                )
+            else:
+                self.end(TaskState.FAILED, f"the user declined plan {target}", event, "declined")
+            return
+        self.switches += 1
+        self.run.transitions.append(PlanTransition(self.sim.now, plan, event, "switch_plan", target))
+        self.run.path.append(target)
+        self.note("PLAN_SWITCHED", source=plan, event=event, target=target)
+        self.start_plan(target, h.params)
+
+
 def run_plan(
     book: PlanBook,
     world: World,
@@ -427,111 +557,13 @@ def run_plan(
     """
     book.check_steps(world.steps)
     sim = Simulation(seed=seed)
-    rng = sim.rng
-    st: dict[str, Any] = {
-        "plan": book.start,
-        "params": {},
-        "step": 0,
-        "switches": 0,
-        "retries": {},
-        "pending": None,
-        "over": False,
-    }
-    run = PlanRun(TaskState.WORKING, [book.start], [], [], "", 0.0)
-
-    def note(kind: str, **fields: Any) -> None:
-        run.log.append({"type": kind, "t": round(sim.now, 6), **fields})
-
-    def end(state: TaskState, reason: str, event: str = "", action: str = "") -> None:
-        st["over"] = True
-        if st["pending"] is not None:
-            st["pending"].cancel()
-        run.state, run.reason, run.finished_at = state, reason, sim.now
-        if event:
-            run.transitions.append(PlanTransition(sim.now, st["plan"], event, action, state.short))
-        note("TASK_STATE", state=state.value, reason=reason)
-
-    def start_plan(name: str, params: Mapping[str, Any]) -> None:
-        st.update(plan=name, params=dict(params), step=0, retries={})
-        note("PLAN_STARTED", plan=name, title=book.plans[name].title, params=dict(params))
-        start_step()
-
-    def start_step() -> None:
-        plan = book.plans[st["plan"]]
-        if st["step"] == len(plan.steps):
-            end(TaskState.COMPLETED, f"plan {plan.name} ({plan.title}) completed")
-            return
-        step = plan.steps[st["step"]]
-        st["pending"] = sim.schedule(step_seconds.get(step, 1.0), lambda: finish_step(step))
-
-    def finish_step(step: str) -> None:
-        st["pending"] = None
-        event, details = world.perform(step, st["params"], rng)
-        if event is None:
-            note("STEP_DONE", plan=st["plan"], step=step, **details)
-            if step == "search_flights":
-                run.details["flight"] = details
-            st["step"] += 1
-            start_step()
-        else:
-            note("EVENT", plan=st["plan"], step=step, event=event, **details)
-            react(event)
-
-    def react(event: str) -> None:
-        plan = st["plan"]
-        h = book.handler(plan, event)
-        if h is None:
-            end(TaskState.FAILED, f"no plan for {event!r} in plan {plan}", event, "unhandled")
-        elif h.action == "fail":
-            end(TaskState.FAILED, f"{event!r} ends the run", event, "fail")
-        elif h.action == "escalate":
-            end(TaskState.INPUT_REQUIRED, f"{event!r} in plan {plan}: a human must decide", event, "escalate")
-        elif h.action == "retry":
-            used = st["retries"].get(event, 0)
-            if used >= h.max:
-                end(TaskState.FAILED, f"{event!r} persisted after {h.max} retries", event, "retry")
-                return
-            st["retries"][event] = used + 1
-            note("RETRY", plan=plan, event=event, attempt=used + 2)
-            start_step()
-        else:  # switch_plan
-            target = h.target
-            assert target is not None
-            if st["switches"] >= book.max_switches:
-                end(TaskState.FAILED, f"switch budget of {book.max_switches} used up", event, "switch_plan")
-                return
-            if h.confirm and (approve is None or not approve(h, plan)):
-                if approve is None:
-                    end(
-                        TaskState.INPUT_REQUIRED,
-                        f"switching {plan} → {target} changes the request: asking the user",
-                        event,
-                        "confirm",
-                    )
-                else:
-                    end(TaskState.FAILED, f"the user declined plan {target}", event, "declined")
-                return
-            st["switches"] += 1
-            run.transitions.append(PlanTransition(sim.now, plan, event, "switch_plan", target))
-            run.path.append(target)
-            note("PLAN_SWITCHED", source=plan, event=event, target=target)
-            start_plan(target, h.params)
-
-    def injected(event: str) -> None:
-        if st["over"]:
-            return
-        if st["pending"] is not None:
-            st["pending"].cancel()
-            st["pending"] = None
-        note("EVENT", plan=st["plan"], event=event, injected=True)
-        react(event)
-
-    note("TASK_STATE", state=TaskState.WORKING.value, goal=book.goal)
-    sim.at(0.0, lambda: start_plan(book.start, {}))
+    runner = _PlanRunner(book, world, sim, approve, step_seconds)
+    runner.note("TASK_STATE", state=TaskState.WORKING.value, goal=book.goal)
+    sim.at(0.0, partial(runner.start_plan, book.start, {}))
     for when, event in inject:
-        sim.at(when, partial(injected, event))
+        sim.at(when, partial(runner.injected, event))
     sim.run()
-    return run
+    return runner.run
 
 
 # -- Monte Carlo and the exact answer ------------------------------------------------------------------------
