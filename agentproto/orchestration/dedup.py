@@ -374,6 +374,123 @@ class DedupReport:
         )
 
 
+class _Flow:
+    """One client flow: the copies of one intention, sent until an answer comes back."""
+
+    __slots__ = ("intent", "params", "key", "copy", "done", "attempt")
+
+    def __init__(
+        self, intent: str, params: Mapping[str, Any], key: str, copy: Literal["original", "double-click"]
+    ) -> None:
+        self.intent, self.params, self.key, self.copy = intent, params, key, copy
+        self.done = False
+        self.attempt = 0
+
+    def on_answer(self, _resp: Response) -> None:
+        """Any answer, even a late one, ends the flow."""
+        self.done = True
+
+
+class _Traffic:
+    """The clients and the network of :func:`run_dedup`: flows that send, time out and retry;
+    copies and answers that get lost; delivered copies that the infrastructure replays."""
+
+    def __init__(
+        self,
+        sim: Simulation,
+        service: Service,
+        faults: FaultRates,
+        client: ClientPolicy,
+        *,
+        latency: float,
+        replay_delay: tuple[float, float],
+    ) -> None:
+        self.sim, self.rng, self.service = sim, sim.rng, service
+        self.faults, self.client = faults, client
+        self.latency, self.replay_delay = latency, replay_delay
+        self.keys = IdFactory("key")
+        self.stats: Counter[str] = Counter()
+
+    def arrivals(self, intents: int, rate: float) -> None:
+        """Schedule ``intents`` payments as a Poisson process (``rate``/s); some get a double click."""
+        sim, rng = self.sim, self.rng
+        t = 0.0
+        for n in range(1, intents + 1):
+            t += rng.expovariate(rate)
+            intent = f"pay-{n}"
+            params = {"amount": 10 + n % 7, "merchant": "coffee-shop", "customer": f"c{n % 13}"}
+            key = self.keys()
+            sim.at(t, partial(self.start_flow, intent, params, key, "original"))
+            if rng.random() < self.faults.double_click:
+                sim.at(
+                    t + rng.uniform(0.05, 0.8), partial(self.start_flow, intent, params, key, "double-click")
+                )
+
+    def start_flow(
+        self, intent: str, params: Mapping[str, Any], key: str, copy: Literal["original", "double-click"]
+    ) -> None:
+        """Begin one client flow for ``intent`` and send its first copy."""
+        self.send(_Flow(intent, params, key, copy))
+
+    def send(self, flow: _Flow) -> None:
+        """Send the flow's next copy and arm its timeout: a retry, or giving up after the last one."""
+        if flow.done:
+            return
+        flow.attempt += 1
+        attempt = flow.attempt
+        client = self.client
+        k = flow.key if client.key_scope == "intent" else self.keys()
+        req = Request("charge", flow.params, k, flow.intent, flow.copy if attempt == 1 else "retry")
+        self.stats["sent"] += 1
+        if self.rng.random() >= self.faults.lost_request:
+            self.sim.schedule(self.latency, partial(self.deliver, req, flow.on_answer))
+        if attempt <= client.max_retries:
+            self.sim.schedule(client.timeout, partial(self._maybe_retry, flow, attempt))
+        else:
+            self.sim.schedule(client.timeout, partial(self._give_up, flow))
+
+    def _maybe_retry(self, flow: _Flow, attempt: int) -> None:
+        """Timeout: unless an answer came meanwhile, send again after exponential backoff."""
+        if not flow.done:
+            self.sim.schedule(self.client.backoff * 2 ** (attempt - 1), partial(self.send, flow))
+
+    def _give_up(self, flow: _Flow) -> None:
+        """Timeout of the last copy: a flow still unanswered counts as given up."""
+        if not flow.done:
+            self.stats["gave_up"] += 1
+
+    def deliver(self, req: Request, reply_to: Callable[[Response], None] | None) -> None:
+        """A copy reaches the service; a copy that is not itself a replay may be replayed later."""
+        self.stats["delivered"] += 1
+        self.service.receive(req, partial(self._respond, reply_to))
+        rng = self.rng
+        if req.copy != "replay" and rng.random() < self.faults.replay:
+            replayed = Request(req.op, req.params, req.key, req.intent, "replay")
+            self.sim.schedule(rng.uniform(*self.replay_delay), partial(self.deliver, replayed, None))
+
+    def _respond(self, reply_to: Callable[[Response], None] | None, resp: Response) -> None:
+        """Carry the service's answer back to the client, unless it is lost (replays have no client)."""
+        if reply_to is not None and self.rng.random() >= self.faults.lost_response:
+            self.sim.schedule(self.latency, partial(reply_to, resp))
+
+
+def _dedup_report(label: str, intents: int, service: Service, stats: Mapping[str, int]) -> DedupReport:
+    """Count the side effects per intention and the traffic into a :class:`DedupReport`."""
+    per_intent = service.effects_per_intent()
+    return DedupReport(
+        label=label,
+        intents=intents,
+        copies_sent=stats["sent"],
+        copies_delivered=stats["delivered"],
+        effects=len(service.effects),
+        duplicate_effects=sum(c - 1 for c in per_intent.values() if c > 1),
+        exactly_once=sum(1 for c in per_intent.values() if c == 1),
+        missing=intents - len(per_intent),
+        client_gave_up=stats["gave_up"],
+        answers=dict(service.answers),
+    )
+
+
 def run_dedup(
     intents: int = 200,
     faults: FaultRates = FaultRates(),
@@ -397,85 +514,15 @@ def run_dedup(
     copies may be replayed by the infrastructure ``replay_delay`` seconds later.
     """
     sim = Simulation(seed=seed)
-    rng = sim.rng
     store = IdempotencyStore(ttl=key_ttl, mode=store_mode) if idempotent else None
     service = Service(sim, store=store, processing=processing)
-    keys = IdFactory("key")
-    stats: Counter[str] = Counter()
-
-    def start_flow(
-        intent: str, params: Mapping[str, Any], key: str, copy: Literal["original", "double-click"]
-    ) -> None:
-        flow = {"done": False, "attempt": 0}
-
-        def on_answer(_resp: Response) -> None:
-            flow["done"] = True
-
-        def send() -> None:
-            if flow["done"]:
-                return
-            flow["attempt"] += 1
-            attempt = flow["attempt"]
-            k = key if client.key_scope == "intent" else keys()
-            req = Request("charge", params, k, intent, copy if attempt == 1 else "retry")
-            stats["sent"] += 1
-            if rng.random() >= faults.lost_request:
-                sim.schedule(latency, lambda: deliver(req, reply_to=on_answer))
-            if attempt <= client.max_retries:
-
-                def maybe_retry() -> None:
-                    if not flow["done"]:
-                        sim.schedule(client.backoff * 2 ** (attempt - 1), send)
-
-                sim.schedule(client.timeout, maybe_retry)
-            else:
-
-                def give_up() -> None:
-                    if not flow["done"]:
-                        stats["gave_up"] += 1
-
-                sim.schedule(client.timeout, give_up)
-
-        send()
-
-    def deliver(req: Request, reply_to: Callable[[Response], None] | None) -> None:
-        stats["delivered"] += 1
-
-        def respond(resp: Response) -> None:
-            if reply_to is not None and rng.random() >= faults.lost_response:
-                sim.schedule(latency, lambda: reply_to(resp))
-
-        service.receive(req, respond)
-        if req.copy != "replay" and rng.random() < faults.replay:
-            replayed = Request(req.op, req.params, req.key, req.intent, "replay")
-            sim.schedule(rng.uniform(*replay_delay), lambda: deliver(replayed, None))
-
-    t = 0.0
-    for n in range(1, intents + 1):
-        t += rng.expovariate(rate)
-        intent = f"pay-{n}"
-        params = {"amount": 10 + n % 7, "merchant": "coffee-shop", "customer": f"c{n % 13}"}
-        key = keys()
-        sim.at(t, partial(start_flow, intent, params, key, "original"))
-        if rng.random() < faults.double_click:
-            sim.at(t + rng.uniform(0.05, 0.8), partial(start_flow, intent, params, key, "double-click"))
+    traffic = _Traffic(sim, service, faults, client, latency=latency, replay_delay=replay_delay)
+    traffic.arrivals(intents, rate)
     sim.run()
-    per_intent = service.effects_per_intent()
     name = label or (
         f"idempotent ({store_mode}, key per {client.key_scope})" if idempotent else "no idempotency"
     )
-    return DedupReport(
-        label=name,
-        intents=intents,
-        copies_sent=stats["sent"],
-        copies_delivered=stats["delivered"],
-        effects=len(service.effects),
-        duplicate_effects=sum(c - 1 for c in per_intent.values() if c > 1),
-        exactly_once=sum(1 for c in per_intent.values() if c == 1),
-        missing=intents - len(per_intent),
-        client_gave_up=stats["gave_up"],
-        answers=dict(service.answers),
-    )
+    return _dedup_report(name, intents, service, traffic.stats)
 
 
 # -- the TTL result cache -----------------------------------------------------------------------------
