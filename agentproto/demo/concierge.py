@@ -17,7 +17,7 @@ import contextlib
 import itertools
 import json
 import threading
-from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -26,13 +26,13 @@ from starlette.applications import Starlette
 from agentproto.a2a.client import A2AClientError, A2AConnectionError, SyncA2AClient
 from agentproto.a2a.errors import A2AError
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
-from agentproto.a2a.types import Task, TaskArtifactUpdateEvent
+from agentproto.a2a.types import StreamResponse, Task, TaskArtifactUpdateEvent
 from agentproto.agui import events as ev
 from agentproto.agui.interrupts import finish_with_interrupts
 from agentproto.agui.server import agui_routes
 from agentproto.agui.threadstore import ThreadStore
 from agentproto.clock import Clock, IdFactory, IdSource
-from agentproto.demo.refund_agent import ORDER_ID_PATTERN
+from agentproto.demo.refund_agent import ORDER_ID_PATTERN, _user_text
 from agentproto.demo.tools import FakeToolProvider, handle_jsonrpc
 
 __all__ = ["LAYERS", "PARTIES", "Hop", "StackLog", "ANSWER_SCHEMA", "ConciergeAgent", "create_concierge_app"]
@@ -181,11 +181,11 @@ class ConciergeAgent:
         yield ev.StateSnapshotEvent(snapshot=state)
         yield from self._say(ctx, self._summary(state))
         result = {k: state[k] for k in ("order", "trip") if k in state}
-        self.log.add("AG-UI", "concierge", "user", "RUN_FINISHED (success)", f"runId={ctx.run_id}")
+        self._told_user("RUN_FINISHED (success)", f"runId={ctx.run_id}")
         yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id, result=result)
 
     def _start(self, ctx: Any, state: dict[str, Any]) -> _Events[bool]:
-        text = _last_user_text(ctx.messages)
+        text = _user_text(ctx.messages)
         match = ORDER_ID_PATTERN.search(text.upper())
         if match:
             yield from self._look_up(ctx, match.group(1), state)
@@ -224,9 +224,7 @@ class ConciergeAgent:
         yield ev.ToolCallStartEvent(tool_call_id=call_id, tool_call_name="get_order", parent_message_id=said)
         yield ev.ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args))
         yield ev.ToolCallEndEvent(tool_call_id=call_id)
-        self.log.add(
-            "AG-UI", "concierge", "user", "TOOL_CALL_START/ARGS/END get_order", f"toolCallId={call_id}"
-        )
+        self._told_user("TOOL_CALL_START/ARGS/END get_order", f"toolCallId={call_id}")
         request = {
             "jsonrpc": "2.0",
             "id": next(self._mcp_ids),
@@ -251,7 +249,7 @@ class ConciergeAgent:
         if len(content) > self.max_result_chars:
             content = content[: self.max_result_chars] + "…"
         yield ev.ToolCallResultEvent(message_id=ctx.ids(), tool_call_id=call_id, content=content, role="tool")
-        self.log.add("AG-UI", "concierge", "user", "TOOL_CALL_RESULT", f"toolCallId={call_id}")
+        self._told_user("TOOL_CALL_RESULT", f"toolCallId={call_id}")
         if ok:
             order = result["structuredContent"]
             state["order"] = {
@@ -309,9 +307,7 @@ class ConciergeAgent:
             description="A2A task on a remote agent",
             parent_message_id=said,
         )
-        self.log.add(
-            "AG-UI", "concierge", "user", "SUBAGENT_STARTED Travel Desk", f"subagentRunId={subagent}"
-        )
+        self._told_user("SUBAGENT_STARTED Travel Desk", f"subagentRunId={subagent}")
         what = "SendStreamingMessage" + (" (follow-up)" if task_id else "")
         try:
             client = self.client()
@@ -319,111 +315,118 @@ class ConciergeAgent:
             stream = client.stream(
                 content, task_id=task_id or None, context_id=context_id or None, timeout=self.a2a_timeout_s
             )
-            task: Task | None = None
-            last_state: TaskState | None = None
-            for event in stream:
-                if event.message is not None:  # a direct reply: no task
-                    self._desk_said("Message (no task)")
-                    yield from self._say(ctx, event.message.text, subagent=subagent)
-                    break
-                if event.task is not None:
-                    task = event.task
-                    self._desk_said(
-                        f"Task {task.status.state.short}", f"taskId={task.id} contextId={task.context_id}"
-                    )
-                    continue
-                if event.artifact_update is not None:
-                    yield from self._relay_artifact(ctx, event.artifact_update, subagent, open_text, state)
-                    continue
-                if event.status_update is None or task is None:
-                    raise A2AClientError(f"unexpected {event.kind} before the Task")
-                status = event.status_update.status
-                if status.state is not last_state:
-                    last_state = status.state
-                    self._desk_said(f"statusUpdate {status.state.short}", f"taskId={task.id}")
-                words = status.message.text if status.message is not None else ""
-                if status.state in INTERRUPTED_STATES:
-                    stream.close()
-                    interrupt_id = ctx.ids()
-                    yield ev.SubagentFinishedEvent(
-                        subagent_run_id=subagent,
-                        outcome={"type": "suspended", "interruptIds": [interrupt_id]},
-                    )
-                    self.log.add(
-                        "AG-UI",
-                        "concierge",
-                        "user",
-                        "SUBAGENT_FINISHED (suspended)",
-                        f"subagentRunId={subagent}",
-                    )
-                    interrupt = {
-                        "id": interrupt_id,
-                        "reason": "input_required",
-                        "message": f"The Travel Desk asks: {words}",
-                        "responseSchema": ANSWER_SCHEMA,
-                        "subagentRunId": subagent,
-                        "metadata": {
-                            "a2aTaskId": task.id,
-                            "a2aContextId": task.context_id,
-                            "a2aState": status.state.value,
-                        },
-                    }
-                    state["trip"] = {"a2aTaskId": task.id, "state": status.state.short}
-                    self.log.add(
-                        "AG-UI",
-                        "concierge",
-                        "user",
-                        "RUN_FINISHED (interrupt)",
-                        f"interruptId={interrupt_id}",
-                    )
-                    yield from finish_with_interrupts(
-                        ctx.thread_id, ctx.run_id, [interrupt], state=state, messages=ctx.messages
-                    )
-                    return True
-                if status.state in TERMINAL_STATES:
-                    if status.state is TaskState.COMPLETED:
-                        yield ev.SubagentFinishedEvent(
-                            subagent_run_id=subagent,
-                            result={"a2aTaskId": task.id, "state": status.state.short},
-                        )
-                        self.log.add(
-                            "AG-UI", "concierge", "user", "SUBAGENT_FINISHED", f"subagentRunId={subagent}"
-                        )
-                    else:
-                        yield ev.SubagentErrorEvent(
-                            subagent_run_id=subagent,
-                            message=words or status.state.short,
-                            code=f"A2A_{status.state.name}",
-                        )
-                        self.log.add(
-                            "AG-UI",
-                            "concierge",
-                            "user",
-                            f"SUBAGENT_ERROR A2A_{status.state.name}",
-                            f"subagentRunId={subagent}",
-                        )
-                    trip = state.get("trip") or {}
-                    trip.update({"a2aTaskId": task.id, "state": status.state.short})
-                    state["trip"] = trip
-                    return False
-                if words:
-                    yield from self._say(ctx, words, subagent=subagent)
-            else:
-                if task is None:
-                    raise A2AClientError("the stream ended before the Task arrived")
-                raise A2AClientError(f"the stream of task {task.id} ended unsettled")
-            if task is None:  # the direct-message case
-                yield ev.SubagentFinishedEvent(subagent_run_id=subagent)
-                return False
+            return (yield from self._relay_stream(ctx, stream, subagent, open_text, state))
         except (A2AError, A2AClientError) as exc:
-            for message_id in open_text.values():  # close what the broken stream left open
-                yield ev.TextMessageEndEvent(message_id=message_id)
-            code = "A2A_UNREACHABLE" if isinstance(exc, A2AConnectionError) else f"A2A_{type(exc).__name__}"
-            self._desk_said(f"✗ {type(exc).__name__}")
-            yield ev.SubagentErrorEvent(subagent_run_id=subagent, message=str(exc), code=code)
-            self.log.add("AG-UI", "concierge", "user", f"SUBAGENT_ERROR {code}", f"subagentRunId={subagent}")
-            state["trip"] = {"error": code}
+            yield from self._subagent_failed(exc, subagent, open_text, state)
         return False
+
+    def _relay_stream(
+        self,
+        ctx: Any,
+        stream: Generator[StreamResponse, None, None],
+        subagent: str,
+        open_text: dict[str, str],
+        state: dict[str, Any],
+    ) -> _Events[bool]:
+        """Relay the A2A stream's events as the subagent's until it settles; True if the run ended."""
+        task: Task | None = None
+        last_state: TaskState | None = None
+        for event in stream:
+            if event.message is not None:  # a direct reply: no task
+                self._desk_said("Message (no task)")
+                yield from self._say(ctx, event.message.text, subagent=subagent)
+                if task is None:  # the direct-message case
+                    yield ev.SubagentFinishedEvent(subagent_run_id=subagent)
+                return False
+            if event.task is not None:
+                task = event.task
+                self._desk_said(
+                    f"Task {task.status.state.short}", f"taskId={task.id} contextId={task.context_id}"
+                )
+                continue
+            if event.artifact_update is not None:
+                yield from self._relay_artifact(ctx, event.artifact_update, subagent, open_text, state)
+                continue
+            if event.status_update is None or task is None:
+                raise A2AClientError(f"unexpected {event.kind} before the Task")
+            status = event.status_update.status
+            if status.state is not last_state:
+                last_state = status.state
+                self._desk_said(f"statusUpdate {status.state.short}", f"taskId={task.id}")
+            words = status.message.text if status.message is not None else ""
+            if status.state in INTERRUPTED_STATES:
+                stream.close()
+                yield from self._suspend(ctx, subagent, task, status.state, words, state)
+                return True
+            if status.state in TERMINAL_STATES:
+                yield from self._settle(subagent, task, status.state, words, state)
+                return False
+            if words:
+                yield from self._say(ctx, words, subagent=subagent)
+        if task is None:
+            raise A2AClientError("the stream ended before the Task arrived")
+        raise A2AClientError(f"the stream of task {task.id} ended unsettled")
+
+    def _suspend(
+        self, ctx: Any, subagent: str, task: Task, task_state: TaskState, words: str, state: dict[str, Any]
+    ) -> _Events[None]:
+        """The remote task needs input: finish the subagent suspended and the run with an interrupt."""
+        interrupt_id = ctx.ids()
+        yield ev.SubagentFinishedEvent(
+            subagent_run_id=subagent,
+            outcome={"type": "suspended", "interruptIds": [interrupt_id]},
+        )
+        self._told_user("SUBAGENT_FINISHED (suspended)", f"subagentRunId={subagent}")
+        interrupt = {
+            "id": interrupt_id,
+            "reason": "input_required",
+            "message": f"The Travel Desk asks: {words}",
+            "responseSchema": ANSWER_SCHEMA,
+            "subagentRunId": subagent,
+            "metadata": {
+                "a2aTaskId": task.id,
+                "a2aContextId": task.context_id,
+                "a2aState": task_state.value,
+            },
+        }
+        state["trip"] = {"a2aTaskId": task.id, "state": task_state.short}
+        self._told_user("RUN_FINISHED (interrupt)", f"interruptId={interrupt_id}")
+        yield from finish_with_interrupts(
+            ctx.thread_id, ctx.run_id, [interrupt], state=state, messages=ctx.messages
+        )
+
+    def _settle(
+        self, subagent: str, task: Task, task_state: TaskState, words: str, state: dict[str, Any]
+    ) -> _Events[None]:
+        """The remote task ended: close the subagent (finished if completed, else an error)."""
+        if task_state is TaskState.COMPLETED:
+            yield ev.SubagentFinishedEvent(
+                subagent_run_id=subagent,
+                result={"a2aTaskId": task.id, "state": task_state.short},
+            )
+            self._told_user("SUBAGENT_FINISHED", f"subagentRunId={subagent}")
+        else:
+            yield ev.SubagentErrorEvent(
+                subagent_run_id=subagent,
+                message=words or task_state.short,
+                code=f"A2A_{task_state.name}",
+            )
+            self._told_user(f"SUBAGENT_ERROR A2A_{task_state.name}", f"subagentRunId={subagent}")
+        trip = state.get("trip") or {}
+        trip.update({"a2aTaskId": task.id, "state": task_state.short})
+        state["trip"] = trip
+
+    def _subagent_failed(
+        self, exc: Exception, subagent: str, open_text: dict[str, str], state: dict[str, Any]
+    ) -> _Events[None]:
+        """The Travel Desk failed, rejected or could not be reached: close the subagent with an error."""
+        for message_id in open_text.values():  # close what the broken stream left open
+            yield ev.TextMessageEndEvent(message_id=message_id)
+        code = "A2A_UNREACHABLE" if isinstance(exc, A2AConnectionError) else f"A2A_{type(exc).__name__}"
+        self._desk_said(f"✗ {type(exc).__name__}")
+        yield ev.SubagentErrorEvent(subagent_run_id=subagent, message=str(exc), code=code)
+        self._told_user(f"SUBAGENT_ERROR {code}", f"subagentRunId={subagent}")
+        state["trip"] = {"error": code}
 
     def _relay_artifact(
         self,
@@ -460,6 +463,10 @@ class ConciergeAgent:
             )
 
     # -- small helpers ---------------------------------------------------------------------------
+    def _told_user(self, what: str, observe: str = "") -> None:
+        """Log an AG-UI hop from the concierge to the user."""
+        self.log.add("AG-UI", "concierge", "user", what, observe)
+
     def _asked_desk(self, what: str, observe: str = "") -> None:
         """Log an A2A hop from the concierge to the travel desk."""
         self.log.add("A2A", "concierge", "travel desk", what, observe)
@@ -502,16 +509,6 @@ class ConciergeAgent:
         elif trip:
             parts.append(f"The Travel Desk's task ended {trip.get('state')}.")
         return " ".join(parts) or "There was nothing for me to do."
-
-
-def _last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    for message in reversed(messages):
-        if message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, str):
-                return content
-            return " ".join(p.get("text", "") for p in content or [] if p.get("type") == "text")
-    return ""
 
 
 def create_concierge_app(

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Generator, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from agentproto.agui import events as ev
 from agentproto.agui.interrupts import finish_with_interrupts, tool_approval_interrupt
@@ -62,6 +62,10 @@ ORDER_ID_PATTERN = re.compile(r"\b([A-Z][0-9]{4})\b")
 EDITABLE_ARGS = frozenset({"amountCents", "reason"})
 _ABSENT = object()
 
+_R = TypeVar("_R")
+#: A sub-generator of AG-UI events whose ``return`` value is an ``_R``.
+_Events = Generator[ev.BaseEvent, None, _R]
+
 
 def format_cents(cents: int, currency: str = "USD") -> str:
     """``12800`` → ``"128.00 USD"``."""
@@ -77,7 +81,8 @@ def refund_idempotency_key(thread_id: str, interrupt_id: str) -> str:
     return f"refund:{thread_id}:{interrupt_id}"
 
 
-def _user_text(messages: list[dict[str, Any]]) -> str:
+def _user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The text of the thread's latest user message (text parts joined), or ``""``."""
     for message in reversed(messages):
         if message.get("role") != "user":
             continue
@@ -212,7 +217,20 @@ class RefundAgent:
             yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
             return
         order_id = match.group(1)
+        result = yield from self._look_up(ctx, order_id)
+        if result.get("isError"):
+            yield from self._lookup_failed(ctx, order_id, result)
+            return
+        order = result["structuredContent"]
+        left = order["totalCents"] - order.get("refundedCents", 0)
+        if order["status"] not in ("shipped", "delivered") or left <= 0:
+            yield from self._no_refund(ctx, order_id, order)
+            return
+        refund_call_id, args = yield from self._propose_refund(ctx, order_id, order, left)
+        yield from self._ask_approval(ctx, order_id, order, refund_call_id, args)
 
+    def _look_up(self, ctx: Any, order_id: str) -> _Events[dict[str, Any]]:
+        """Step ``look_up_order``: announce and run ``get_order``; return the MCP result."""
         yield ev.StepStartedEvent(step_name="look_up_order")
         intro_id = ctx.ids()
         yield from self._say(ctx, f"Let me look up order {order_id}.", intro_id)
@@ -221,49 +239,49 @@ class RefundAgent:
         result_event, result = self._call(ctx, lookup_id, "get_order", {"orderId": order_id})
         yield result_event
         yield ev.StepFinishedEvent(step_name="look_up_order")
+        return result
 
-        if result.get("isError"):
-            problem = (result.get("structuredContent") or {}).get("error")
-            yield ev.StateSnapshotEvent(
-                snapshot={"orderId": order_id, "stage": "lookup_failed", "error": problem}
-            )
-            advice = (
-                "The order service did not answer in time; please try again in a minute."
-                if problem == "timeout"
-                else f"I could not look that order up: {result_text(result)}"
-            )
-            yield from self._say(ctx, advice)
-            yield ev.RunFinishedEvent(
-                thread_id=ctx.thread_id, run_id=ctx.run_id, result={"orderId": order_id, "error": problem}
-            )
-            return
+    def _lookup_failed(self, ctx: Any, order_id: str, result: Mapping[str, Any]) -> Iterator[ev.BaseEvent]:
+        """The lookup failed (a timeout or a business error): explain and finish the run."""
+        problem = (result.get("structuredContent") or {}).get("error")
+        yield ev.StateSnapshotEvent(
+            snapshot={"orderId": order_id, "stage": "lookup_failed", "error": problem}
+        )
+        advice = (
+            "The order service did not answer in time; please try again in a minute."
+            if problem == "timeout"
+            else f"I could not look that order up: {result_text(result)}"
+        )
+        yield from self._say(ctx, advice)
+        yield ev.RunFinishedEvent(
+            thread_id=ctx.thread_id, run_id=ctx.run_id, result={"orderId": order_id, "error": problem}
+        )
 
-        order = result["structuredContent"]
-        summary = self._order_summary(order)
+    def _no_refund(self, ctx: Any, order_id: str, order: Mapping[str, Any]) -> Iterator[ev.BaseEvent]:
+        """The order has nothing left to refund: say why and finish the run."""
         currency = order.get("currency", "USD")
-        left = order["totalCents"] - order.get("refundedCents", 0)
-        if order["status"] not in ("shipped", "delivered") or left <= 0:
-            reasons = {
-                "processing": f"Order {order_id} has not shipped yet, so there is nothing to "
-                f"refund; it can still be cancelled instead.",
-                "cancelled": f"Order {order_id} was cancelled and never charged; there is nothing to refund.",
-                "refunded": f"Order {order_id} has already been refunded in full "
-                f"({format_cents(order.get('refundedCents', 0), currency)}).",
-            }
-            yield ev.StateSnapshotEvent(
-                snapshot={"orderId": order_id, "order": summary, "stage": "no_refund"}
-            )
-            yield from self._say(
-                ctx,
-                reasons.get(
-                    order["status"], f"Order {order_id} is {order['status']}; it cannot be refunded."
-                ),
-            )
-            yield ev.RunFinishedEvent(
-                thread_id=ctx.thread_id, run_id=ctx.run_id, result={"orderId": order_id, "refundable": False}
-            )
-            return
+        reasons = {
+            "processing": f"Order {order_id} has not shipped yet, so there is nothing to "
+            f"refund; it can still be cancelled instead.",
+            "cancelled": f"Order {order_id} was cancelled and never charged; there is nothing to refund.",
+            "refunded": f"Order {order_id} has already been refunded in full "
+            f"({format_cents(order.get('refundedCents', 0), currency)}).",
+        }
+        yield ev.StateSnapshotEvent(
+            snapshot={"orderId": order_id, "order": self._order_summary(order), "stage": "no_refund"}
+        )
+        yield from self._say(
+            ctx,
+            reasons.get(order["status"], f"Order {order_id} is {order['status']}; it cannot be refunded."),
+        )
+        yield ev.RunFinishedEvent(
+            thread_id=ctx.thread_id, run_id=ctx.run_id, result={"orderId": order_id, "refundable": False}
+        )
 
+    def _propose_refund(
+        self, ctx: Any, order_id: str, order: Mapping[str, Any], left: int
+    ) -> _Events[tuple[str, dict[str, Any]]]:
+        """Step ``propose_refund``: the proposal text and call; return its tool call id and args."""
         yield ev.StepStartedEvent(step_name="propose_refund")
         proposal_id = ctx.ids()
         when = order.get("deliveredAt") or order.get("shippedAt") or ""
@@ -271,7 +289,7 @@ class RefundAgent:
         yield from self._say(
             ctx,
             f"Order {order_id} {verb} on {when[:10]}. I can refund "
-            f"{format_cents(left, currency)} to {order.get('customer', 'the customer')}, "
+            f"{format_cents(left, order.get('currency', 'USD'))} to {order.get('customer', 'the customer')}, "
             f"but a refund needs your approval first.",
             proposal_id,
         )
@@ -279,19 +297,24 @@ class RefundAgent:
         args = {"orderId": order_id, "amountCents": left, "reason": "customer request"}
         yield from self._propose_call(refund_call_id, "refund_order", args, proposal_id)
         yield ev.StepFinishedEvent(step_name="propose_refund")
+        return refund_call_id, args
 
+    def _ask_approval(
+        self, ctx: Any, order_id: str, order: Mapping[str, Any], refund_call_id: str, args: dict[str, Any]
+    ) -> Iterator[ev.BaseEvent]:
+        """End the run with the approval interrupt, after the snapshots a resumer needs."""
         interrupt_id = ctx.ids()
         expires_at = iso_utc(ctx.now_ms() + self.approval_ttl_ms)
         interrupt = tool_approval_interrupt(
             interrupt_id,
             refund_call_id,
-            f"Refund {format_cents(left, currency)} for order {order_id}?",
+            f"Refund {format_cents(args['amountCents'], order.get('currency', 'USD'))} for order {order_id}?",
             expires_at=expires_at,
             metadata={"toolName": "refund_order", "proposedArgs": args},
         )
         state = {
             "orderId": order_id,
-            "order": summary,
+            "order": self._order_summary(order),
             "stage": "awaiting_approval",
             "proposedRefund": args,
             "pendingInterruptId": interrupt_id,
@@ -315,92 +338,118 @@ class RefundAgent:
                 or (interrupt.get("metadata") or {}).get("proposedArgs")
                 or {}
             )
-            order_id = proposed.get("orderId", "?")
             payload = answer.payload if isinstance(answer.payload, Mapping) else {}
-
             if answer.status == "cancelled" or not payload.get("approved"):
-                reason = "cancelled" if answer.status == "cancelled" else "denied"
-                body = {"executed": False, "reason": reason}
-                if payload.get("comment"):
-                    body["comment"] = payload["comment"]
-                yield ev.ToolCallResultEvent(
-                    message_id=ctx.ids(),
-                    tool_call_id=tool_call_id,
-                    content=json.dumps(body, separators=(",", ":")),
-                    role="tool",
-                )
-                text = (
-                    f"Okay, I have left order {order_id} alone; nothing was refunded."
-                    if reason == "cancelled"
-                    else f"Understood: no refund for order {order_id}. It stays as it is."
-                )
-                yield from self._say(ctx, text)
-                state.update(stage=reason, decision=reason)
-                outcomes.append({"interruptId": answer.interrupt_id, "decision": reason})
-                continue
-
-            # ``editedArgs`` is the FULL replacement of the proposed arguments, "not a partial
-            # merge" (concepts/interrupts, "Approve with edits"): the agent runs what the
-            # reviewer sent, not the proposal patched with it. Its own policy then limits what
-            # may *differ* from the proposal — a missing ``orderId`` differs as much as a new one.
-            edited = payload.get("editedArgs")
-            args = dict(edited) if isinstance(edited, Mapping) else dict(proposed)
-            changed = {
-                k for k in set(args) | set(proposed) if args.get(k, _ABSENT) != proposed.get(k, _ABSENT)
-            }
-            not_editable = sorted(changed - EDITABLE_ARGS)
-            args["idempotencyKey"] = refund_idempotency_key(ctx.thread_id, answer.interrupt_id)
-            yield ev.StepStartedEvent(step_name="execute_refund")
-            if not_editable:
-                result_event = ev.ToolCallResultEvent(
-                    message_id=ctx.ids(),
-                    tool_call_id=tool_call_id,
-                    role="tool",
-                    content=json.dumps(
-                        {"executed": False, "reason": "invalid_edit", "fields": not_editable},
-                        separators=(",", ":"),
-                    ),
-                )
-                result: dict[str, Any] = {
-                    "isError": True,
-                    "content": [
-                        {
-                            "type": "text",
-                            "text": f"editedArgs replaces the proposed arguments in full; only "
-                            f"{', '.join(sorted(EDITABLE_ARGS))} may differ from the proposal "
-                            f"(changed: {', '.join(not_editable)})",
-                        }
-                    ],
-                }
+                outcome = yield from self._decline(ctx, answer, tool_call_id, proposed, payload, state)
             else:
-                # The answer to the ORIGINAL call, with no new START/ARGS/END (the concepts
-                # page's "Tool-bound interrupts").
-                result_event, result = self._call(ctx, tool_call_id, "refund_order", args)
-            yield result_event
-            yield ev.StepFinishedEvent(step_name="execute_refund")
-            if result.get("isError"):
-                yield from self._say(
-                    ctx, f"The refund for order {order_id} did not go through: {result_text(result)}"
-                )
-                state.update(stage="refund_failed", decision="approved")
-                outcomes.append(
-                    {"interruptId": answer.interrupt_id, "decision": "approved", "error": result_text(result)}
-                )
-                continue
-            refund = result["structuredContent"]
-            yield from self._say(
-                ctx,
-                f"Done: refunded {format_cents(refund['amountCents'], refund['currency'])} "
-                f"for order {order_id} (refund {refund['refundId']}).",
-            )
-            order = dict(state.get("order") or {})
-            if order:
-                order["refundedCents"] = order.get("refundedCents", 0) + refund["amountCents"]
-                if order["refundedCents"] >= order.get("totalCents", 0):
-                    order["status"] = "refunded"
-            state.update(stage="refunded", decision="approved", refund=refund, order=order)
-            outcomes.append({"interruptId": answer.interrupt_id, "decision": "approved", "refund": refund})
-
+                outcome = yield from self._execute_refund(ctx, answer, tool_call_id, proposed, payload, state)
+            outcomes.append(outcome)
         state.pop("pendingInterruptId", None)
         yield ev.StateSnapshotEvent(snapshot=state)
         yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id, result={"decisions": outcomes})
+
+    def _decline(
+        self,
+        ctx: Any,
+        answer: Any,
+        tool_call_id: str,
+        proposed: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        state: dict[str, Any],
+    ) -> _Events[dict[str, Any]]:
+        """Denied or cancelled: answer the proposed call "not executed"; return the outcome."""
+        order_id = proposed.get("orderId", "?")
+        reason = "cancelled" if answer.status == "cancelled" else "denied"
+        body = {"executed": False, "reason": reason}
+        if payload.get("comment"):
+            body["comment"] = payload["comment"]
+        yield ev.ToolCallResultEvent(
+            message_id=ctx.ids(),
+            tool_call_id=tool_call_id,
+            content=json.dumps(body, separators=(",", ":")),
+            role="tool",
+        )
+        text = (
+            f"Okay, I have left order {order_id} alone; nothing was refunded."
+            if reason == "cancelled"
+            else f"Understood: no refund for order {order_id}. It stays as it is."
+        )
+        yield from self._say(ctx, text)
+        state.update(stage=reason, decision=reason)
+        return {"interruptId": answer.interrupt_id, "decision": reason}
+
+    def _execute_refund(
+        self,
+        ctx: Any,
+        answer: Any,
+        tool_call_id: str,
+        proposed: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        state: dict[str, Any],
+    ) -> _Events[dict[str, Any]]:
+        """Approved: step ``execute_refund`` on the original call, then report; return the outcome."""
+        order_id = proposed.get("orderId", "?")
+        # ``editedArgs`` is the FULL replacement of the proposed arguments, "not a partial
+        # merge" (concepts/interrupts, "Approve with edits"): the agent runs what the
+        # reviewer sent, not the proposal patched with it. Its own policy then limits what
+        # may *differ* from the proposal — a missing ``orderId`` differs as much as a new one.
+        edited = payload.get("editedArgs")
+        args = dict(edited) if isinstance(edited, Mapping) else dict(proposed)
+        changed = {k for k in set(args) | set(proposed) if args.get(k, _ABSENT) != proposed.get(k, _ABSENT)}
+        not_editable = sorted(changed - EDITABLE_ARGS)
+        args["idempotencyKey"] = refund_idempotency_key(ctx.thread_id, answer.interrupt_id)
+        yield ev.StepStartedEvent(step_name="execute_refund")
+        if not_editable:
+            result_event, result = self._invalid_edit(ctx, tool_call_id, not_editable)
+        else:
+            # The answer to the ORIGINAL call, with no new START/ARGS/END (the concepts
+            # page's "Tool-bound interrupts").
+            result_event, result = self._call(ctx, tool_call_id, "refund_order", args)
+        yield result_event
+        yield ev.StepFinishedEvent(step_name="execute_refund")
+        if result.get("isError"):
+            yield from self._say(
+                ctx, f"The refund for order {order_id} did not go through: {result_text(result)}"
+            )
+            state.update(stage="refund_failed", decision="approved")
+            return {"interruptId": answer.interrupt_id, "decision": "approved", "error": result_text(result)}
+        refund = result["structuredContent"]
+        yield from self._say(
+            ctx,
+            f"Done: refunded {format_cents(refund['amountCents'], refund['currency'])} "
+            f"for order {order_id} (refund {refund['refundId']}).",
+        )
+        order = dict(state.get("order") or {})
+        if order:
+            order["refundedCents"] = order.get("refundedCents", 0) + refund["amountCents"]
+            if order["refundedCents"] >= order.get("totalCents", 0):
+                order["status"] = "refunded"
+        state.update(stage="refunded", decision="approved", refund=refund, order=order)
+        return {"interruptId": answer.interrupt_id, "decision": "approved", "refund": refund}
+
+    @staticmethod
+    def _invalid_edit(
+        ctx: Any, tool_call_id: str, not_editable: list[str]
+    ) -> tuple[ev.ToolCallResultEvent, dict[str, Any]]:
+        """The refused edit: a "not executed" TOOL_CALL_RESULT and an isError-style result."""
+        result_event = ev.ToolCallResultEvent(
+            message_id=ctx.ids(),
+            tool_call_id=tool_call_id,
+            role="tool",
+            content=json.dumps(
+                {"executed": False, "reason": "invalid_edit", "fields": not_editable},
+                separators=(",", ":"),
+            ),
+        )
+        result: dict[str, Any] = {
+            "isError": True,
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"editedArgs replaces the proposed arguments in full; only "
+                    f"{', '.join(sorted(EDITABLE_ARGS))} may differ from the proposal "
+                    f"(changed: {', '.join(not_editable)})",
+                }
+            ],
+        }
+        return result_event, result
