@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -282,53 +282,31 @@ class TravelDeskAgent:
             TaskState.WORKING,
             "Thanks, picking up where we left off…" if ctx.is_follow_up else "Reading your request…",
         )
-        low = said.lower()
-        if any(w in low for w in _OFF_WORLD):
-            yield Status.of(TaskState.REJECTED, "Sorry, I only plan trips on Earth. Try Sanya or Tokyo.")
+        request = _read_request(said)
+        if isinstance(request, Status):
+            yield request
             return
-        city = next((c for c, names in _CITIES.items() if any(n in low for n in names)), None)
-        dates = _DATE.findall(said)
-        if city is None:
-            yield Status.of(
-                TaskState.INPUT_REQUIRED, "Where would you like to go? I know: " + ", ".join(_CITIES) + "."
-            )
-            return
-        if len(dates) < 2:
-            # Seed 004 §4: "you did not say when you come back, I cannot price a return ticket".
-            yield Status.of(
-                TaskState.INPUT_REQUIRED,
-                f"When do you leave for {city} and when do you come back? "
-                "Reply with two dates, e.g. 2026-04-08 to 2026-04-12.",
-            )
-            return
-        depart, back = dates[-2], dates[-1]
-        if back < depart:
-            depart, back = back, depart
+        city, depart, back = request
 
         yield Status.of(TaskState.WORKING, f"Searching flights to {city}…")
         yield Wait(self.step_ms)
-        price = 800 + _stable_int(city, depart, back, mod=1200)
-        flight = {
-            "to": city,
-            "depart": depart,
-            "return": back,
-            "flight": f"AP{100 + _stable_int(city, depart, mod=900)}",
-            "priceCny": price,
-        }
+        flight = _flight(city, depart, back)
         yield Status.of(TaskState.WORKING, "Booking a hotel…")
         yield Wait(self.step_ms)
-        hotel = {
-            "name": f"{city} Seaview Hotel" if city == "Sanya" else f"{city} Central Hotel",
-            "nights": _nights(depart, back),
-            "pricePerNightCny": 300 + _stable_int(city, "hotel", mod=500),
-        }
+        hotel = _hotel(city, depart, back)
         yield Status.of(TaskState.WORKING, "Checking the weather…")
         yield Wait(self.step_ms)
         weather = ["sunny", "cloudy", "showers", "windy"][_stable_int(city, depart, mod=4)]
 
+        for update in self._deliver(flight, hotel, weather):
+            yield update
+        yield Status.of(TaskState.COMPLETED, f"Your trip to {city} is planned.")
+
+    def _deliver(self, flight: dict[str, Any], hotel: dict[str, Any], weather: str) -> Iterator[Update]:
+        """The itinerary text in ``chunk_chars`` chunks (a short wait after each), then the trip as data."""
         itinerary = (
-            f"Trip to {city}, {depart} → {back}.\n"
-            f"Flight {flight['flight']}, return ticket {price} CNY.\n"
+            f"Trip to {flight['to']}, {flight['depart']} → {flight['return']}.\n"
+            f"Flight {flight['flight']}, return ticket {flight['priceCny']} CNY.\n"
             f"Hotel: {hotel['name']}, {hotel['nights']} nights at "
             f"{hotel['pricePerNightCny']} CNY per night.\n"
             f"Weather forecast on arrival: {weather}.\n"
@@ -351,7 +329,50 @@ class TravelDeskAgent:
             description="The trip as structured data.",
             last_chunk=True,
         )
-        yield Status.of(TaskState.COMPLETED, f"Your trip to {city} is planned.")
+
+
+def _read_request(said: str) -> tuple[str, str, str] | Status:
+    """The trip asked for (city, departure, return, in date order), or the Status that ends the run."""
+    low = said.lower()
+    if any(w in low for w in _OFF_WORLD):
+        return Status.of(TaskState.REJECTED, "Sorry, I only plan trips on Earth. Try Sanya or Tokyo.")
+    city = next((c for c, names in _CITIES.items() if any(n in low for n in names)), None)
+    dates = _DATE.findall(said)
+    if city is None:
+        return Status.of(
+            TaskState.INPUT_REQUIRED, "Where would you like to go? I know: " + ", ".join(_CITIES) + "."
+        )
+    if len(dates) < 2:
+        # Seed 004 §4: "you did not say when you come back, I cannot price a return ticket".
+        return Status.of(
+            TaskState.INPUT_REQUIRED,
+            f"When do you leave for {city} and when do you come back? "
+            "Reply with two dates, e.g. 2026-04-08 to 2026-04-12.",
+        )
+    depart, back = dates[-2], dates[-1]
+    if back < depart:
+        depart, back = back, depart
+    return city, depart, back
+
+
+def _flight(city: str, depart: str, back: str) -> dict[str, Any]:
+    """The (simulated) return flight, priced deterministically from the trip."""
+    return {
+        "to": city,
+        "depart": depart,
+        "return": back,
+        "flight": f"AP{100 + _stable_int(city, depart, mod=900)}",
+        "priceCny": 800 + _stable_int(city, depart, back, mod=1200),
+    }
+
+
+def _hotel(city: str, depart: str, back: str) -> dict[str, Any]:
+    """The (simulated) hotel for the stay."""
+    return {
+        "name": f"{city} Seaview Hotel" if city == "Sanya" else f"{city} Central Hotel",
+        "nights": _nights(depart, back),
+        "pricePerNightCny": 300 + _stable_int(city, "hotel", mod=500),
+    }
 
 
 def _nights(depart: str, back: str) -> int:
@@ -437,11 +458,7 @@ class ConformanceAgent:
         behaviour = self.behaviour_of(first or ctx.message.message_id)
         S = TaskState
         if ctx.is_follow_up:
-            again = self.behaviour_of(ctx.message.message_id) == "tck-input-required"
-            if again or (behaviour == "tck-multi-turn" and ctx.message.text.strip().lower() != "done"):
-                yield Status.of(S.INPUT_REQUIRED, "Got it. Send more, or 'done' to finish.")
-                return
-            yield Status.of(S.COMPLETED, f"Follow-up received: {ctx.message.text}")
+            yield self._follow_up(behaviour, ctx.message)
             return
         match behaviour:
             case "tck-message-response":
@@ -452,35 +469,8 @@ class ConformanceAgent:
                 yield Status.of(S.WORKING, "Working…")
                 yield Wait(self.delay_ms)
                 yield Status.of(S.COMPLETED, "Done after delay")
-            case "tck-artifact-text":
-                yield ArtifactChunk(
-                    "text-artifact", [text_part("Generated text content")], name="text", last_chunk=True
-                )
-                yield Status.of(S.COMPLETED)
-            case "tck-artifact-file":
-                yield ArtifactChunk(
-                    "file-artifact",
-                    [file_part(b"Generated file content\n", filename="output.txt", media_type="text/plain")],
-                    name="output.txt",
-                    last_chunk=True,
-                )
-                yield Status.of(S.COMPLETED)
-            case "tck-artifact-file-url":
-                yield ArtifactChunk(
-                    "file-url-artifact",
-                    [
-                        url_part(
-                            "https://example.com/output.txt", filename="output.txt", media_type="text/plain"
-                        )
-                    ],
-                    name="output.txt",
-                    last_chunk=True,
-                )
-                yield Status.of(S.COMPLETED)
-            case "tck-artifact-data":
-                yield ArtifactChunk(
-                    "data-artifact", [data_part({"key": "value", "count": 42})], name="data", last_chunk=True
-                )
+            case "tck-artifact-text" | "tck-artifact-file" | "tck-artifact-file-url" | "tck-artifact-data":
+                yield _tck_artifact(behaviour)
                 yield Status.of(S.COMPLETED)
             case "tck-input-required" | "tck-multi-turn":
                 yield Status.of(S.INPUT_REQUIRED, "Please provide more input.")
@@ -508,6 +498,40 @@ class ConformanceAgent:
                 yield Status.of(S.COMPLETED)
             case _:
                 yield Status.of(S.COMPLETED, f"Echo: {ctx.message.text}")
+
+    def _follow_up(self, behaviour: str | None, message: Message) -> Status:
+        """The answer to a follow-up: more input again (tck-input-required, tck-multi-turn) or done."""
+        again = self.behaviour_of(message.message_id) == "tck-input-required"
+        if again or (behaviour == "tck-multi-turn" and message.text.strip().lower() != "done"):
+            return Status.of(TaskState.INPUT_REQUIRED, "Got it. Send more, or 'done' to finish.")
+        return Status.of(TaskState.COMPLETED, f"Follow-up received: {message.text}")
+
+
+def _tck_artifact(behaviour: str) -> ArtifactChunk:
+    """The one artifact a ``tck-artifact-*`` scenario completes with (text, inline file, file URL or data)."""
+    match behaviour:
+        case "tck-artifact-text":
+            return ArtifactChunk(
+                "text-artifact", [text_part("Generated text content")], name="text", last_chunk=True
+            )
+        case "tck-artifact-file":
+            return ArtifactChunk(
+                "file-artifact",
+                [file_part(b"Generated file content\n", filename="output.txt", media_type="text/plain")],
+                name="output.txt",
+                last_chunk=True,
+            )
+        case "tck-artifact-file-url":
+            return ArtifactChunk(
+                "file-url-artifact",
+                [url_part("https://example.com/output.txt", filename="output.txt", media_type="text/plain")],
+                name="output.txt",
+                last_chunk=True,
+            )
+        case _:  # tck-artifact-data
+            return ArtifactChunk(
+                "data-artifact", [data_part({"key": "value", "count": 42})], name="data", last_chunk=True
+            )
 
 
 # --------------------------------------------------------------------------- echo

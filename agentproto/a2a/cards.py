@@ -54,30 +54,66 @@ class CardProblem:
 
 
 def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
-    """Every way ``data`` falls short of a v1.0 Agent Card (an empty list: it is fine)."""
+    """Every way ``data`` falls short of a v1.0 Agent Card (an empty list: it is fine).
+
+    The findings come rule by rule, in this order: fields older versions had, what the lenient
+    parser rejects, REQUIRED lists, the interfaces, skill tags and media types, then security
+    requirements. All but the parser's read the raw JSON, so they also run on a card that failed
+    to parse.
+    """
     wire = data.to_wire() if isinstance(data, AgentCard) else data
-    problems: list[CardProblem] = []
     if not isinstance(wire, dict):
         return [CardProblem("", "an Agent Card is a JSON object")]
-    for name, instead in V03_FIELDS.items():
-        if name in wire:
-            problems.append(CardProblem(name, f"not an A2A v1.0 field: {instead}"))
+    problems = _old_fields(wire) + _parse_problems(wire)
+    problems += _required_lists(wire, problems)
+    problems += _interface_problems(_list(wire.get("supportedInterfaces")))
+    skills = _list(wire.get("skills"))
+    problems += _skill_tag_problems(skills)
+    problems += _media_type_problems(wire, skills)
+    problems += _security_problems(wire, skills)
+    return problems
+
+
+def _old_fields(wire: dict[str, Any]) -> list[CardProblem]:
+    """Fields of pre-1.0 cards, each with what v1.0 uses instead."""
+    problems = [
+        CardProblem(name, f"not an A2A v1.0 field: {instead}")
+        for name, instead in V03_FIELDS.items()
+        if name in wire
+    ]
     if "stateTransitionHistory" in (wire.get("capabilities") or {}):
         problems.append(CardProblem("capabilities.stateTransitionHistory", "removed in v1.0"))
+    return problems
+
+
+def _parse_problems(wire: dict[str, Any]) -> list[CardProblem]:
+    """What :meth:`AgentCard.from_wire` rejects, one finding per validation error."""
     try:
         AgentCard.from_wire(wire)
     except ValidationError as exc:
+        problems = []
         for e in exc.errors(include_url=False):
             path = ".".join(str(p) for p in e["loc"])
             msg = "is REQUIRED" if e["type"] == "missing" else e["msg"].removeprefix("Value error, ")
             problems.append(CardProblem(path, msg))
-    # The checks below read the raw JSON, so they also run on a card that failed to parse.
+        return problems
+    return []
+
+
+def _required_lists(wire: dict[str, Any], found: list[CardProblem]) -> list[CardProblem]:
+    """REQUIRED lists that are absent or empty (an absent one the parser already named is not repeated)."""
+    problems = []
     for key in ("supportedInterfaces", "defaultInputModes", "defaultOutputModes", "skills"):
         if key in wire and not wire[key]:
             problems.append(CardProblem(key, "is REQUIRED and must not be empty"))
-        elif key not in wire and not any(p.path == key for p in problems):
+        elif key not in wire and not any(p.path == key for p in found):
             problems.append(CardProblem(key, "is REQUIRED"))
-    interfaces = _list(wire.get("supportedInterfaces"))
+    return problems
+
+
+def _interface_problems(interfaces: list[Any]) -> list[CardProblem]:
+    """Each interface's url, protocolBinding and protocolVersion; then whether any is a standard 1.0 one."""
+    problems = []
     for i, itf in enumerate(interfaces):
         where = f"supportedInterfaces.{i}"
         parts = urllib.parse.urlsplit(str(itf.get("url", "")))
@@ -106,7 +142,20 @@ def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
                 "speaks only JSONRPC, HTTP+JSON and GRPC)",
             )
         )
-    skills = _list(wire.get("skills"))
+    return problems
+
+
+def _skill_tag_problems(skills: list[Any]) -> list[CardProblem]:
+    """Skills whose REQUIRED ``tags`` list is missing or empty."""
+    return [
+        CardProblem(f"skills.{i}.tags", "is REQUIRED and must not be empty")
+        for i, skill in enumerate(skills)
+        if not skill.get("tags")
+    ]
+
+
+def _media_type_problems(wire: dict[str, Any], skills: list[Any]) -> list[CardProblem]:
+    """Entries of the card's default modes, then of each skill's modes, that are not media types."""
     modes = [
         ("defaultInputModes", wire.get("defaultInputModes")),
         ("defaultOutputModes", wire.get("defaultOutputModes")),
@@ -116,19 +165,24 @@ def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
             (f"skills.{i}.inputModes", skill.get("inputModes")),
             (f"skills.{i}.outputModes", skill.get("outputModes")),
         ]
-        if not skill.get("tags"):
-            problems.append(CardProblem(f"skills.{i}.tags", "is REQUIRED and must not be empty"))
+    problems = []
     for where, values in modes:
         for j, mode in enumerate(_list(values)):
             if not isinstance(mode, str) or not _MEDIA_TYPE.match(mode):
                 problems.append(
                     CardProblem(f"{where}.{j}", f"{mode!r} is not a media type (e.g. text/plain)")
                 )
+    return problems
+
+
+def _security_problems(wire: dict[str, Any], skills: list[Any]) -> list[CardProblem]:
+    """Security requirements (the card's, then each skill's) naming a scheme ``securitySchemes`` lacks."""
     declared = set(wire.get("securitySchemes") or {})
     requirements = [("securityRequirements", wire.get("securityRequirements"))]
     requirements += [
         (f"skills.{i}.securityRequirements", s.get("securityRequirements")) for i, s in enumerate(skills)
     ]
+    problems = []
     for where, reqs in requirements:
         for j, req in enumerate(_list(reqs)):
             for name in (req.get("schemes") or {}) if isinstance(req, dict) else ():
@@ -140,6 +194,7 @@ def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
 
 
 def _list(value: Any) -> list[Any]:
+    """The dict and str items of ``value`` if it is a list, else an empty list."""
     return [v for v in value if isinstance(v, dict) or isinstance(v, str)] if isinstance(value, list) else []
 
 
