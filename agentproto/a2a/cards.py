@@ -66,8 +66,8 @@ def check_card(data: dict[str, Any] | AgentCard) -> list[CardProblem]:
         return [CardProblem("", "an Agent Card is a JSON object")]
     problems = _old_fields(wire) + _parse_problems(wire)
     problems += _required_lists(wire, problems)
-    problems += _interface_problems(_list(wire.get("supportedInterfaces")))
-    skills = _list(wire.get("skills"))
+    problems += _interface_problems(_objects(wire.get("supportedInterfaces")))
+    skills = _objects(wire.get("skills"))
     problems += _skill_tag_problems(skills)
     problems += _media_type_problems(wire, skills)
     problems += _security_problems(wire, skills)
@@ -81,7 +81,8 @@ def _old_fields(wire: dict[str, Any]) -> list[CardProblem]:
         for name, instead in V03_FIELDS.items()
         if name in wire
     ]
-    if "stateTransitionHistory" in (wire.get("capabilities") or {}):
+    capabilities = wire.get("capabilities")
+    if isinstance(capabilities, dict) and "stateTransitionHistory" in capabilities:
         problems.append(CardProblem("capabilities.stateTransitionHistory", "removed in v1.0"))
     return problems
 
@@ -111,10 +112,10 @@ def _required_lists(wire: dict[str, Any], found: list[CardProblem]) -> list[Card
     return problems
 
 
-def _interface_problems(interfaces: list[Any]) -> list[CardProblem]:
+def _interface_problems(interfaces: list[tuple[int, dict[str, Any]]]) -> list[CardProblem]:
     """Each interface's url, protocolBinding and protocolVersion; then whether any is a standard 1.0 one."""
     problems = []
-    for i, itf in enumerate(interfaces):
+    for i, itf in interfaces:
         where = f"supportedInterfaces.{i}"
         parts = urllib.parse.urlsplit(str(itf.get("url", "")))
         binding = str(itf.get("protocolBinding", ""))
@@ -133,7 +134,7 @@ def _interface_problems(interfaces: list[Any]) -> list[CardProblem]:
     if interfaces and not any(
         i.get("protocolBinding") in KNOWN_BINDINGS
         and str(i.get("protocolVersion", "")).split(".")[:2] == PROTOCOL_VERSION.split(".")
-        for i in interfaces
+        for _, i in interfaces
     ):
         problems.append(
             CardProblem(
@@ -145,22 +146,22 @@ def _interface_problems(interfaces: list[Any]) -> list[CardProblem]:
     return problems
 
 
-def _skill_tag_problems(skills: list[Any]) -> list[CardProblem]:
+def _skill_tag_problems(skills: list[tuple[int, dict[str, Any]]]) -> list[CardProblem]:
     """Skills whose REQUIRED ``tags`` list is missing or empty."""
     return [
         CardProblem(f"skills.{i}.tags", "is REQUIRED and must not be empty")
-        for i, skill in enumerate(skills)
+        for i, skill in skills
         if not skill.get("tags")
     ]
 
 
-def _media_type_problems(wire: dict[str, Any], skills: list[Any]) -> list[CardProblem]:
+def _media_type_problems(wire: dict[str, Any], skills: list[tuple[int, dict[str, Any]]]) -> list[CardProblem]:
     """Entries of the card's default modes, then of each skill's modes, that are not media types."""
     modes = [
         ("defaultInputModes", wire.get("defaultInputModes")),
         ("defaultOutputModes", wire.get("defaultOutputModes")),
     ]
-    for i, skill in enumerate(skills):
+    for i, skill in skills:
         modes += [
             (f"skills.{i}.inputModes", skill.get("inputModes")),
             (f"skills.{i}.outputModes", skill.get("outputModes")),
@@ -175,13 +176,11 @@ def _media_type_problems(wire: dict[str, Any], skills: list[Any]) -> list[CardPr
     return problems
 
 
-def _security_problems(wire: dict[str, Any], skills: list[Any]) -> list[CardProblem]:
+def _security_problems(wire: dict[str, Any], skills: list[tuple[int, dict[str, Any]]]) -> list[CardProblem]:
     """Security requirements (the card's, then each skill's) naming a scheme ``securitySchemes`` lacks."""
     declared = set(wire.get("securitySchemes") or {})
     requirements = [("securityRequirements", wire.get("securityRequirements"))]
-    requirements += [
-        (f"skills.{i}.securityRequirements", s.get("securityRequirements")) for i, s in enumerate(skills)
-    ]
+    requirements += [(f"skills.{i}.securityRequirements", s.get("securityRequirements")) for i, s in skills]
     problems = []
     for where, reqs in requirements:
         for j, req in enumerate(_list(reqs)):
@@ -196,6 +195,12 @@ def _security_problems(wire: dict[str, Any], skills: list[Any]) -> list[CardProb
 def _list(value: Any) -> list[Any]:
     """The dict and str items of ``value`` if it is a list, else an empty list."""
     return [v for v in value if isinstance(v, dict) or isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _objects(value: Any) -> list[tuple[int, dict[str, Any]]]:
+    """The object items of ``value`` with their positions, if it is a list (the parser names the
+    items that are not objects)."""
+    return [(i, v) for i, v in enumerate(value) if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def with_bindings(card: AgentCard, *, rest_url: str | None = None, grpc_url: str | None = None) -> AgentCard:

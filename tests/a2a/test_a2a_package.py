@@ -16,6 +16,7 @@ import sys
 import pytest
 
 import agentproto.a2a as a2a
+from agentproto.a2a.cards import check_card
 from agentproto.a2a.machine import TaskMachine
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import Artifact, Message, Part, data_part, text_part, user_message
@@ -157,3 +158,22 @@ def test_a_message_exposes_its_data_parts_the_same_way():
         message_id="m", role="ROLE_USER", parts=[text_part("book it"), data_part({"travellers": 2})]
     )
     assert (message.text, message.data) == ("book it", [{"travellers": 2}])
+
+
+@pytest.mark.parametrize(
+    "card",
+    [
+        {"skills": ["x"]},
+        {"supportedInterfaces": ["http://h/a2a", 7]},
+        {"capabilities": "stateTransitionHistory"},
+    ],
+)
+def test_check_card_names_items_that_are_not_objects_instead_of_crashing(card):
+    problems = check_card(card)
+    key = next(iter(card))
+    assert any(p.path.startswith(key) and "dictionary" in p.message for p in problems), problems
+
+
+def test_check_card_keeps_each_skills_position_when_an_item_is_not_an_object():
+    paths = [p.path for p in check_card({"skills": ["x", {"id": "s", "name": "n", "description": "d"}]})]
+    assert "skills.0" in paths and "skills.1.tags" in paths
