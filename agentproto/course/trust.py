@@ -122,26 +122,17 @@ class TokenInspector:
         )
         style = {"description_width": "110px"}
         layout = widgets.Layout(width="380px")
-        self.tamper = widgets.Dropdown(
-            options=self.TAMPERS, value="none", description="tamper claim", style=style, layout=layout
-        )
-        self.forgery = widgets.Dropdown(
-            options=self.FORGERIES, value="genuine", description="signature", style=style, layout=layout
-        )
-        self.audience = widgets.Dropdown(
-            options=["flight-agent", "hotel-agent"],
-            value="flight-agent",
-            description="verifier is",
-            style=style,
-            layout=layout,
-        )
-        self.scope_needed = widgets.Dropdown(
-            options=["flights:search", "flights:book"],
-            value="flights:search",
-            description="request needs",
-            style=style,
-            layout=layout,
-        )
+
+        def dropdown(options: Sequence[Any], value: str, description: str) -> widgets.Dropdown:
+            """One of the four pickers: the shared label width and (one) layout."""
+            return widgets.Dropdown(
+                options=options, value=value, description=description, style=style, layout=layout
+            )
+
+        self.tamper = dropdown(self.TAMPERS, "none", "tamper claim")
+        self.forgery = dropdown(self.FORGERIES, "genuine", "signature")
+        self.audience = dropdown(["flight-agent", "hotel-agent"], "flight-agent", "verifier is")
+        self.scope_needed = dropdown(["flights:search", "flights:book"], "flights:search", "request needs")
         self.minutes = widgets.IntSlider(
             value=0,
             min=0,
