@@ -14,7 +14,7 @@ Every exception the package raises is an :class:`AgentProtoError` (:mod:`agentpr
 
 from agentproto.clock import Clock, FakeClock, IdFactory
 from agentproto.errors import AgentProtoError
-from agentproto.runtime import SystemClock, uuid_ids
+from agentproto.system import SystemClock, uuid_ids
 
 __version__ = "0.1.0"
 

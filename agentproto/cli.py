@@ -21,9 +21,9 @@ collector runs again as usual for the command itself.
 =========================  ===================================================  ==============
 command                    what it does                                         lives in
 =========================  ===================================================  ==============
-``lint``                   check a captured AG-UI stream for conformance        agui/lint.py
+``lint``                   check a captured AG-UI stream for conformance        agui/_lint.py
 ``serve``                  run the demo agents (AG-UI + A2A) on loopback        demo/serve.py
-``a2a send``, ``a2a card`` send a message / fetch a card from an A2A agent      a2a/cli.py
+``a2a send``, ``a2a card`` send a message / fetch a card from an A2A agent      a2a/_cli.py
 ``doctor``                 check the environment (same as notebook 00)          course/doctor.py
 =========================  ===================================================  ==============
 """
@@ -46,14 +46,14 @@ COMMANDS: list[tuple[str, str, str]] = [
     (
         "lint",
         "check a captured AG-UI event stream (SSE or JSON lines) for conformance",
-        "agentproto.agui.lint",
+        "agentproto.agui._lint",
     ),
     (
         "serve",
         "run the demo agents (AG-UI at /ag-ui/agent, A2A at /a2a) on loopback",
         "agentproto.demo.serve",
     ),
-    ("a2a", "talk to an A2A agent (sub-commands: send, card)", "agentproto.a2a.cli"),
+    ("a2a", "talk to an A2A agent (sub-commands: send, card)", "agentproto.a2a._cli"),
     ("doctor", "check that the environment has everything the course needs", "agentproto.course.doctor"),
     (
         "lab",

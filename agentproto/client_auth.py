@@ -171,7 +171,7 @@ class ClientCredentials(ClientAuth):
         if refresh_before < 0 or timeout <= 0:
             raise ValueError("refresh_before must be >= 0 and timeout > 0")
         if clock is None:
-            from agentproto.runtime import SystemClock
+            from agentproto.system import SystemClock
 
             clock = SystemClock()
         self.token_url = token_url

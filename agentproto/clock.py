@@ -5,7 +5,7 @@ factory* (a zero-argument callable returning a fresh string) instead of reading 
 clock or calling :func:`uuid.uuid4` itself. This module holds the pure side: the protocol,
 :class:`FakeClock` and :class:`IdFactory`, which make every run of a notebook print the same
 thing. The real wall clock and random ids, which adapters inject in production, live in
-:mod:`agentproto.runtime`.
+:mod:`agentproto.system`.
 """
 
 from __future__ import annotations

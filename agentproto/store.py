@@ -15,8 +15,8 @@ Theory of operation
   guarantee to callers that need several statements to happen atomically (``BEGIN IMMEDIATE``
   takes SQLite's write lock up front, so two processes sharing a file also serialise).
 * Schemas are versioned per *component* (:meth:`Store.ensure_schema`): this module owns the
-  ``core`` component; the AG-UI thread tables (:class:`agentproto.agui.threadstore.ThreadStore`),
-  the A2A task tables (:class:`agentproto.a2a.taskstore.TaskStore`) and the demo tools register
+  ``core`` component; the AG-UI thread tables (:class:`agentproto.agui._threadstore.ThreadStore`),
+  the A2A task tables (:class:`agentproto.a2a._taskstore.TaskStore`) and the demo tools register
   their own tables in the same file without touching these.
 * :meth:`Store.idempotent` is the one primitive every "exactly once" in the project rests on:
   the first caller with a key runs the action and records its result inside the same
@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 from agentproto.clock import Clock
 from agentproto.errors import AgentProtoError
-from agentproto.runtime import SystemClock
+from agentproto.system import SystemClock
 
 __all__ = [
     "Store",

@@ -3,7 +3,7 @@ on each of the three bindings (JSON-RPC, HTTP+JSON, gRPC).
 
 Both servers run the same trivial agent — one artifact echoing the text, then COMPLETED
 (:class:`agentproto.a2a.agents.EchoAgent` and its a2a-sdk twin in
-:func:`agentproto.a2a.server_sdk.sdk_echo_app`) — each in its own subprocess under uvicorn with
+:func:`agentproto.a2a._server_sdk.sdk_echo_app`) — each in its own subprocess under uvicorn with
 identical settings, on 127.0.0.1, serving all three bindings from one handler: JSON-RPC and
 HTTP+JSON over HTTP, gRPC (grpc.aio) in the same process and event loop. One load generator
 (a lean HTTP/1.1 client on asyncio streams for the HTTP bindings — see :func:`load_http` for
@@ -71,7 +71,7 @@ def serve(kind: str, port: int, grpc_port: int) -> None:
 
         app = create_a2a_app(agent="echo", grpc=True)  # gRPC on a free port, named by the card
     else:
-        from agentproto.a2a.server_sdk import sdk_echo_app
+        from agentproto.a2a._server_sdk import sdk_echo_app
 
         app = sdk_echo_app(
             rpc_path=RPC_PATH, url=f"http://127.0.0.1:{port}", rest_path=SDK_REST_PATH, grpc_port=grpc_port

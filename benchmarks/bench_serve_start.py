@@ -10,7 +10,7 @@ Three commands, each as a fresh process, in alternating order so background load
 Reported per command: the median wall-clock time, and the ratio to the bare interpreter. The
 targets (issue "The library as a product"): the card within 1.5 s of starting, the import under
 0.5 s, in the course environment (where JupyterLab's dependencies, jsonschema's format checkers
-among them, are installed; see ``agentproto.schemas``).
+among them, are installed; see ``agentproto._schemas``).
 
     python benchmarks/bench_serve_start.py            # 7 runs of each
     python benchmarks/bench_serve_start.py --quick    # 2 runs of each

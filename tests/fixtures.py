@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 
 REFUND = "check order A1024 and refund it if shipped"
 

@@ -1,6 +1,6 @@
 """Helpers for tests that talk to a real server: start the demo app, read and check SSE streams.
 
-The server itself runs under :func:`agentproto.testing.running_server` (uvicorn on a free
+The server itself runs under :func:`agentproto.server.running_server` (uvicorn on a free
 127.0.0.1 port, in a thread). These helpers only add what tests of AG-UI streams keep needing.
 """
 
@@ -160,7 +160,7 @@ def secured(**options: Any) -> Any:
     clock (the app's runs may follow a fake one): gRPC streams end at a token's wall-clock
     expiry."""
     from agentproto.demo.app import config_from_options, create_app
-    from agentproto.runtime import SystemClock
+    from agentproto.system import SystemClock
 
     injected = {name: options.pop(name) for name in ("clock", "ids", "tools") if name in options}
     db = options.pop("db", ":memory:")

@@ -157,7 +157,7 @@ def test_a_missing_dependency_names_the_extra_and_exits_2(monkeypatch, capsys):
 def test_a_missing_module_of_this_package_is_a_bug_and_surfaces(monkeypatch):
     import pytest
 
-    _missing(monkeypatch, "agentproto.agui.lint", "agentproto.agui.nothing")
+    _missing(monkeypatch, "agentproto.agui._lint", "agentproto.agui.nothing")
     with pytest.raises(ModuleNotFoundError):
         main(["lint", "x"])
 

@@ -23,7 +23,7 @@ from agentproto.course.drill import (
     plot_session,
 )
 from agentproto.resources import read_json
-from agentproto.runtime import SystemClock
+from agentproto.system import SystemClock
 
 
 @pytest.fixture(scope="module")

@@ -78,7 +78,7 @@ def test_except_a2a_error_catches_a_refused_connection() -> None:
 def test_a_client_error_names_its_rule_not_a_wire_code() -> None:
     """What a learner reads (``describe_error``) is the client rule, not -32603."""
     from agentproto.a2a import A2AConnectionError, A2AHTTPError
-    from agentproto.a2a.client_core import NoProgressError
+    from agentproto.a2a._client_core import NoProgressError
 
     assert A2AConnectionError("x").rule == "a2a.client.connection"
     assert A2AHTTPError(401, "HTTP 401").status_code == 401

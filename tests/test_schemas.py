@@ -1,4 +1,4 @@
-"""agentproto.schemas: jsonschema without the format checkers that cost seconds at import."""
+"""agentproto._schemas: jsonschema without the format checkers that cost seconds at import."""
 
 import subprocess
 import sys
@@ -8,7 +8,7 @@ import pytest
 PROBE = """
 import sys, time
 t = time.perf_counter()
-from agentproto.schemas import jsonschema
+from agentproto._schemas import jsonschema
 js = jsonschema()
 errors = list(js.Draft202012Validator({"type": "object", "required": ["q"]}).iter_errors({}))
 print(len(errors), "rfc3987_syntax" in sys.modules, js is sys.modules["jsonschema"])
@@ -27,13 +27,13 @@ def test_validation_works_and_the_grammar_library_is_not_loaded():
 def test_a_process_that_already_imported_jsonschema_gets_it_unchanged():
     import jsonschema as already
 
-    from agentproto.schemas import jsonschema
+    from agentproto._schemas import jsonschema
 
     assert jsonschema() is already
 
 
 def test_format_stays_an_annotation_as_the_kit_validates():
-    from agentproto.schemas import jsonschema
+    from agentproto._schemas import jsonschema
 
     validator = jsonschema().Draft202012Validator({"type": "string", "format": "iri"})
     assert list(validator.iter_errors("not an iri at all")) == []

@@ -92,7 +92,7 @@ def test_the_demo_app_closes_its_a2a_service_on_shutdown():
     import httpx
 
     from agentproto.demo.app import create_app
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     app = create_app(":memory:")
     service = app.state.a2a_service
@@ -114,7 +114,7 @@ def test_the_demo_app_can_leave_a2a_out():
     import httpx
 
     from agentproto.demo.app import create_app
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     with running_server(create_app(":memory:", a2a_agent=None)) as url:
         assert httpx.get(url + "/").json()["a2a"] is False

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from agentproto.agui.threadstore import AGUI_SCHEMA_VERSION, RunIdReusedError
-from agentproto.agui.threadstore import ThreadStore as Store
+from agentproto.agui._threadstore import AGUI_SCHEMA_VERSION, RunIdReusedError
+from agentproto.agui._threadstore import ThreadStore as Store
 from agentproto.clock import FakeClock
 from agentproto.store import StoreError
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
-from agentproto.a2a.machine import Transition
-from agentproto.a2a.states import TaskState
-from agentproto.a2a.taskstore import (
+from agentproto.a2a._taskstore import (
     _SCHEMA_V1,
     _SCHEMA_V2,
     A2A_SCHEMA_VERSION,
     TaskConflictError,
     TaskStore,
 )
+from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
+from agentproto.a2a.machine import Transition
+from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import Task, TaskStatus
 from agentproto.store import Store, StoreError
 

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from agentproto.agui.threadstore import ThreadStore
+from agentproto.agui._threadstore import ThreadStore
 from agentproto.store import DatabaseInUseError, Store, StoreError
 
 
@@ -71,7 +71,7 @@ def test_an_in_memory_store_touches_no_file(tmp_path, monkeypatch):
 _SECOND_SERVER = textwrap.dedent(
     """
     import sys
-    from agentproto.agui.threadstore import ThreadStore
+    from agentproto.agui._threadstore import ThreadStore
     from agentproto.store import DatabaseInUseError
     try:
         ThreadStore(sys.argv[1], exclusive=True)

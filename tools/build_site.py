@@ -505,17 +505,26 @@ def study_sheet(bank: dict, lessons: list, present: set[str], answers: bool = Tr
     return "\n".join(lines)
 
 
-def _modules(package_dir: Path, dotted: str) -> list[str]:
-    """The public modules of a package, read from its folder (nothing imported)."""
+def _modules(package_dir: Path, dotted: str, private: bool = False) -> list[str]:
+    """The public modules of a package (or, with ``private``, its implementation modules
+    ``_name.py``), read from its folder: nothing imported."""
     mods = []
     for path in sorted(package_dir.glob("*.py")):
-        if path.name == "__init__.py" or path.name.startswith("_"):
+        if path.name == "__init__.py" or path.name.startswith("_") != private:
             continue
         mods.append(f"{dotted}.{path.stem}")
+    if private:
+        return mods
     for sub in sorted(p for p in package_dir.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
         if not sub.name.startswith("_"):
             mods.append(f"{dotted}.{sub.name}")
     return mods
+
+
+_PRIVATE_NOTE = (
+    "These modules are private (their names start with `_`): import what they hold from the "
+    "package above, which re-exports the public names. They are listed for readers of the source."
+)
 
 
 def api_pages() -> dict[str, str]:
@@ -552,6 +561,10 @@ def api_pages() -> dict[str, str]:
             "",
         ]
         body += [f"::: {m}\n" for m in mods]
+        hidden = _modules(package, f"agentproto.{name}", private=True)
+        if hidden:  # documented too, for readers of the source; the package's names are the API
+            body += ["## Implementation modules", "", _PRIVATE_NOTE, ""]
+            body += [f"::: {m}\n    options:\n      show_root_heading: true\n" for m in hidden]
         pages[name] = "\n".join(body)
         index.append(f"| [agentproto.{name}]({name}.md) | {len(mods)} |")
     pages["index"] = "\n".join(index) + "\n"

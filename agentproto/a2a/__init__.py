@@ -19,11 +19,11 @@ the third are the adapters that own I/O.
 ``agents``                  sans-I/O agents (travel desk, conformance SUT, echo) and their updates
 ``service``                 ``A2AService``, the ``A2AHandler`` that runs agents (asyncio)
 --------------------------  --------------------------------------------------------------------
-``taskstore``               SQLite persistence of tasks, transitions and push configs
+``_taskstore``               SQLite persistence of tasks, transitions and push configs
 ``push``                    webhook delivery of task updates (httpx), ``WebhookRecorder``
 ``server`` / ``client``     the Starlette adapter and the httpx clients (``client_bindings``:
-                            REST and gRPC); ``cli``: ``agentproto a2a``
-``client_core``             the clients' sans-I/O half: their errors, requests, responses, discovery
+                            REST and gRPC); ``_cli``: ``agentproto a2a``
+``_client_core``             the clients' sans-I/O half: their errors, requests, responses, discovery
 ``cli_samples``             writes the sample files under ``data/a2a/``
 ``sdk_bridge``              conversions to and from the official ``a2a-sdk`` (optional)
 ==========================  ====================================================================
@@ -43,6 +43,17 @@ from typing import TYPE_CHECKING
 from agentproto._lazy import lazy_exports
 
 if TYPE_CHECKING:  # the public names and their homes; served lazily below
+    from agentproto.a2a._client_core import (
+        A2AClientError,
+        A2AConnectionError,
+        A2AHTTPError,
+        A2ATimeoutError,
+        InvalidResponseError,
+        NoProgressError,
+        card_token_url,
+    )
+    from agentproto.a2a._service_streams import ServiceLimits
+    from agentproto.a2a._taskstore import TaskStore
     from agentproto.a2a.agents import (
         AGENTS,
         CONFORMANCE_BEHAVIOURS,
@@ -63,14 +74,6 @@ if TYPE_CHECKING:  # the public names and their homes; served lazily below
     from agentproto.a2a.cards import CardProblem, check_card
     from agentproto.a2a.client import A2AClient, SyncA2AClient
     from agentproto.a2a.client_bindings import GrpcA2AClient, RestA2AClient
-    from agentproto.a2a.client_core import (
-        A2AClientError,
-        A2AConnectionError,
-        A2AHTTPError,
-        A2ATimeoutError,
-        InvalidResponseError,
-        NoProgressError,
-    )
     from agentproto.a2a.errors import (
         ERRORS_BY_CODE,
         A2AError,
@@ -121,14 +124,12 @@ if TYPE_CHECKING:  # the public names and their homes; served lazily below
     )
     from agentproto.a2a.server import A2AApplication, build_a2a_routes, create_a2a_app
     from agentproto.a2a.service import A2AService
-    from agentproto.a2a.service_streams import ServiceLimits
     from agentproto.a2a.states import (
         ACTIVE_STATES,
         INTERRUPTED_STATES,
         TERMINAL_STATES,
         TaskState,
     )
-    from agentproto.a2a.taskstore import TaskStore
     from agentproto.a2a.types import (
         PROTOCOL_VERSION,
         AgentCapabilities,
@@ -260,6 +261,7 @@ __all__ = [
     "SyncA2AClient",
     "RestA2AClient",
     "GrpcA2AClient",
+    "card_token_url",
     "A2AClientError",
     "A2AConnectionError",
     "A2AHTTPError",

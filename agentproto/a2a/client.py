@@ -33,15 +33,15 @@ trouble below the protocol (refused connection, HTTP 5xx without a JSON-RPC body
 raises :class:`A2AClientError` subclasses; a refused token request raises
 :class:`~agentproto.client_auth.TokenRequestError`.
 
-One implementation per binding: :class:`A2AClient` (:mod:`agentproto.a2a.client_async`; the
+One implementation per binding: :class:`A2AClient` (:mod:`agentproto.a2a._client_async`; the
 binding classes in :mod:`agentproto.a2a.client_bindings` override only its ``call`` and
 ``call_stream``) is the client; :class:`SyncA2AClient`, here, runs any of them on a private
 event-loop thread, so scripts get every method without ``await`` and nothing is written twice.
 They are adapters: they own the sockets (httpx), the wall clock (``time.monotonic`` for
-timeouts) and the default id source (:func:`agentproto.runtime.uuid_ids` for ``messageId``).
+timeouts) and the default id source (:func:`agentproto.system.uuid_ids` for ``messageId``).
 Everything that does no I/O — the client errors, request building, response parsing, card
 discovery and caching (:class:`~agentproto.a2a.card_cache.CardCache`), the progress rule of
-``wait`` — lives in :mod:`agentproto.a2a.client_core`. The errors are re-exported here.
+``wait`` — lives in :mod:`agentproto.a2a._client_core`. The errors are re-exported here.
 """
 
 from __future__ import annotations
@@ -55,10 +55,8 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
 
-from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.client_async import A2AClient
-from agentproto.a2a.client_bindings import connect
-from agentproto.a2a.client_core import (
+from agentproto.a2a._client_async import A2AClient
+from agentproto.a2a._client_core import (
     CARD_PATH,
     SETTLED_STATES,
     A2AClientError,
@@ -68,6 +66,8 @@ from agentproto.a2a.client_core import (
     InvalidResponseError,
     NoProgressError,
 )
+from agentproto.a2a.card_cache import CardCache
+from agentproto.a2a.client_bindings import connect
 from agentproto.a2a.types import AgentCard
 from agentproto.client_auth import ClientAuth
 

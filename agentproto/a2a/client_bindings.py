@@ -6,7 +6,7 @@ The classes here override only those two, so ``send``, ``stream``, ``wait``, pol
 rest behave identically on every binding:
 
 * :class:`RestA2AClient` maps each operation to its resource URL (the table in
-  :mod:`agentproto.a2a.rest`), GET/DELETE parameters to the query string, and reads errors
+  :mod:`agentproto.a2a._rest`), GET/DELETE parameters to the query string, and reads errors
   from the ``google.rpc.Status`` body by their ErrorInfo ``reason``;
 * :class:`GrpcA2AClient` calls a2a-sdk's generated stub, converting through ProtoJSON, and reads
   errors from the ``grpc-status-details-bin`` trailer.
@@ -29,9 +29,8 @@ from typing import Any, NoReturn
 
 import httpx
 
-from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.client_async import A2AClient, _deadline, _raise_timeout, _remaining
-from agentproto.a2a.client_core import (
+from agentproto.a2a._client_async import A2AClient, _deadline, _raise_timeout, _remaining
+from agentproto.a2a._client_core import (
     A2AClientError,
     A2AConnectionError,
     A2AHTTPError,
@@ -40,6 +39,7 @@ from agentproto.a2a.client_core import (
     _json,
     _offered,
 )
+from agentproto.a2a.card_cache import CardCache
 from agentproto.a2a.errors import A2AError, error_from_details
 from agentproto.a2a.types import JSONRPC_BINDING, PROTOCOL_VERSION, AgentCard, StreamResponse
 
@@ -213,7 +213,7 @@ class GrpcA2AClient(A2AClient):
     def _request(self, method: str, params: dict[str, Any]) -> Any:
         from a2a.types import a2a_pb2 as pb
 
-        from agentproto.a2a.grpc_server import to_proto
+        from agentproto.a2a._grpc_server import to_proto
 
         if self._p.tenant and "tenant" not in params:
             params = {"tenant": self._p.tenant, **params}

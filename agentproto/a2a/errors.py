@@ -23,7 +23,7 @@ client when a server answers with an error, so callers catch one hierarchy on bo
     ├── ExtensionSupportRequiredError -32008
     ├── VersionNotSupportedError      -32009
     └── A2AClientError                no code: the call got no A2A answer (client side,
-        │                             :mod:`~agentproto.a2a.client_core`)
+        │                             :mod:`~agentproto.a2a._client_core`)
         ├── A2AConnectionError        the agent could not be reached
         ├── A2AHTTPError              an HTTP error that carries no A2A error
         ├── A2ATimeoutError           the time budget ran out (NoProgressError: nothing moved)
@@ -113,7 +113,7 @@ class A2AError(AgentProtoError):
     code: int = -32603
     reason: ClassVar[str] = "INTERNAL"
     default_message: ClassVar[str] = "Internal error"
-    #: HTTP status of the HTTP+JSON binding (spec §5.4, v1.0.1 column), used by :mod:`~agentproto.a2a.rest`.
+    #: HTTP status of the HTTP+JSON binding (spec §5.4, v1.0.1 column), used by :mod:`~agentproto.a2a._rest`.
     http_status: int = 500
 
     def __init__(

@@ -34,7 +34,7 @@ entry state, and CANCELED is only reachable from an existing task (nothing to ca
 
 :class:`TaskMachine` applies the table to one task, stamping every transition with the injected
 clock, so a task's life can be replayed and plotted. The clock is required: this module never
-reads the system time (the service passes its clock — :class:`~agentproto.runtime.SystemClock`
+reads the system time (the service passes its clock — :class:`~agentproto.system.SystemClock`
 in production, a :class:`~agentproto.clock.FakeClock` in tests and notebooks). It does no I/O
 and knows nothing about JSON-RPC; the errors it raises already carry the A2A codes the server
 answers with.

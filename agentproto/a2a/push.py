@@ -20,7 +20,7 @@ and loopback targets (§13.2, server-side request forgery). When a config is cre
 :func:`check_webhook_url` judges the URL as httpx will send it (legacy IPv4 spellings such as
 ``2130706433`` or ``127.1`` are refused, and the URL stored is exactly the URL used). When a
 notification is sent, the URL is checked again and the host is resolved: every address must
-pass, and the connection goes to the checked address (:mod:`agentproto.a2a.push_egress`), so a host
+pass, and the connection goes to the checked address (:mod:`agentproto.a2a._push_egress`), so a host
 name — or a DNS answer that changes — cannot lead to an internal host. A URL refused then is a
 permanent failure (one WARNING per config, no retry); URLs are logged with ``%r``, escaped.
 Loopback is allowed only when the server is told so — the teaching server on 127.0.0.1 does,
@@ -43,8 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from agentproto.a2a.errors import InvalidParamsError
-from agentproto.a2a.push_egress import (
+from agentproto.a2a._push_egress import (
     LOOPBACK_REFUSED,
     PRIVATE_REFUSED,
     EgressPolicy,
@@ -52,6 +51,7 @@ from agentproto.a2a.push_egress import (
     address_refusal,
     pinned_client,
 )
+from agentproto.a2a.errors import InvalidParamsError
 from agentproto.a2a.types import StreamResponse, TaskPushNotificationConfig
 
 if TYPE_CHECKING:  # pragma: no cover - starlette is imported when the recorder app is built
@@ -101,11 +101,11 @@ def check_webhook_url(url: str, *, allow_loopback: bool = False, allow_private: 
     The URL is read as httpx will read it, and must come back unchanged (so the URL stored is
     exactly the URL used): printable ASCII only, ``http``/``https``, no userinfo, a port in
     1–65535. Its host is judged without a DNS lookup (this runs inside request handling):
-    literal addresses by :func:`~agentproto.a2a.push_egress.address_refusal`; legacy IPv4 spellings
+    literal addresses by :func:`~agentproto.a2a._push_egress.address_refusal`; legacy IPv4 spellings
     (``2130706433``, ``0x7f000001``, ``0177.0.0.1``, ``127.1``, ``0``), trailing dots and
     percent-encoded hosts are refused outright; ``localhost`` is loopback; private-use names
     (``.local``, ``.home.arpa``, ``.internal``) are private. Any other name passes here and
-    its addresses are checked when a notification is sent (:mod:`agentproto.a2a.push_egress`).
+    its addresses are checked when a notification is sent (:mod:`agentproto.a2a._push_egress`).
     Raises :class:`InvalidParamsError` naming the problem (the URL shown escaped, ``%r``).
     """
     policy = EgressPolicy(allow_loopback=allow_loopback, allow_private=allow_private)
@@ -205,7 +205,7 @@ class PushNotifier:
     ``allow_loopback`` / ``allow_private`` are the webhook policy (spec §13.2), judged again
     at every delivery: the URL by :func:`check_webhook_url` (a config stored before a check
     existed gets no pass), then every address its host resolves to, with the connection
-    pinned to the checked address (:mod:`agentproto.a2a.push_egress`). An
+    pinned to the checked address (:mod:`agentproto.a2a._push_egress`). An
     :class:`~agentproto.a2a.service.A2AService` keeps its own settings on its notifier, so
     create time and delivery time judge alike. A refused URL is a permanent failure: one
     WARNING per config, no retry. With your own ``http`` client, its transport decides where
@@ -410,7 +410,7 @@ class WebhookRecorder:
     """A client's webhook for demos and tests: records every POST it receives.
 
     ``recorder.app()`` is a Starlette app with ``POST /hook``; serve it on loopback (e.g. with
-    :func:`agentproto.testing.running_server`) and configure ``<url>/hook`` as the push URL.
+    :func:`agentproto.server.running_server`) and configure ``<url>/hook`` as the push URL.
     The first ``fail_first`` requests are answered 500, to watch the agent retry.
 
     A webhook MUST validate the credentials it configured (§13.2): with

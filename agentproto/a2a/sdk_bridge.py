@@ -8,7 +8,7 @@ function here is called.
   round trip is evidence that both sides agree on every field name and enum value.
 
 The SDK's *server*, running the SDK twin of our echo agent, is an adapter of its own:
-:func:`agentproto.a2a.server_sdk.sdk_echo_app`. This module stays pure (pydantic and protobuf
+:func:`agentproto.a2a._server_sdk.sdk_echo_app`. This module stays pure (pydantic and protobuf
 messages, no I/O), like the rest of the A2A core.
 """
 

@@ -13,7 +13,7 @@ Two routes (spec §8.2, §9):
   a plain JSON error if the request fails before the stream starts.
 
 The caller's subject, when an authentication layer in front has verified one, comes from the
-ASGI scope (:func:`agentproto.a2a.rest.caller_subject`); the tenant from ``params.tenant``.
+ASGI scope (:func:`agentproto.a2a._rest.caller_subject`); the tenant from ``params.tenant``.
 Everything protocol-related happens in :mod:`agentproto.a2a.jsonrpc` and
 :mod:`agentproto.a2a.service`; this module only moves bytes.
 
@@ -38,15 +38,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from agentproto import limits
+from agentproto.a2a._rest import REST_PATH, RestBinding, caller_subject
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.agents import Agent, make_agent
 from agentproto.a2a.jsonrpc import JSONRPCDispatcher
-from agentproto.a2a.rest import REST_PATH, RestBinding, caller_subject
 from agentproto.a2a.service import A2AService
-from agentproto.a2a.taskstore import TaskStore
 from agentproto.clock import Clock, IdSource
+from agentproto.server._log import log_event
+from agentproto.server._paths import AGENT_CARD_PATH
 from agentproto.server.guard import GuardConfig, HTTPGuard, socket_base_url
-from agentproto.server.log import log_event
-from agentproto.server.paths import AGENT_CARD_PATH
 from agentproto.store import Store
 
 __all__ = [
@@ -184,7 +184,7 @@ def a2a_lifespan(
     async def running(_app: Any) -> AsyncIterator[None]:
         grpc_server = None
         if grpc:
-            from agentproto.a2a.grpc_server import start_grpc_server
+            from agentproto.a2a._grpc_server import start_grpc_server
 
             grpc_server = await start_grpc_server(
                 service,
@@ -273,7 +273,7 @@ def create_a2a_app(
     :func:`agentproto.demo.app.create_app`, built from a :class:`~agentproto.server.ServerConfig`.
 
     JSON-RPC is at ``/a2a``, HTTP+JSON under ``/a2a/rest``; ``grpc=True`` also starts the gRPC
-    binding on a free loopback port for the app's lifetime (:mod:`agentproto.a2a.grpc_server`;
+    binding on a free loopback port for the app's lifetime (:mod:`agentproto.a2a._grpc_server`;
     needs grpcio) — the card then lists all three. ``input_limits`` and ``max_body_bytes``
     apply on all three.
 

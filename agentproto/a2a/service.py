@@ -5,7 +5,7 @@ Theory of operation
 :class:`A2AService` implements the eleven A2A operations (spec §3.1) over three parts that do
 no network I/O of their own: an agent (:mod:`agentproto.a2a.agents`, an async generator of
 updates), the task machine (:mod:`agentproto.a2a.machine`) and the store
-(:mod:`agentproto.a2a.taskstore`). The JSON-RPC binding (:mod:`agentproto.a2a.jsonrpc`) calls it
+(:mod:`agentproto.a2a._taskstore`). The JSON-RPC binding (:mod:`agentproto.a2a.jsonrpc`) calls it
 with validated request models; a notebook can call it directly.
 
 A message either names an existing task (``taskId``) or starts something new. For a new message
@@ -45,8 +45,8 @@ not exist or is not accessible"), and ``ListTasks`` lists only the caller's task
 
 Resources a caller can make the server hold are capped: open streams per caller and per task,
 events queued for a slow consumer, a stream's lifetime, open tasks per caller, the size of a
-ListTasks answer (the table and the bookkeeping are in :mod:`agentproto.a2a.service_streams`),
-and push configs per task (:mod:`agentproto.a2a.service_push`). A refusal is
+ListTasks answer (the table and the bookkeeping are in :mod:`agentproto.a2a._service_streams`),
+and push configs per task (:mod:`agentproto.a2a._service_push`). A refusal is
 ``ResourceExhaustedError`` (or InvalidParams for push configs) raised *before* anything
 changes: a ``SendMessage`` whose push config is refused leaves its task as it was.
 
@@ -64,6 +64,17 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from agentproto.a2a._service_push import PushConfigs
+from agentproto.a2a._service_push import scoped as _scoped
+from agentproto.a2a._service_streams import (
+    DEFAULT_SERVICE_LIMITS,
+    LiveTask,
+    LiveTasks,
+    ServiceLimits,
+    Subscriber,
+    single,
+)
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.agents import (
     Agent,
     ArtifactChunk,
@@ -95,18 +106,7 @@ from agentproto.a2a.machine import (
     resolve_follow_up,
 )
 from agentproto.a2a.push import PushNotifier
-from agentproto.a2a.service_push import PushConfigs
-from agentproto.a2a.service_push import scoped as _scoped
-from agentproto.a2a.service_streams import (
-    DEFAULT_SERVICE_LIMITS,
-    LiveTask,
-    LiveTasks,
-    ServiceLimits,
-    Subscriber,
-    single,
-)
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
-from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -132,7 +132,7 @@ from agentproto.a2a.types import (
     parse_timestamp,
 )
 from agentproto.clock import Clock, IdSource, iso_utc
-from agentproto.runtime import SystemClock, uuid_ids
+from agentproto.system import SystemClock, uuid_ids
 
 __all__ = [
     "A2AService",
@@ -181,8 +181,8 @@ def _fake_sleep(clock: Any) -> Callable[[float], Awaitable[None]]:
 class A2AService:
     """All A2A operations for one agent, over a task store, with an injected clock and ids
     (the tasks in memory, their streams, fan-out and caps are :attr:`tasks`, a
-    :class:`~agentproto.a2a.service_streams.LiveTasks`; the push-config operations are
-    :attr:`push_configs`, a :class:`~agentproto.a2a.service_push.PushConfigs`).
+    :class:`~agentproto.a2a._service_streams.LiveTasks`; the push-config operations are
+    :attr:`push_configs`, a :class:`~agentproto.a2a._service_push.PushConfigs`).
 
     ``sleep`` is how :class:`~agentproto.a2a.agents.Wait` is honoured; by default real
     ``asyncio.sleep`` with a real clock, and "advance the fake clock" with a

@@ -809,7 +809,7 @@ def _message(role: Role, content: str | Part | list[Part], message_id: str, **kw
     if not message_id:
         raise ValueError(
             "message_id is REQUIRED: the message's creator picks it (e.g. from an "
-            "IdFactory in tests, agentproto.runtime.uuid_ids in production)"
+            "IdFactory in tests, agentproto.system.uuid_ids in production)"
         )
     if isinstance(content, str):
         parts = [Part(text=content)]

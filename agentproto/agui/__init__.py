@@ -58,20 +58,20 @@ from typing import TYPE_CHECKING
 
 from agentproto._lazy import lazy_exports
 from agentproto.agui import capabilities, errors, interrupts
+from agentproto.agui._compat import CompatibilityBoundary
+from agentproto.agui._eras import ERA_SHIMS, EraDowngrade, shims_for
+from agentproto.agui._eras import EraShim as EraShim
+from agentproto.agui._patch import apply_patch
+from agentproto.agui._patch import copy_json as copy_json
 from agentproto.agui.capabilities import *  # noqa: F403 - the AgentCapabilities declaration (AGUICapabilities)
 from agentproto.agui.chunks import ChunkExpander, expand_chunks
 from agentproto.agui.chunks import PendingStream as PendingStream
-from agentproto.agui.compat import CompatibilityBoundary
-from agentproto.agui.eras import ERA_SHIMS, EraDowngrade, shims_for
-from agentproto.agui.eras import EraShim as EraShim
 from agentproto.agui.errors import *  # noqa: F403 - every error and the warning type
 from agentproto.agui.errors import Warning_ as Warning_
 from agentproto.agui.events import *  # noqa: F403 - the event model is the public API
 from agentproto.agui.events import __all__ as _events_all
 from agentproto.agui.interrupts import *  # noqa: F403 - the interrupt/resume API and its errors
 from agentproto.agui.parse import EventParser, ParsedEvent, parse_event, parse_run_agent_input
-from agentproto.agui.patch import apply_patch
-from agentproto.agui.patch import copy_json as copy_json
 from agentproto.agui.pipeline import (
     STAGE_RULES,
     LintReport,

@@ -23,7 +23,7 @@ protocol violation raises the pipeline's error (the stream is *rejected*); a ``R
 *Identity and age.* The stream must stay on the input's ``threadId`` (spec 1.1 ``run-input``,
 "Identity"): the verifier is told it, so a run on another thread is rejected. An agent pinned
 to an older protocol (``max_protocol_version=``) gets the era shims of
-:mod:`agentproto.agui.eras` on the input sent and on the events received, before the pipeline;
+:mod:`agentproto.agui._eras` on the input sent and on the events received, before the pipeline;
 what they lose is reported in :attr:`RunResult.warnings`.
 
 *Duplicates.* Events repeated by a retrying proxy or a replaying middlebox are dropped before
@@ -58,8 +58,8 @@ from typing import Any, TypeVar
 import httpx
 
 from agentproto.agui import events as ev
-from agentproto.agui.compat import upgrade_binary_parts
-from agentproto.agui.eras import EraDowngrade
+from agentproto.agui._compat import upgrade_binary_parts
+from agentproto.agui._eras import EraDowngrade
 from agentproto.agui.errors import AGUIError, PipelineWarning
 from agentproto.agui.interrupts import (
     ThreadRecord,
@@ -72,7 +72,7 @@ from agentproto.agui.parse import enforce_outgoing_input
 from agentproto.agui.sse import SSE_CONTENT_TYPE, SSEDecoder
 from agentproto.client_auth import ClientAuth, as_auth
 from agentproto.clock import Clock
-from agentproto.runtime import SystemClock, uuid_ids
+from agentproto.system import SystemClock, uuid_ids
 
 T = TypeVar("T")
 
@@ -291,7 +291,7 @@ class AGUIClient:
         clients (:mod:`agentproto.client_auth`).
 
         ``max_protocol_version`` is what you know about the agent's age (``"0.0.39"``,
-        ``"0.0.57"``, ``"1.0"``): it selects the era shims of :mod:`agentproto.agui.eras`
+        ``"0.0.57"``, ``"1.0"``): it selects the era shims of :mod:`agentproto.agui._eras`
         for the input sent and the events received. ``None`` (the default) treats the agent
         as current, as the spec requires when its age is not known (``basic/versioning``)."""
         self.eras = EraDowngrade(max_protocol_version)  # ValueError for a value it cannot read
@@ -403,7 +403,7 @@ class AGUIClient:
         ``tools`` and ``context`` are the input's ``tools`` (the tools the frontend offers)
         and ``context`` lists, sent only when given (absent and empty mean the same, spec
         ``basic/run-input``). A retired ``binary`` content part in a message is upgraded to
-        the typed media part that replaced it (:func:`~agentproto.agui.compat.upgrade_binary_parts`).
+        the typed media part that replaced it (:func:`~agentproto.agui._compat.upgrade_binary_parts`).
         ``on_event`` is called with each accepted event (wire dict) as it arrives — a notebook
         uses it to draw live. ``body_override`` replaces fields of the request body verbatim:
         the notebooks use it to send contract-breaking inputs on purpose.

@@ -21,7 +21,7 @@ The rules it follows, all from ``basic/versioning`` unless named otherwise:
 * ``RUN_STARTED.protocolVersion`` is restated as ``"1.0"``: a translator declares what it
   emits, not what the original producer spoke. A stream that declared nothing is left so.
 
-For a peer older than 1.0 the era shims of :mod:`agentproto.agui.eras` run after this one
+For a peer older than 1.0 the era shims of :mod:`agentproto.agui._eras` run after this one
 (``subagentRunId`` stripped silently, ``SUBAGENT_*`` dropped with warnings), and the version
 declaration is removed, since the 0.x line predates the field. Sans-I/O and pure: inputs are
 never changed, and members that needed no change are shared, not copied.
@@ -33,8 +33,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproto.agui.eras import downgrade_event, parse_dotted_version, shims_for
-from agentproto.agui.eras import downgrade_input as era_downgrade_input
+from agentproto.agui._eras import downgrade_event, parse_dotted_version, shims_for
+from agentproto.agui._eras import downgrade_input as era_downgrade_input
 from agentproto.agui.errors import MalformedEventError, PipelineWarning
 from agentproto.agui.events import PROTOCOL_VERSION
 
@@ -184,7 +184,7 @@ def downgrade_input(
     The same rules as :func:`downgrade_stream`: ``encryptedValueType`` stripped from every
     message and tool call with a warning (``event`` is ``None``, ``path`` points into the
     input), ``protocolVersion`` restated as ``"1.0"`` (removed for a 0.x peer, with the era
-    shims of :func:`agentproto.agui.eras.downgrade_input` applied). Pure.
+    shims of :func:`agentproto.agui._eras.downgrade_input` applied). Pure.
     """
     if not _is_older(peer_version, (1, 1)):
         return dict(body), []

@@ -18,7 +18,7 @@ Patch operations, metadata, activity content, ``responseSchema``) keep them.
 Reading events *from the wire* is not done by validating these models directly: the
 processing model (spec ``basic/processing``) strips unrecognised material with warnings and
 translates retired shapes first. That is :mod:`agentproto.agui.parse` (the parser),
-:mod:`agentproto.agui.enforce` (the stripping walk) and :mod:`agentproto.agui.compat` (the
+:mod:`agentproto.agui._enforce` (the stripping walk) and :mod:`agentproto.agui._compat` (the
 compatibility boundary); their public names are re-exported by :mod:`agentproto.agui`.
 
 What events carry (messages, content parts, tools, ``RunAgentInput``, JSON Patch operations,

@@ -59,7 +59,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agentproto.agui.interrupt_errors import (
+from agentproto.agui._interrupt_errors import (
     BuildResumeError,
     CancelledWithPayloadError,
     DuplicateEntryError,
@@ -95,7 +95,7 @@ __all__ = [
     "is_expired",
     "resume_key",
     "validate_resume",
-    # errors (defined in agentproto.agui.interrupt_errors)
+    # errors (defined in agentproto.agui._interrupt_errors)
     "ResumeError",
     "BuildResumeError",
     "ThreadMismatchError",
@@ -484,8 +484,8 @@ def _check_payload(interrupt: dict[str, Any], entry: dict[str, Any], notices: li
     if schema is None:
         return
     # Loaded here, not at module level, and without the format checkers it would build at
-    # import (agentproto.schemas): no server or CLI start pays for a schema nobody sent.
-    from agentproto.schemas import jsonschema as load_jsonschema
+    # import (agentproto._schemas): no server or CLI start pays for a schema nobody sent.
+    from agentproto._schemas import jsonschema as load_jsonschema
 
     jsonschema = load_jsonschema()
 

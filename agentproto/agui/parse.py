@@ -3,14 +3,14 @@
 Reading one event follows the processing model (spec ``basic/processing``), run by
 :class:`EventParser`:
 
-1. **Compatibility boundary** (:mod:`agentproto.agui.compat`, spec ``basic/versioning``):
+1. **Compatibility boundary** (:mod:`agentproto.agui._compat`, spec ``basic/versioning``):
    retired ``THINKING_*`` events and tolerated ``null`` fields are translated, with warnings,
    *before* enforcement would treat them as unknown. It MUST see the stream first.
    **Middleware** (``middleware=``: a function of the decoded event, its index and the warning
    list, returning the event or ``None`` to drop it) runs next, before enforcement removes
    anything it exists to translate ("Where middleware sits"); the kit's client installs its era
    shims there.
-2. **Enforcement** (:mod:`agentproto.agui.enforce`): an unknown event type is *dropped* with a
+2. **Enforcement** (:mod:`agentproto.agui._enforce`): an unknown event type is *dropped* with a
    warning; an unknown property or an unrecognised union member is *stripped* with a warning
    naming its JSON path.
 3. **Validation** in pydantic's *strict* mode: a known field with a wrong type, a bad enum
@@ -38,8 +38,8 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from agentproto.agui.compat import CompatibilityBoundary, version_warning
-from agentproto.agui.enforce import REMOVE, Enforcer, escape_pointer, model_shape
+from agentproto.agui._compat import CompatibilityBoundary, version_warning
+from agentproto.agui._enforce import REMOVE, Enforcer, escape_pointer, model_shape
 from agentproto.agui.errors import DecodeError, MalformedEventError, PatchError, PipelineWarning
 from agentproto.agui.events import (
     _CLASS_BY_NAME,
@@ -367,7 +367,7 @@ def parse_run_agent_input(
     Spec ``basic/processing`` ("Outgoing material"): a producer receiving a run input applies
     the same asymmetry as a consumer reading events — unrecognised material is stripped with a
     warning, a malformed known field is fatal (:class:`MalformedEventError`). Retired shapes
-    are translated first (:class:`~agentproto.agui.compat.CompatibilityBoundary`).
+    are translated first (:class:`~agentproto.agui._compat.CompatibilityBoundary`).
     """
     if isinstance(obj, (bytes, bytearray, str)):
         try:

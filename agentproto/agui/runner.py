@@ -340,7 +340,7 @@ def replay_events(
 ) -> list[ev.BaseEvent]:
     """The run that answers a replayed resume from the record instead of acting again.
 
-    ``original`` is the :class:`~agentproto.agui.threadstore.RunRecord` of the run that first carried the
+    ``original`` is the :class:`~agentproto.agui._threadstore.RunRecord` of the run that first carried the
     same answers; ``snapshot`` the thread as stored. The replay restates the thread with
     snapshots (never by re-sending the original's events — restated history uses snapshots,
     spec 1.1 ``events/lifecycle``) and ends with the original's outcome and result. A

@@ -49,7 +49,7 @@ says nothing of their form. This server's own limit, :data:`ID_PATTERN`: 1 to
 — every such id can be put in a URL path as is, so ``GET /ag-ui/threads/{threadId}`` reaches
 every thread a client can create. Anything else (``a/b``, CR/LF, 5,000 characters) is refused
 with 422 ``invalid_input`` before anything is stored. Thread ids are the client's choice and so
-are kept per caller (:mod:`~agentproto.agui.threadstore_owners`): another subject using the
+are kept per caller (:mod:`~agentproto.agui._threadstore_owners`): another subject using the
 same ``threadId`` gets a thread of its own.
 """
 
@@ -69,21 +69,21 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agentproto.agui import events as ev
-from agentproto.agui.compat import parse_protocol_version
+from agentproto.agui._compat import parse_protocol_version
+from agentproto.agui._threadstore import RunIdReusedError, ThreadStore
+from agentproto.agui._threadstore_owners import ThreadOwners, request_subject
 from agentproto.agui.errors import DecodeError, MalformedEventError
 from agentproto.agui.interrupts import ResumeError, ResumePlan, validate_resume
 from agentproto.agui.parse import parse_run_agent_input
 from agentproto.agui.runner import AGUIAgent, RunContext, RunDriver, replay_events
 from agentproto.agui.sse import KEEP_ALIVE, SSE_CONTENT_TYPE, encode_sse
-from agentproto.agui.threadstore import RunIdReusedError, ThreadStore
-from agentproto.agui.threadstore_owners import ThreadOwners, request_subject
 from agentproto.clock import Clock
-from agentproto.http_guard import log_event
 from agentproto.limits import DEFAULT_LIMITS, LimitError, Limits
 from agentproto.limits import loads as limited_loads
-from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.security.client_input import check_client_tool_results
 from agentproto.security.errors import ForgedToolResult
+from agentproto.server._log import log_event
+from agentproto.system import SystemClock, uuid_ids
 
 __all__ = [
     "agui_routes",
@@ -149,7 +149,7 @@ class ActiveRun:
     """A run executing in the background, and the queue its HTTP response reads from.
 
     ``thread_id`` is the client's; ``key`` the thread's storage key (its owner's namespace,
-    see :mod:`~agentproto.agui.threadstore_owners`; the thread id itself by default)."""
+    see :mod:`~agentproto.agui._threadstore_owners`; the thread id itself by default)."""
 
     thread_id: str
     run_id: str

@@ -13,8 +13,8 @@ Theory of operation
   later operation fails, so the prior state is restored exactly without copying the whole
   document per delta. The common operations (``add``/``replace``/``remove`` along paths
   that resolve in plain dicts and lists) take the fast engine of
-  :mod:`~agentproto.agui.patch`; everything else, and every failure, is ``jsonpatch``'s
-  (see :func:`~agentproto.agui.patch._apply_in_place`). A well-formed patch that does not
+  :mod:`~agentproto.agui._patch`; everything else, and every failure, is ``jsonpatch``'s
+  (see :func:`~agentproto.agui._patch._apply_in_place`). A well-formed patch that does not
   apply (missing path, failed ``test``) keeps the prior state and yields a warning quoting
   jsonpatch's message; the next snapshot is adopted regardless (spec
   ``basic/patterns/snapshots``). The reducer owns its state: snapshots are copied in,
@@ -52,6 +52,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from agentproto.agui._patch import (
+    _apply_in_place,
+    _is_patch_error,
+    _load_jsonpatch,
+    _op_dict,
+    apply_patch,
+    copy_json,
+)
 from agentproto.agui.errors import ChunkError, GuardError, PipelineWarning, ResyncNeeded
 from agentproto.agui.events import (
     EVENT_CLASSES,
@@ -78,14 +86,6 @@ from agentproto.agui.events import (
     ToolCallResultEvent,
     ToolCallStartEvent,
     dump_model,
-)
-from agentproto.agui.patch import (
-    _apply_in_place,
-    _is_patch_error,
-    _load_jsonpatch,
-    _op_dict,
-    apply_patch,
-    copy_json,
 )
 
 __all__ = ["StateReducer", "apply_patch", "copy_json", "DEFAULT_VERSION_KEY"]

@@ -163,7 +163,7 @@ def find_unsafe(props: Any) -> tuple[str, str] | None:
 
 
 def _best_error(schema: Mapping[str, Any], instance: Any) -> Any:
-    from agentproto.schemas import jsonschema as load_jsonschema  # lazily: keeps agentproto.agui light
+    from agentproto._schemas import jsonschema as load_jsonschema  # lazily: keeps agentproto.agui light
 
     jsonschema = load_jsonschema()
 

@@ -1,9 +1,10 @@
 r"""Notebook 08 (end to end): sequence diagrams drawn from a thread's real event log.
 
-:func:`sequence_from_store` reads a thread from the server's :class:`~agentproto.agui.threadstore.ThreadStore`
-— its runs in order, each run's event log, the decisions from the interrupt ledger — and
-:func:`sequence_from_log` turns that into :class:`Arrow`\ s between the four participants of
-:data:`LANES`; :func:`plot_sequence` draws them. Streaming triads collapse to one arrow; the
+:func:`sequence_from_store` reads a thread from the server's thread store
+(:class:`~agentproto.agui._threadstore.ThreadStore`) — its runs in order, each run's event log,
+the decisions from the interrupt ledger — and :func:`sequence_from_log` turns that into
+:class:`Arrow`\ s between the four participants of :data:`LANES`; :func:`plot_sequence` draws
+them. Streaming triads collapse to one arrow; the
 MCP ``tools/call`` appears only for tools that really ran.
 """
 

@@ -65,9 +65,8 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 
 from agentproto import limits
+from agentproto.a2a import A2AClient, A2AConnectionError, InvalidResponseError
 from agentproto.a2a.agents import Agent, make_agent
-from agentproto.a2a.client_async import A2AClient
-from agentproto.a2a.client_core import A2AConnectionError, InvalidResponseError
 from agentproto.a2a.errors import (
     A2AError,
     ExtensionSupportRequiredError,

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from agentproto._schemas import jsonschema
 from agentproto.clock import Clock, FakeClock
 from agentproto.course.quiz import Question, Quiz
 from agentproto.course.widgets import show
 from agentproto.errors import AgentProtoError
 from agentproto.resources import read_json
-from agentproto.schemas import jsonschema
 
 if TYPE_CHECKING:
     from matplotlib.artist import Artist

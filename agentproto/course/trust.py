@@ -455,7 +455,7 @@ class SecuredDemo:
         """A bearer token for client ``name`` (client credentials, ``client_secret_post``)."""
         import httpx
 
-        from agentproto.server.paths import TOKEN_PATH
+        from agentproto.server import TOKEN_PATH
 
         form = {"grant_type": "client_credentials", "client_id": name, "client_secret": self.clients[name]}
         answer = httpx.post(self.url + TOKEN_PATH, data=form, timeout=10)

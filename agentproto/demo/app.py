@@ -30,19 +30,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from agentproto import __version__
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.agents import make_agent
 from agentproto.a2a.server import A2AApplication, a2a_lifespan
 from agentproto.a2a.service import A2AService
-from agentproto.a2a.taskstore import TaskStore
+from agentproto.agui._threadstore import ThreadStore
 from agentproto.agui.server import RunRegistry, agui_routes
-from agentproto.agui.threadstore import ThreadStore
 from agentproto.clock import Clock
 from agentproto.demo.refund_agent import RefundAgent
 from agentproto.demo.tools import FakeToolProvider
 from agentproto.limits import MAX_BODY_BYTES
-from agentproto.runtime import SystemClock, uuid_ids
 from agentproto.server.config import Bindings, ServerConfig, WebhookPolicy
 from agentproto.server.guard import GuardConfig, HTTPGuard
+from agentproto.system import SystemClock, uuid_ids
 
 if TYPE_CHECKING:  # auth mode (cryptography, PyJWT) is imported only when a config asks for it
     from agentproto.demo.auth import AuthMode

@@ -4,7 +4,7 @@ A human-approved tool call has three parts, and each must come from the record, 
 client's memory: what the agent *proposed* (the ``TOOL_CALL_ARGS`` it streamed), what the
 person *decided* (the ``resume`` entry that settled the interrupt) and what *happened* (the
 ``TOOL_CALL_RESULT`` on the original ``toolCallId``). :func:`audit_trail` joins them for every
-interrupt of a thread from the :class:`~agentproto.agui.threadstore.ThreadStore`'s event logs and interrupt
+interrupt of a thread from the :class:`~agentproto.agui._threadstore.ThreadStore`'s event logs and interrupt
 ledger.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentproto.agui.threadstore import ThreadStore
+    from agentproto.agui._threadstore import ThreadStore
 
 __all__ = ["AuditRow", "audit_trail"]
 

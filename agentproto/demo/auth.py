@@ -20,7 +20,7 @@ app's HTTP guard,
   subject's task, context or push config with TaskNotFound on all three bindings — ``-32001``,
   HTTP 404, gRPC ``NOT_FOUND`` — and ``ListTasks`` lists only the caller's. The gRPC binding
   gets the same bearer check through :func:`grpc_authenticator`. AG-UI: the AG-UI server
-  keeps thread ownership itself (:mod:`agentproto.agui.threadstore_owners`) and answers
+  keeps thread ownership itself (:mod:`agentproto.agui._threadstore_owners`) and answers
   another subject's thread, run events or cancel with ``404 thread_not_found`` /
   ``404 run_not_active``; a new run or resume on it is ``404 thread_not_found`` too.
 
@@ -42,9 +42,9 @@ from urllib.parse import parse_qsl, unquote_plus
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from agentproto.a2a.taskstore import TaskStore
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.types import AgentCard
-from agentproto.agui.threadstore_owners import ThreadOwners
+from agentproto.agui._threadstore_owners import ThreadOwners
 from agentproto.client_auth import secret_env_name  # one convention for both ends
 from agentproto.clock import Clock
 from agentproto.security.errors import OAuthError, OAuthThrottled, TokenError
@@ -52,10 +52,10 @@ from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import BearerAuth, client_credentials_scheme, requirement
 from agentproto.security.throttle import ClientAuthThrottle
 from agentproto.security.tokens import authorize, challenge
-from agentproto.server.asgi import Receive, Scope, Send, send_json
+from agentproto.server._asgi import Receive, Scope, Send, send_json
+from agentproto.server._log import log_event
+from agentproto.server._paths import AGENT_CARD_PATH, JWKS_PATH, TOKEN_PATH
 from agentproto.server.config import AuthConfig, ServerConfig
-from agentproto.server.log import log_event
-from agentproto.server.paths import AGENT_CARD_PATH, JWKS_PATH, TOKEN_PATH
 from agentproto.store import Store
 
 __all__ = [
@@ -468,7 +468,7 @@ def grpc_authenticator(
     keys = authority.key_set()
 
     def authenticate(metadata: Mapping[str, str]) -> Any:
-        from agentproto.a2a.grpc_server import GrpcAuthError  # needs grpcio, as the binding does
+        from agentproto.a2a._grpc_server import GrpcAuthError  # needs grpcio, as the binding does
 
         try:
             verified = authorize(

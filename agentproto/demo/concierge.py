@@ -28,9 +28,9 @@ from agentproto.a2a.errors import A2AError
 from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
 from agentproto.a2a.types import StreamResponse, Task, TaskArtifactUpdateEvent
 from agentproto.agui import events as ev
+from agentproto.agui._threadstore import ThreadStore
 from agentproto.agui.interrupts import finish_with_interrupts
 from agentproto.agui.server import agui_routes
-from agentproto.agui.threadstore import ThreadStore
 from agentproto.clock import Clock, IdFactory, IdSource
 from agentproto.demo.refund_agent import ORDER_ID_PATTERN, _user_text
 from agentproto.demo.tools import FakeToolProvider, handle_jsonrpc

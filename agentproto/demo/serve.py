@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentproto.limits import ConnectionLimits
+from agentproto.server._log import serve_log as _log
+from agentproto.server._paths import AGENT_CARD_PATH, TOKEN_PATH
 from agentproto.server.config import AuthConfig, Bindings, ServerConfig, WebhookPolicy
-from agentproto.server.log import serve_log as _log
-from agentproto.server.paths import AGENT_CARD_PATH, TOKEN_PATH
 
 __all__ = [
     "configure",
@@ -441,8 +441,8 @@ def _grpc_wanted(args: argparse.Namespace) -> bool:
 def _warm_up() -> None:
     """Import what the first run would otherwise import while a client waits: jsonschema,
     which the demo agent checks tool arguments with (loaded lazily so the library stays light,
-    and without the format checkers that cost seconds: :mod:`agentproto.schemas`)."""
-    from agentproto.schemas import jsonschema
+    and without the format checkers that cost seconds: :mod:`agentproto._schemas`)."""
+    from agentproto._schemas import jsonschema
 
     jsonschema()
 

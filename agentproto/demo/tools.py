@@ -37,8 +37,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentproto.clock import Clock, IdFactory
 from agentproto.errors import AgentProtoError
-from agentproto.runtime import SystemClock
 from agentproto.store import Store
+from agentproto.system import SystemClock
 
 __all__ = [
     "ToolProvider",
@@ -309,7 +309,7 @@ class FakeToolProvider:
         if fault is not None and fault.kind == "business_error":
             record["outcome"] = "error"
             return error_result(fault.message, code="service_unavailable")
-        from agentproto.schemas import jsonschema as load_jsonschema  # lazily: agentproto.schemas
+        from agentproto._schemas import jsonschema as load_jsonschema  # lazily: agentproto._schemas
 
         jsonschema = load_jsonschema()
 

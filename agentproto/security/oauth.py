@@ -46,11 +46,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproto.clock import Clock
-from agentproto.runtime import uuid_ids
 from agentproto.security.errors import OAuthError
 from agentproto.security.keys import KeySet, algorithm_for
 from agentproto.security.throttle import ClientAuthThrottle
 from agentproto.security.tokens import issue_token
+from agentproto.system import uuid_ids
 
 __all__ = ["AuthorizationServer", "RegisteredClient", "CLIENT_CREDENTIALS", "ISSUED_LOG_SIZE"]
 

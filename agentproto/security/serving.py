@@ -47,8 +47,8 @@ from agentproto.security.cards import canonical_card_payload, sign_card
 from agentproto.security.errors import TokenError, TokenExpired
 from agentproto.security.keys import ASYMMETRIC_ALGORITHMS, KeySet
 from agentproto.security.tokens import authorize, challenge, error_body, valid_until_ms
-from agentproto.server.asgi import ASGIApp, Scope
-from agentproto.server.paths import AGENT_CARD_PATH
+from agentproto.server._asgi import ASGIApp, Scope
+from agentproto.server._paths import AGENT_CARD_PATH
 
 __all__ = [
     "BearerAuth",

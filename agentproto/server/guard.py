@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentproto import limits
-from agentproto.server.asgi import ASGIApp, Message, Receive, Scope, Send, send_json
-from agentproto.server.log import log_event
+from agentproto.server._asgi import ASGIApp, Message, Receive, Scope, Send, send_json
+from agentproto.server._log import log_event
 
 __all__ = ["HTTPGuard", "GuardConfig", "LOOPBACK_HOSTS", "log_event", "parse_host", "socket_base_url"]
 

@@ -4,7 +4,7 @@ Used by the integration tests, by the notebooks that start a live server next to
 kernel, and by anyone who wants to poke the demo agents from the same Python process::
 
     from agentproto.demo.app import create_app
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     with running_server(create_app()) as base_url:
         ...  # httpx.get(f"{base_url}/ag-ui/threads/t-1")

@@ -19,9 +19,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from agentproto.a2a.client import SyncA2AClient
+from agentproto.a2a import SyncA2AClient, card_token_url
 from agentproto.a2a.client_bindings import connect
-from agentproto.a2a.client_core import card_token_url
 from agentproto.agui.client import AGUIClient, SyncAGUIClient
 from agentproto.client_auth import ClientCredentials
 

@@ -11,7 +11,7 @@ from agentproto.a2a.agents import Agent, make_agent
 from agentproto.a2a.server import create_a2a_app
 from agentproto.a2a.service import A2AService
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 
 
 @pytest.fixture

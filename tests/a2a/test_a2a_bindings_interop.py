@@ -15,7 +15,7 @@ from a2a.utils import errors as sdk_errors  # noqa: E402
 
 from agentproto.a2a.server import create_a2a_app  # noqa: E402
 from agentproto.clock import FakeClock, IdFactory  # noqa: E402
-from agentproto.testing import RunningServer  # noqa: E402
+from agentproto.server import RunningServer  # noqa: E402
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]
 
@@ -237,7 +237,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def sdk_three():
     """a2a-sdk's DefaultRequestHandler on JSON-RPC, REST (/rest) and gRPC, echo executor."""
-    from agentproto.a2a.server_sdk import sdk_echo_app
+    from agentproto.a2a._server_sdk import sdk_echo_app
 
     http_port, grpc_port = _free_port(), _free_port()
     app = sdk_echo_app(url=f"http://127.0.0.1:{http_port}", rest_path="/rest", grpc_port=grpc_port)

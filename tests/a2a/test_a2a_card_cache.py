@@ -12,7 +12,7 @@ from agentproto.a2a.client import A2AClient, A2AHTTPError, SyncA2AClient
 from agentproto.a2a.server import create_a2a_app
 from agentproto.a2a.types import AgentCard
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.testing import RunningServer, running_server
+from agentproto.server import RunningServer, running_server
 
 URL = "http://agent.example/.well-known/agent-card.json"
 CARD = AgentCard(name="Weather", description="Forecasts", version="1.0.0", capabilities={})

@@ -8,11 +8,11 @@ import json
 import httpx
 import pytest
 
-from agentproto.a2a.client_core import card_token_url
+from agentproto.a2a._client_core import card_token_url
 from agentproto.a2a.types import AgentCard
 from agentproto.cli import main
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 from tests.servers import AUTH_CLIENTS, secured
 
 

@@ -8,7 +8,7 @@ from agentproto.a2a.client import A2AHTTPError, SyncA2AClient
 from agentproto.a2a.client_bindings import connect
 from agentproto.client_auth import ClientCredentials
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 from tests.servers import AUTH_CLIENTS, secured
 
 pytestmark = pytest.mark.anyio

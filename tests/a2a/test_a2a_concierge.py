@@ -15,7 +15,7 @@ def stack():
     from agentproto.agui.client import SyncAGUIClient
     from agentproto.clock import FakeClock, IdFactory
     from agentproto.demo.concierge import create_concierge_app
-    from agentproto.testing import RunningServer
+    from agentproto.server import RunningServer
 
     travel_app = create_a2a_app(agent="travel", clock=FakeClock(), ids=IdFactory("task"))
     travel = RunningServer(travel_app).start()
@@ -109,7 +109,7 @@ def test_an_unreachable_remote_agent_is_a_subagent_error_and_the_run_finishes():
     from agentproto.agui.client import SyncAGUIClient
     from agentproto.clock import FakeClock, IdFactory
     from agentproto.demo.concierge import create_concierge_app
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     app = create_concierge_app("http://127.0.0.1:9", clock=FakeClock(), ids=IdFactory("ag"))
     with running_server(app) as url:

@@ -18,7 +18,9 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from agentproto.a2a import A2AService, ServiceLimits, errors, jsonrpc, rest
+from agentproto.a2a import A2AService, ServiceLimits, errors, jsonrpc
+from agentproto.a2a import _rest as rest
+from agentproto.a2a._rest import RestBinding, error_response
 from agentproto.a2a.agents import make_agent
 from agentproto.a2a.errors import (
     GRPC_STATUS,
@@ -30,7 +32,6 @@ from agentproto.a2a.errors import (
     grpc_status_name,
     status_json,
 )
-from agentproto.a2a.rest import RestBinding, error_response
 from agentproto.a2a.server import create_a2a_app
 from agentproto.a2a.types import (
     ListTasksRequest,

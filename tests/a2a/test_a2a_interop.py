@@ -19,13 +19,13 @@ from a2a.utils import errors as sdk_errors
 from google.protobuf.json_format import MessageToDict
 
 from agentproto.a2a import types as T
+from agentproto.a2a._server_sdk import sdk_echo_app
 from agentproto.a2a.agents import ConformanceAgent, TravelDeskAgent
 from agentproto.a2a.client import A2AClient
 from agentproto.a2a.errors import TaskNotFoundError
 from agentproto.a2a.sdk_bridge import from_sdk, to_sdk
-from agentproto.a2a.server_sdk import sdk_echo_app
 from agentproto.a2a.states import TaskState
-from agentproto.testing import running_server
+from agentproto.server import running_server
 
 pytestmark = [pytest.mark.interop]
 

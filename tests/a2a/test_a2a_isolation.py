@@ -6,12 +6,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from agentproto.a2a._taskstore import _SCHEMA_V1, A2A_SCHEMA_VERSION, TaskStore
 from agentproto.a2a.errors import InvalidParamsError, TaskNotFoundError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.machine import Transition
 from agentproto.a2a.server import create_a2a_app
 from agentproto.a2a.states import TaskState
-from agentproto.a2a.taskstore import _SCHEMA_V1, A2A_SCHEMA_VERSION, TaskStore
 from agentproto.a2a.types import (
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -28,8 +28,8 @@ from agentproto.a2a.types import (
     user_message,
 )
 from agentproto.clock import FakeClock, IdFactory
+from agentproto.server import RunningServer
 from agentproto.store import Store
-from agentproto.testing import RunningServer
 
 pytestmark = pytest.mark.anyio
 
@@ -294,7 +294,7 @@ def _context_owners(tasks: TaskStore, context_id: str) -> list[tuple[str, str]]:
 
 
 def test_a_demo_database_with_owners_in_the_old_asgi_table_keeps_them(tmp_path):
-    from agentproto.agui.threadstore_owners import ThreadOwners
+    from agentproto.agui._threadstore_owners import ThreadOwners
     from agentproto.demo.auth import OwnerTable
 
     path = tmp_path / "demo.sqlite3"
@@ -335,8 +335,8 @@ def test_a_demo_database_with_owners_in_the_old_asgi_table_keeps_them(tmp_path):
 def test_verified_claims_without_a_subject_never_pass_for_the_anonymous_caller():
     from types import SimpleNamespace
 
-    from agentproto.a2a.rest import caller_subject
-    from agentproto.agui.threadstore_owners import request_subject
+    from agentproto.a2a._rest import caller_subject
+    from agentproto.agui._threadstore_owners import request_subject
 
     assert caller_subject({}) is None and request_subject({}) == ""
     assert caller_subject({"state": {"claims": SimpleNamespace(subject="alice")}}) == "alice"

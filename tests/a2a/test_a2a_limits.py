@@ -13,13 +13,13 @@ import json
 
 import pytest
 
-from agentproto.a2a.jsonrpc import CallerScope, ResourceExhaustedError
-from agentproto.a2a.service_streams import (
+from agentproto.a2a._service_streams import (
     LIST_DEFAULT_HISTORY_LENGTH,
     MAX_STREAMS_PER_CALLER,
     MAX_STREAMS_PER_TASK,
     ServiceLimits,
 )
+from agentproto.a2a.jsonrpc import CallerScope, ResourceExhaustedError
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
     CancelTaskRequest,
@@ -175,7 +175,7 @@ async def test_open_tasks_per_caller_are_capped(make_service):
 
 
 async def test_the_open_task_count_is_read_back_from_the_store(make_service, tmp_path):
-    from agentproto.a2a.taskstore import TaskStore
+    from agentproto.a2a._taskstore import TaskStore
 
     db = str(tmp_path / "t.sqlite3")
     first = make_service(store=TaskStore(db))

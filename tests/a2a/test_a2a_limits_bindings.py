@@ -21,13 +21,13 @@ from a2a.types import a2a_pb2_grpc  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
 from agentproto import limits  # noqa: E402
+from agentproto.a2a._grpc_server import SERVER_OPTIONS, start_grpc_server  # noqa: E402
+from agentproto.a2a._service_streams import MAX_STREAMS_PER_TASK  # noqa: E402
 from agentproto.a2a.agents import make_agent  # noqa: E402
-from agentproto.a2a.grpc_server import SERVER_OPTIONS, start_grpc_server  # noqa: E402
 from agentproto.a2a.server import create_a2a_app  # noqa: E402
 from agentproto.a2a.service import A2AService  # noqa: E402
-from agentproto.a2a.service_streams import MAX_STREAMS_PER_TASK  # noqa: E402
 from agentproto.clock import FakeClock, IdFactory  # noqa: E402
-from agentproto.testing import RunningServer  # noqa: E402
+from agentproto.server import RunningServer  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 V = {"A2A-Version": "1.0"}

@@ -22,7 +22,7 @@ from agentproto.a2a.types import (
     TaskPushNotificationConfig,
     user_message,
 )
-from agentproto.testing import running_server
+from agentproto.server import running_server
 
 pytestmark = pytest.mark.anyio
 

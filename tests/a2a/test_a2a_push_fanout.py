@@ -8,10 +8,10 @@ import asyncio
 import httpx
 import pytest
 
+from agentproto.a2a._service_push import MAX_PUSH_CONFIGS_PER_TASK
 from agentproto.a2a.errors import InvalidParamsError
 from agentproto.a2a.push import MAX_CONCURRENT_DELIVERIES, PushNotifier, WebhookRecorder
 from agentproto.a2a.server import create_a2a_app
-from agentproto.a2a.service_push import MAX_PUSH_CONFIGS_PER_TASK
 from agentproto.a2a.types import (
     ListTaskPushNotificationConfigsRequest,
     SendMessageConfiguration,
@@ -21,7 +21,7 @@ from agentproto.a2a.types import (
     user_message,
 )
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.testing import RunningServer, running_server
+from agentproto.server import RunningServer, running_server
 
 pytestmark = pytest.mark.anyio
 

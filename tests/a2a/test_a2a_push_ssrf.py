@@ -22,7 +22,7 @@ import pytest
 from agentproto.a2a.errors import InvalidParamsError
 from agentproto.a2a.push import PushNotifier, WebhookRecorder, check_webhook_url
 from agentproto.a2a.types import SendMessageRequest, StreamResponse, TaskPushNotificationConfig, user_message
-from agentproto.testing import running_server
+from agentproto.server import running_server
 
 pytestmark = pytest.mark.anyio
 

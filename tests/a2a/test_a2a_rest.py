@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentproto.a2a.rest import match_route
+from agentproto.a2a._rest import match_route
 from agentproto.a2a.server import create_a2a_app
 from agentproto.clock import FakeClock, IdFactory
 

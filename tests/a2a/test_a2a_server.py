@@ -61,7 +61,7 @@ def test_a_host_name_not_on_the_allow_list_is_refused_and_never_echoed_into_the_
 
 def test_the_interface_url_comes_from_the_configured_public_url():
     from agentproto.a2a.server import create_a2a_app
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     app = create_a2a_app(
         agent="echo", public_url="https://agents.example.test:8443", allowed_hosts=("agents.example.test",)
@@ -268,7 +268,7 @@ def test_a_card_without_a_jsonrpc_10_interface_cannot_be_used():
             "skills": [],
         }
     )
-    from agentproto.a2a.client_core import _Protocol
+    from agentproto.a2a._client_core import _Protocol
 
     with pytest.raises(A2AClientError, match="GRPC 1.0"):
         _Protocol.choose_interface(card, "1.0")

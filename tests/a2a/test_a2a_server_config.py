@@ -13,8 +13,7 @@ import pytest
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
 from agentproto.limits import Limits
-from agentproto.server import AGENT_CARD_PATH, TOKEN_PATH, Bindings, ServerConfig
-from agentproto.testing import RunningServer
+from agentproto.server import AGENT_CARD_PATH, TOKEN_PATH, Bindings, RunningServer, ServerConfig
 
 V = {"A2A-Version": "1.0"}
 SECRETS = {"alice": "alice-secret-0123456789"}

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.agents import EchoAgent, Status, Wait, make_agent
 from agentproto.a2a.errors import (
     InvalidParamsError,
@@ -16,7 +17,6 @@ from agentproto.a2a.errors import (
 )
 from agentproto.a2a.service import A2AService, media_type_accepted
 from agentproto.a2a.states import TaskState
-from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,

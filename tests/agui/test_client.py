@@ -15,7 +15,7 @@ from agentproto.agui.client import AGUIClient, AGUIHTTPError, Deduplicator, Sync
 from agentproto.agui.errors import VerificationError
 from agentproto.agui.interrupts import BuildResumeError, InterruptExpiredError, cancelled
 from agentproto.clock import IdFactory
-from agentproto.testing import RunningServer, running_server
+from agentproto.server import RunningServer, running_server
 from tests.fixtures import demo_server
 
 REFUND = "check order A1024 and refund it if shipped"
@@ -399,8 +399,8 @@ def test_an_empty_edit_is_refused_before_anything_is_sent():
 
 
 def test_routes_refuse_settings_that_would_do_nothing():
+    from agentproto.agui._threadstore import ThreadStore as Store
     from agentproto.agui.server import agui_routes
-    from agentproto.agui.threadstore import ThreadStore as Store
 
     store = Store(":memory:")
     for bad in ({"heartbeat_s": 0}, {"pace_s": -1}, {"replay_wait_s": -1}, {"max_body_bytes": 0}):

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from agentproto.agui.compat import upgrade_binary_parts
+from agentproto.agui._compat import upgrade_binary_parts
 from agentproto.agui.parse import parse_run_agent_input
 
 

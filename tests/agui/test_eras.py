@@ -16,8 +16,7 @@ import httpx
 import pytest
 
 from agentproto.agui import lint_source
-from agentproto.agui.client import AGUIClient
-from agentproto.agui.eras import (
+from agentproto.agui._eras import (
     ERA_SHIMS,
     EraDowngrade,
     downgrade_event,
@@ -26,6 +25,7 @@ from agentproto.agui.eras import (
     parse_dotted_version,
     shims_for,
 )
+from agentproto.agui.client import AGUIClient
 from agentproto.agui.errors import AGUIError, VerificationError
 from agentproto.clock import IdFactory
 

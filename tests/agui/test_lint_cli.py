@@ -178,7 +178,7 @@ def test_a_few_runs_are_still_named_one_by_one(capsys, monkeypatch, tmp_path):
 
 
 def test_the_summary_names_only_the_first_runs_of_an_outcome():
-    from agentproto.agui.lint import summarize_runs
+    from agentproto.agui._lint import summarize_runs
 
     runs = [{"runId": f"r-{i}", "outcome": "failed" if i % 2 else "success"} for i in range(10)]
     assert summarize_runs(runs) == "10 runs: 5 failed (r-1, r-3, r-5, … 2 more), 5 success"

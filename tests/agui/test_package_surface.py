@@ -20,7 +20,8 @@ def test_every_public_name_is_importable_from_the_package():
 
 
 def test_the_events_module_holds_the_models_and_the_package_re_exports_the_parser():
-    from agentproto.agui import compat, parse
+    from agentproto.agui import _compat as compat
+    from agentproto.agui import parse
 
     assert not hasattr(events, "EventParser"), "events.py is the models; the parser is agui.parse"
     assert agui.EventParser is parse.EventParser and agui.parse_event is parse.parse_event

@@ -16,7 +16,7 @@ import pytest
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.testing import running_server
+from agentproto.server import running_server
 from tests.fixtures import demo_server
 from tests.servers import (
     SSE_HEADERS,

@@ -11,13 +11,13 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from agentproto.agui._threadstore import ThreadStore
+from agentproto.agui._threadstore_owners import AGUI_OWNERS_SCHEMA_VERSION, ThreadOwners
 from agentproto.agui.server import MAX_ID_CHARS
-from agentproto.agui.threadstore import ThreadStore
-from agentproto.agui.threadstore_owners import AGUI_OWNERS_SCHEMA_VERSION, ThreadOwners
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
+from agentproto.server import RunningServer
 from agentproto.store import Store
-from agentproto.testing import RunningServer
 from tests.servers import SSE_HEADERS, approve, decode, interrupt_of, post_run, run_body
 
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from agentproto.agui import events as ev
+from agentproto.agui._threadstore import ThreadStore as Store
 from agentproto.agui.interrupts import ResumePlan, ThreadRecord, validate_resume
 from agentproto.agui.parse import parse_run_agent_input
 from agentproto.agui.runner import RunContext, RunDriver, replay_events
-from agentproto.agui.threadstore import ThreadStore as Store
 from agentproto.agui.verify import verify_events
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.refund_agent import RefundAgent, format_cents, refund_idempotency_key

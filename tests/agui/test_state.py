@@ -18,7 +18,7 @@ from agentproto.agui import (
     apply_patch,
     parse_event,
 )
-from agentproto.agui import patch as patch_module
+from agentproto.agui import _patch as patch_module
 
 
 def apply(reducer, *objs):

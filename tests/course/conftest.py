@@ -9,7 +9,7 @@ import pytest
 
 from agentproto.agui.client import SyncAGUIClient
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 from tests.fixtures import REFUND, demo_server
 
 

@@ -12,7 +12,7 @@ BINDINGS = ("jsonrpc", "rest", "grpc")  # the course extra carries grpcio and th
 def three_binding_server(agent: str = "conformance"):
     from agentproto.a2a.server import create_a2a_app
     from agentproto.clock import FakeClock, IdFactory
-    from agentproto.testing import RunningServer
+    from agentproto.server import RunningServer
 
     app = create_a2a_app(agent=agent, clock=FakeClock(), ids=IdFactory("task"), grpc=True)
     return RunningServer(app)

@@ -53,7 +53,7 @@ def test_measured_modes_on_a_real_server_see_what_the_protocol_promises():
     from agentproto.a2a.push import WebhookRecorder
     from agentproto.a2a.server import create_a2a_app
     from agentproto.course.a2a_modes import measure_modes
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     recorder = WebhookRecorder(expect_token="t0k3n")
     with (
@@ -86,7 +86,7 @@ def test_measured_modes_on_a_real_server_see_what_the_protocol_promises():
 def test_measure_modes_needs_a_webhook_for_push():
     from agentproto.a2a.server import create_a2a_app
     from agentproto.course.a2a_modes import measure_modes
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     with running_server(create_a2a_app(agent="echo")) as url:
         with pytest.raises(ValueError, match="WebhookRecorder"):

@@ -40,7 +40,7 @@ def test_an_empty_log_still_draws_the_four_lifelines():
 
 
 def test_a_peer_restarted_on_a_new_port_is_rediscovered_from_its_card():
-    from agentproto.testing import RunningServer
+    from agentproto.server import RunningServer
 
     app = create_a2a_app(agent="travel", clock=FakeClock(), ids=IdFactory("task"))
     first = RunningServer(app).start()

@@ -115,7 +115,7 @@ def test_an_unknown_move_is_refused():
 
 def test_the_probe_tabulates_refusals_and_runs():
     from agentproto.demo.app import create_app
-    from agentproto.testing import RunningServer
+    from agentproto.server import RunningServer
 
     app = create_app(clock=FakeClock(), ids=IdFactory("srv"), a2a_agent=None)
     with RunningServer(app) as server:

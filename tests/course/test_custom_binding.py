@@ -29,7 +29,7 @@ def _run(coro):
 
 def served(call, authenticate=None):
     """``await call(server_url, app)`` while the travel desk serves JSON-RPC and the custom binding."""
-    from agentproto.testing import RunningServer
+    from agentproto.server import RunningServer
 
     app = _app(authenticate)
     with RunningServer(app) as server:

@@ -20,7 +20,7 @@ from agentproto.a2a.agents import interface_card
 from agentproto.a2a.cards import check_card
 from agentproto.a2a.types import AgentExtension, AgentProvider
 from agentproto.clock import FakeClock, IdFactory
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 
 GEO = "https://example.com/extensions/geolocation/v1"
 BINDINGS = ["jsonrpc", "rest", "grpc"]
@@ -116,7 +116,7 @@ def test_a_required_extension_is_refused_unless_activated_on_every_binding(geo_u
 def secure():
     pytest.importorskip("grpc")
     from agentproto.demo.app import config_from_options, create_app
-    from agentproto.runtime import SystemClock
+    from agentproto.system import SystemClock
 
     config = config_from_options(":memory:", a2a_agent="travel", a2a_grpc=True).with_auth(
         {"learner": "learner-secret-of-16+"}, issuer="https://auth.travel.example"

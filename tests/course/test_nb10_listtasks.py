@@ -22,7 +22,7 @@ def _run(scenario):
     from agentproto.a2a import TaskState, create_a2a_app, user_message
     from agentproto.clock import FakeClock, IdFactory
     from agentproto.course.a2a_bindings import connect_tapped
-    from agentproto.testing import RunningServer
+    from agentproto.server import RunningServer
 
     clock = FakeClock()
     app = create_a2a_app(agent="conformance", clock=clock, ids=IdFactory("job"), grpc=True)

@@ -228,7 +228,7 @@ def test_the_kits_rest_client_subscribes_with_post():
 def test_a_rest_tenant_named_like_a_route_is_read_as_get_task():
     """Notebook 10's pitfall: ``GET /tasks/tasks`` fits both GetTask(id="tasks") and ListTasks in
     tenant ``tasks`` (the proto's two bindings overlap); this kit reads it as the GetTask."""
-    from agentproto.a2a.rest import match_route
+    from agentproto.a2a._rest import match_route
 
     def read(path):
         route = match_route("GET", path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentproto.a2a.service_streams import DEFAULT_SERVICE_LIMITS
+from agentproto.a2a._service_streams import DEFAULT_SERVICE_LIMITS
 from agentproto.limits import ConnectionLimits
 from agentproto.orchestration.scheduler import FIFO, poisson_workload, simulate
 

@@ -19,13 +19,12 @@ import threading
 import httpx
 import pytest
 
-from agentproto.a2a.service_streams import DEFAULT_SERVICE_LIMITS, ServiceLimits
+from agentproto.a2a._service_streams import DEFAULT_SERVICE_LIMITS, ServiceLimits
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
 from agentproto.limits import ConnectionLimits
 from agentproto.security import teaching_key
-from agentproto.server import AuthConfig, ServerConfig
-from agentproto.testing import RunningServer
+from agentproto.server import AuthConfig, RunningServer, ServerConfig
 
 STUDENTS = {"alice": "alice-secret", "bob": "bob-secret"}
 PREFLIGHT = {

@@ -12,7 +12,7 @@ import pytest
 from agentproto.a2a import create_a2a_app
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.course.tls_lab import issue_lab_certificates
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 
 
 @pytest.fixture

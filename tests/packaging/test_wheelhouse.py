@@ -193,7 +193,7 @@ def test_agentproto_doctor_passes_in_the_offline_install_grpc_binding_included(o
 
 def test_the_course_modules_and_the_grpc_binding_import_from_the_installed_wheel(offline_venv):
     code = (
-        "import agentproto, agentproto.a2a.grpc_server, agentproto.course.a2a_bindings\n"
+        "import agentproto, agentproto.a2a._grpc_server, agentproto.course.a2a_bindings\n"
         "import agentproto.course.widgets, agentproto.course.plots\n"
         "print(agentproto.__file__)\n"
     )

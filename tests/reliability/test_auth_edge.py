@@ -19,7 +19,7 @@ from agentproto.security import teaching_key
 from agentproto.security.oauth import AuthorizationServer
 from agentproto.security.serving import EXPIRED_STREAM_COMMENT, BearerAuth
 from agentproto.security.throttle import PAIR_LIMIT
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 from tests.servers import AUTH_CLIENTS, secured
 
 A2A = {"A2A-Version": "1.0"}

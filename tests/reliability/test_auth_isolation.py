@@ -8,7 +8,7 @@ import pytest
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 from tests.reliability.test_auth_mode import rpc, token
 from tests.servers import AUTH_CLIENTS, secured
 

@@ -10,7 +10,7 @@ import pytest
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.auth import JWKS_PATH, TOKEN_PATH, parse_client
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 from tests.servers import SSE_HEADERS, decode, run_body, secured
 
 A2A = {"A2A-Version": "1.0"}

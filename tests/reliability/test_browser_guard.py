@@ -13,7 +13,7 @@ import pytest
 from agentproto.a2a.server import create_a2a_app
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.testing import running_server
+from agentproto.server import running_server
 
 CANCEL = b'{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"t-1"}}'
 

@@ -10,7 +10,7 @@ import httpx
 
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.testing import running_server
+from agentproto.server import running_server
 from tests.reliability.sizes import size
 from tests.servers import SSE_HEADERS, run_body, user
 

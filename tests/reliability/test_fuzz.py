@@ -26,7 +26,7 @@ from agentproto.agui.pipeline import lint_source
 from agentproto.agui.sse import SSEDecoder
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.testing import running_server
+from agentproto.server import running_server
 from tests.reliability.sizes import size
 
 FAST = settings(max_examples=size(100, 3000), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,12 +16,11 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from agentproto.a2a.taskstore import TaskStore
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.types import Task
 from agentproto.clock import FakeClock, IdFactory
 from agentproto.demo.app import create_app
-from agentproto.http_guard import GuardConfig, HTTPGuard
-from agentproto.testing import running_server
+from agentproto.server import GuardConfig, HTTPGuard, running_server
 from tests.servers import SSE_HEADERS, run_body, user
 
 A2A = {"A2A-Version": "1.0"}
@@ -230,7 +229,7 @@ def test_wrong_methods_and_unknown_paths_get_json_errors_too():
 
     from agentproto.clock import FakeClock, IdFactory
     from agentproto.demo.app import create_app
-    from agentproto.testing import running_server
+    from agentproto.server import running_server
 
     with running_server(create_app(clock=FakeClock(), ids=IdFactory("x"), a2a_agent=None)) as url:
         wrong = httpx.get(url + "/ag-ui/agent")

@@ -15,7 +15,7 @@ import time
 import httpx
 import pytest
 
-from agentproto.a2a.service_streams import MAX_LIST_RESPONSE_BYTES
+from agentproto.a2a._service_streams import MAX_LIST_RESPONSE_BYTES
 from tests.reliability.sizes import size
 from tests.reliability.test_streams_memory import rpc, serve, stop
 

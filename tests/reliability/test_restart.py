@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from agentproto.demo.app import create_app
-from agentproto.testing import running_server
+from agentproto.server import running_server
 from tests.reliability.sizes import size
 from tests.servers import approve, decode, interrupt_of, post_run, run_body, user, verified
 

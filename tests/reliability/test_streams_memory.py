@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentproto.a2a.service_streams import MAX_STREAMS_PER_TASK
+from agentproto.a2a._service_streams import MAX_STREAMS_PER_TASK
 from tests.reliability.sizes import size
 from tests.servers import free_port
 

@@ -14,8 +14,8 @@ import pytest
 from agentproto.a2a.push import WebhookRecorder
 from agentproto.clock import IdFactory
 from agentproto.demo.auth import TOKEN_PATH
-from agentproto.runtime import SystemClock
-from agentproto.testing import RunningServer, running_server
+from agentproto.server import RunningServer, running_server
+from agentproto.system import SystemClock
 from tests.servers import AUTH_CLIENTS, secured
 
 A2A = {"A2A-Version": "1.0"}

@@ -82,7 +82,7 @@ def interrupted_thread():
     """The demo server after run 1: a refund proposed and waiting for approval."""
     from agentproto.agui.client import SyncAGUIClient
     from agentproto.demo.app import create_app
-    from agentproto.testing import RunningServer
+    from agentproto.server import RunningServer
 
     clock = FakeClock()
     app = create_app(clock=clock, ids=IdFactory("srv"), a2a_agent=None)

@@ -24,7 +24,7 @@ from agentproto.security.serving import (
     client_credentials_scheme,
     requirement,
 )
-from agentproto.testing import RunningServer
+from agentproto.server import RunningServer
 
 AUDIENCE = "travel-desk"
 CARD_KEY = teaching_key("travel card")

@@ -38,6 +38,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
+from agentproto.a2a._client_core import card_token_url
 from agentproto.a2a.client import (
     A2AClientError,
     A2AConnectionError,
@@ -46,7 +47,6 @@ from agentproto.a2a.client import (
     InvalidResponseError,
     SyncA2AClient,
 )
-from agentproto.a2a.client_core import card_token_url
 from agentproto.a2a.errors import A2AError
 from agentproto.a2a.types import AgentCard
 from agentproto.client_auth import ClientCredentials, TokenRequestError, secret_env_name

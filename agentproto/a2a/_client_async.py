@@ -16,8 +16,7 @@ from typing import Any, NoReturn
 
 import httpx
 
-from agentproto.a2a.card_cache import CardCache
-from agentproto.a2a.client_core import (
+from agentproto.a2a._client_core import (
     SETTLED_STATES,
     A2AClientError,
     A2AConnectionError,
@@ -30,6 +29,7 @@ from agentproto.a2a.client_core import (
     _Protocol,
     _send_result,
 )
+from agentproto.a2a.card_cache import CardCache
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
     PROTOCOL_VERSION,
@@ -44,8 +44,8 @@ from agentproto.a2a.types import (
 )
 from agentproto.client_auth import ClientAuth, as_auth
 from agentproto.clock import IdSource
-from agentproto.runtime import uuid_ids
 from agentproto.sse import EventStreamDecoder
+from agentproto.system import uuid_ids
 
 __all__ = ["A2AClient"]
 

@@ -3,7 +3,7 @@
 
 Every operation runs in the caller's :class:`~agentproto.a2a.jsonrpc.CallerScope`: the task
 must be the caller's (else TaskNotFound, as for an unknown task), and the configs themselves
-are stored and read with the scope's tenant and owner (:class:`~agentproto.a2a.taskstore.
+are stored and read with the scope's tenant and owner (:class:`~agentproto.a2a._taskstore.
 TaskStore`), so a guessed config id never reaches another caller's webhook, token or
 credentials. A stored config records the tenant it was made in (``tenant`` field).
 
@@ -28,11 +28,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agentproto.a2a._service_streams import LiveTasks
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.errors import InvalidParamsError, TaskNotFoundError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.push import PushNotifier, check_webhook_url
-from agentproto.a2a.service_streams import LiveTasks
-from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import (
     DeleteTaskPushNotificationConfigRequest,
     GetTaskPushNotificationConfigRequest,

@@ -44,12 +44,12 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.errors import A2AError, InternalError, ResourceExhaustedError, TaskNotFoundError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
 from agentproto.a2a.machine import TaskMachine
 from agentproto.a2a.push import PushNotifier
 from agentproto.a2a.states import TaskState
-from agentproto.a2a.taskstore import TaskStore
 from agentproto.a2a.types import StreamResponse, Task, TaskPushNotificationConfig
 from agentproto.clock import Clock
 

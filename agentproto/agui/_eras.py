@@ -35,9 +35,9 @@ peer ≤      what changes
 
 The shims are cumulative: a peer pinned at 0.0.39 gets every row. The reference's other two
 era middlewares need nothing here: ``THINKING_*`` → ``REASONING_*`` (0.0.45) is translated for
-every peer by the always-on :class:`~agentproto.agui.compat.CompatibilityBoundary`, and the
+every peer by the always-on :class:`~agentproto.agui._compat.CompatibilityBoundary`, and the
 0.0.47 one upgrades legacy ``binary`` input parts, which the client does for every peer
-(:func:`~agentproto.agui.compat.upgrade_binary_parts`, before these shims run).
+(:func:`~agentproto.agui._compat.upgrade_binary_parts`, before these shims run).
 
 One deliberate difference: the reference 0.0.39 shim also turns content that is neither a
 string nor a list (``null``, a number) into ``""``. That would repair a malformed value on the
@@ -71,7 +71,7 @@ _VERSION = re.compile(r"^\d+(\.\d+)*$")
 def parse_dotted_version(version: str) -> tuple[int, ...]:
     """``"0.0.39"`` → ``(0, 0, 39)``, ``"1.1"`` → ``(1, 1)``; ``ValueError`` for anything else.
 
-    Not :func:`agentproto.agui.compat.parse_protocol_version`, which reads only the spec's
+    Not :func:`agentproto.agui._compat.parse_protocol_version`, which reads only the spec's
     ``MAJOR.MINOR`` declaration and answers ``None`` for anything it cannot interpret: a peer's
     *maximum* version here may be an SDK release with three components.
 

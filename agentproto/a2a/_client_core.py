@@ -35,7 +35,7 @@ from agentproto.a2a.types import (
     user_message,
 )
 from agentproto.clock import IdSource
-from agentproto.server.paths import AGENT_CARD_PATH
+from agentproto.server._paths import AGENT_CARD_PATH
 from agentproto.sse import EventStreamDecoder, SSEDecodeError
 
 __all__ = [
