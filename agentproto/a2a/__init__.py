@@ -122,7 +122,7 @@ if TYPE_CHECKING:  # the public names and their homes; served lazily below
         authorization_matches,
         check_webhook_url,
     )
-    from agentproto.a2a.server import A2AApplication, build_a2a_routes, create_a2a_app
+    from agentproto.a2a.server import A2AApplication, a2a_config, create_a2a_app
     from agentproto.a2a.service import A2AService
     from agentproto.a2a.states import (
         ACTIVE_STATES,
@@ -255,7 +255,7 @@ __all__ = [
     "ANONYMOUS",
     "METHODS",
     "A2AApplication",
-    "build_a2a_routes",
+    "a2a_config",
     "create_a2a_app",
     "A2AClient",
     "SyncA2AClient",

@@ -46,15 +46,13 @@ discovery and caching (:class:`~agentproto.a2a.card_cache.CardCache`), the progr
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import os
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
 
+from agentproto import _loop_thread
 from agentproto.a2a._client_async import A2AClient
 from agentproto.a2a._client_core import (
     CARD_PATH,
@@ -92,43 +90,6 @@ T = TypeVar("T")
 # --------------------------------------------------------------------------- the sync twin
 
 
-class _LoopThread:
-    """One event loop on a daemon thread that every sync client of this process shares.
-
-    A daemon thread, so a script that forgets to close a client still exits; a forked child
-    starts its own.
-    """
-
-    _loop: asyncio.AbstractEventLoop | None = None
-    _thread: threading.Thread | None = None
-    _pid = 0
-    _lock = threading.Lock()
-
-    @classmethod
-    def _running(cls) -> asyncio.AbstractEventLoop:
-        with cls._lock:
-            if cls._loop is None or cls._pid != os.getpid():
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(
-                    target=loop.run_forever, name="agentproto-sync-clients", daemon=True
-                )
-                thread.start()
-                cls._loop, cls._thread, cls._pid = loop, thread, os.getpid()
-            return cls._loop
-
-    @classmethod
-    def run(cls, make: Callable[[], Awaitable[R]]) -> R:
-        """Run ``make()`` on the loop thread and wait for its result (or its exception)."""
-        loop = cls._running()
-        if threading.current_thread() is cls._thread:
-            raise RuntimeError("a sync client called from its own event loop: use the async client there")
-
-        async def call() -> R:
-            return await make()
-
-        return asyncio.run_coroutine_threadsafe(call(), loop).result()
-
-
 def _blocking(
     fn: Callable[Concatenate[A2AClient, P], Awaitable[R]],
 ) -> Callable[Concatenate[SyncA2AClient, P], R]:
@@ -137,7 +98,7 @@ def _blocking(
     @functools.wraps(fn)
     def method(self: SyncA2AClient, *args: P.args, **kwargs: P.kwargs) -> R:
         bound: Callable[P, Awaitable[R]] = getattr(self.client, fn.__name__)  # the binding's own
-        return _LoopThread.run(functools.partial(bound, *args, **kwargs))
+        return _loop_thread.run(functools.partial(bound, *args, **kwargs))
 
     return method
 
@@ -159,14 +120,14 @@ def _iterating(
 
         try:
             while True:
-                more, event = _LoopThread.run(step)
+                more, event = _loop_thread.run(step)
                 if not more:
                     return
                 yield event  # type: ignore[misc]  # present whenever ``more``
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:
-                _LoopThread.run(close)
+                _loop_thread.run(close)
 
     return method
 
@@ -202,9 +163,10 @@ def _delegated(name: str, doc: str) -> Any:
 class SyncA2AClient:
     """The same client without ``await``, for scripts, plain functions and the CLI.
 
-    Every method is the async client's method of the same name, run on a private event-loop
-    thread (one per process) until it returns; ``stream`` and ``subscribe`` are plain
-    generators. The arguments are the async client's (``auth``, ``timeout`` …). Start from
+    Every method is the async client's method of the same name, run on the event-loop thread
+    all sync clients of the process share (:mod:`agentproto._loop_thread`) until it returns;
+    ``stream`` and ``subscribe`` are plain generators. The arguments are the async client's
+    (``auth``, ``timeout`` …). Start from
     :meth:`discover` (the card's JSON-RPC interface) or :meth:`connect` (any binding)::
 
         with SyncA2AClient.connect(url, binding="rest", auth=ClientCredentials(...)) as client:
@@ -227,7 +189,7 @@ class SyncA2AClient:
         http = kwargs.pop("http", None)
         given = _sync_http(http)
         self._closes_http = given is not None and given is not http
-        self.client: A2AClient = _LoopThread.run(lambda: make(http=given, **kwargs))
+        self.client: A2AClient = _loop_thread.run(lambda: make(http=given, **kwargs))
 
     @classmethod
     def fetch_card(
@@ -248,7 +210,7 @@ class SyncA2AClient:
                 if given is not None and given is not http:
                     await given.aclose()
 
-        return _LoopThread.run(fetch)
+        return _loop_thread.run(fetch)
 
     @classmethod
     def discover(cls, base_url: str, *, cache: CardCache | None = None, **kwargs: Any) -> SyncA2AClient:
@@ -287,7 +249,7 @@ class SyncA2AClient:
             if self._closes_http:
                 await http.aclose()
 
-        _LoopThread.run(close)
+        _loop_thread.run(close)
 
     def __enter__(self) -> SyncA2AClient:
         return self

@@ -46,13 +46,14 @@ from agentproto.a2a.service import A2AService
 from agentproto.clock import Clock, IdSource
 from agentproto.server._log import log_event
 from agentproto.server._paths import AGENT_CARD_PATH
+from agentproto.server.config import Bindings, ServerConfig, WebhookPolicy
 from agentproto.server.guard import GuardConfig, HTTPGuard, socket_base_url
 from agentproto.store import Store
 
 __all__ = [
     "A2AApplication",
     "a2a_lifespan",
-    "build_a2a_routes",
+    "a2a_config",
     "create_a2a_app",
     "AGENT_CARD_PATH",
     "RPC_PATH",
@@ -108,6 +109,18 @@ class A2AApplication:
         service.rest_path = rest_path if rest else None
         #: The card changes only on redeploy: its Last-Modified is the time the app was built.
         self.card_modified = formatdate(service.clock.now_ms() / 1000, usegmt=True)
+
+    @classmethod
+    def for_server(cls, service: A2AService, config: ServerConfig) -> A2AApplication:
+        """The endpoints of ``service`` on the server ``config`` describes: JSON-RPC at
+        ``/a2a``, HTTP+JSON unless ``config.bindings.rest`` is off, the card from
+        ``config.public_url`` (else the socket), ``config.limits`` on both."""
+        return cls(
+            service,
+            public_url=config.public_url,
+            rest=config.bindings.rest,
+            input_limits=config.limits,
+        )
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -168,30 +181,28 @@ class A2AApplication:
 
 def a2a_lifespan(
     service: A2AService,
+    config: ServerConfig,
     *,
-    grpc: bool = False,
-    base_url: str = "http://127.0.0.1",
     authenticate: Callable[..., Any] | None = None,
-    input_limits: limits.Limits = limits.DEFAULT_LIMITS,
-    max_body_bytes: int = limits.MAX_BODY_BYTES,
 ) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """A Starlette ``lifespan``: what an app serving ``service`` does while it runs. With
-    ``grpc``, the gRPC binding on a free loopback port (``authenticate`` checks each call's
-    metadata; the card then lists it); at the end, the service's running agents are
-    cancelled and its streams and pushes closed."""
+    ``config.bindings.grpc``, the gRPC binding on a free loopback port, under the same input
+    limits and body budget (``authenticate`` checks each call's metadata; the card then lists
+    it); at the end, the service's running agents are cancelled and its streams and pushes
+    closed."""
 
     @contextlib.asynccontextmanager
     async def running(_app: Any) -> AsyncIterator[None]:
         grpc_server = None
-        if grpc:
+        if config.bindings.grpc:
             from agentproto.a2a._grpc_server import start_grpc_server
 
             grpc_server = await start_grpc_server(
                 service,
-                base_url=base_url,
+                base_url=config.public_url or "http://127.0.0.1",
                 authenticate=authenticate,
-                input_limits=input_limits,
-                max_body_bytes=max_body_bytes,
+                input_limits=config.limits,
+                max_body_bytes=config.max_body_bytes,
             )
         try:
             yield
@@ -203,105 +214,101 @@ def a2a_lifespan(
     return running
 
 
-def _service(
-    service: A2AService | None,
-    store: Store | str,
-    agent: str | Agent,
-    clock: Clock | None,
-    ids: IdSource | None,
-    allow_loopback_webhooks: bool,
-    agent_options: dict[str, Any] | None,
-) -> A2AService:
-    """``service``, or a new one for ``agent`` with its tasks in ``store`` (spec §13.2)."""
-    if service is not None:
-        return service
-    the_agent = make_agent(agent, **(agent_options or {})) if isinstance(agent, str) else agent
-    return A2AService(
-        the_agent,
-        store=TaskStore(store),
-        clock=clock,
-        ids=ids,
-        allow_loopback_webhooks=allow_loopback_webhooks,
-    )
-
-
-def build_a2a_routes(
+def a2a_config(
     *,
     store_path: str = ":memory:",
-    agent: str | Agent = "travel",
-    clock: Clock | None = None,
-    ids: IdSource | None = None,
-    allow_loopback_webhooks: bool = True,
-    agent_options: dict[str, Any] | None = None,
-    store: Store | None = None,
-    service: A2AService | None = None,
-    public_url: str | None = None,
-) -> list[BaseRoute]:
-    """The A2A routes (card, JSON-RPC, HTTP+JSON), ready to mount in any Starlette app.
-
-    ``agent`` is a shipped agent's name (``travel``, ``conformance``, ``echo``) or an agent
-    object. Tasks go to the SQLite database at ``store_path``, or into ``store`` (a shared
-    :class:`~agentproto.store.Store`) if given. Loopback webhooks are allowed by default because
-    this is the loopback teaching server; pass ``allow_loopback_webhooks=False`` anywhere else
-    (spec §13.2).
-    """
-    the_store = store if store is not None else store_path
-    made = _service(service, the_store, agent, clock, ids, allow_loopback_webhooks, agent_options)
-    return A2AApplication(made, public_url=public_url).routes()
-
-
-def create_a2a_app(
-    *,
-    store_path: str = ":memory:",
-    agent: str | Agent = "travel",
-    clock: Clock | None = None,
-    ids: IdSource | None = None,
-    allow_loopback_webhooks: bool = False,
-    agent_options: dict[str, Any] | None = None,
-    store: Store | None = None,
-    service: A2AService | None = None,
     public_url: str | None = None,
     allowed_hosts: tuple[str, ...] = (),
     allowed_origins: tuple[str, ...] = (),
     max_body_bytes: int = limits.MAX_BODY_BYTES,
     grpc: bool = False,
     input_limits: limits.Limits = limits.DEFAULT_LIMITS,
-) -> Starlette:
-    """A standalone Starlette app serving one agent (any agent object, e.g. a notebook's own);
-    ``app.state.a2a`` is its :class:`A2AApplication` (``app.state.a2a.service`` for tasks,
-    timelines, pushes). The demo server with AG-UI and auth mode is
-    :func:`agentproto.demo.app.create_app`, built from a :class:`~agentproto.server.ServerConfig`.
+    allow_loopback_webhooks: bool = False,
+) -> ServerConfig:
+    """The :class:`~agentproto.server.ServerConfig` of an A2A-only server that
+    :func:`create_a2a_app`'s keyword options describe: no AG-UI, gRPC if ``grpc``, loopback
+    webhooks refused unless ``allow_loopback_webhooks`` (spec §13.2)."""
+    return ServerConfig(
+        db=store_path,
+        public_url=public_url,
+        allowed_hosts=tuple(allowed_hosts),
+        allowed_origins=tuple(allowed_origins),
+        max_body_bytes=max_body_bytes,
+        limits=input_limits,
+        bindings=Bindings(agui=False, grpc=grpc),
+        webhooks=WebhookPolicy(loopback=allow_loopback_webhooks),
+    )
 
-    JSON-RPC is at ``/a2a``, HTTP+JSON under ``/a2a/rest``; ``grpc=True`` also starts the gRPC
-    binding on a free loopback port for the app's lifetime (:mod:`agentproto.a2a._grpc_server`;
-    needs grpcio) — the card then lists all three. ``input_limits`` and ``max_body_bytes``
-    apply on all three.
+
+def _service(
+    config: ServerConfig,
+    agent: str | Agent | None,
+    store: Store | None,
+    clock: Clock | None,
+    ids: IdSource | None,
+    agent_options: dict[str, Any] | None,
+) -> A2AService:
+    """A new service for ``agent`` (default: the config's) with its tasks in ``store`` or in
+    ``config.db``, and the config's webhook policy (spec §13.2)."""
+    chosen = agent if agent is not None else (config.a2a_agent or "travel")
+    the_agent = make_agent(chosen, **(agent_options or {})) if isinstance(chosen, str) else chosen
+    options = {} if config.service_limits is None else {"limits": config.service_limits}
+    service = A2AService(
+        the_agent,
+        store=TaskStore(store if store is not None else config.db),
+        clock=clock,
+        ids=ids,
+        allow_loopback_webhooks=config.webhooks.allow_loopback(config),
+        **options,
+    )
+    service.allow_private_webhooks = config.webhooks.private
+    return service
+
+
+def create_a2a_app(
+    config: ServerConfig | None = None,
+    *,
+    agent: str | Agent | None = None,
+    clock: Clock | None = None,
+    ids: IdSource | None = None,
+    agent_options: dict[str, Any] | None = None,
+    store: Store | None = None,
+    service: A2AService | None = None,
+    **options: Any,
+) -> Starlette:
+    """A Starlette app serving one A2A agent — a shipped agent's name (``travel``,
+    ``conformance``, ``echo``) or any agent object, e.g. a notebook's own — on the server
+    ``config`` describes (a :class:`~agentproto.server.ServerConfig`, the one description
+    :func:`agentproto.demo.app.create_app` and ``agentproto serve`` use; or its options as
+    keywords, see :func:`a2a_config`). Both factories build the same three parts from the
+    config: :meth:`A2AApplication.for_server`, :func:`a2a_lifespan` and
+    :meth:`GuardConfig.for_server <agentproto.server.GuardConfig.for_server>`. The demo app
+    adds AG-UI and auth mode; this one serves the A2A bindings only (``config.bindings.agui``
+    is not read). ``app.state.a2a`` is its :class:`A2AApplication` (``app.state.a2a.service``
+    for tasks, timelines, pushes); ``service`` replaces the one it would build.
+
+    JSON-RPC is at ``/a2a``, HTTP+JSON under ``/a2a/rest``; ``grpc=True`` (``bindings.grpc``)
+    also starts the gRPC binding on a free loopback port for the app's lifetime (needs
+    grpcio) — the card then lists all three. The input limits and the body budget apply on all
+    three.
 
     Safe by default: push webhooks to loopback/private addresses are refused (pass
-    ``allow_loopback_webhooks=True`` on a teaching machine), and :class:`~agentproto.server.
-    guard.HTTPGuard` refuses other ``Host`` names than the loopback ones, the bound address and
-    ``allowed_hosts`` (DNS rebinding), any ``Origin`` not in ``allowed_origins``, non-JSON POSTs
-    to the RPC path (415) and bodies over ``max_body_bytes`` (413). Card URLs come from
-    ``public_url``, else from the bound address — never from ``Host``."""
-    the_store = store if store is not None else store_path
-    made = _service(service, the_store, agent, clock, ids, allow_loopback_webhooks, agent_options)
-    a2a = A2AApplication(made, public_url=public_url, input_limits=input_limits)
-    lifespan = a2a_lifespan(
-        made,
-        grpc=grpc,
-        base_url=public_url or "http://127.0.0.1",
-        input_limits=input_limits,
-        max_body_bytes=max_body_bytes,
-    )
-    guard = GuardConfig.build(
-        hosts=allowed_hosts,
-        origins=allowed_origins,
-        jsonrpc_paths=(a2a.rpc_path,),
-        max_body_bytes=max_body_bytes,
-    )
+    ``allow_loopback_webhooks=True`` on a teaching machine), and the
+    :class:`~agentproto.server.HTTPGuard` refuses other ``Host`` names than the loopback ones,
+    the bound address and ``allowed_hosts`` (DNS rebinding), any ``Origin`` not in
+    ``allowed_origins``, non-JSON POSTs to the RPC path (415) and bodies over
+    ``max_body_bytes`` (413). Card URLs come from ``public_url``, else from the bound address —
+    never from ``Host``."""
+    if config is None:
+        config = a2a_config(**options)
+    elif options:
+        raise TypeError(f"create_a2a_app takes a ServerConfig or options, not both: {sorted(options)}")
+    made = service if service is not None else _service(config, agent, store, clock, ids, agent_options)
+    a2a = A2AApplication.for_server(made, config)
+    guard = GuardConfig.for_server(config, jsonrpc_paths=(a2a.rpc_path,))
     app = Starlette(
         routes=a2a.routes(),
-        lifespan=lifespan,
+        lifespan=a2a_lifespan(made, config),
         middleware=[Middleware(HTTPGuard, config=guard)],
     )
     app.state.a2a = a2a

@@ -9,7 +9,7 @@ Usable with top-level ``await`` in a notebook and from tests against a real uvic
     result.outcome, result.text    # ('success', 'Done: refunded 128.00 USD …')
 
 :class:`SyncAGUIClient` offers the same methods without ``await`` (it runs the async client on
-a private event loop thread), for scripts and plain functions.
+the event-loop thread all sync clients share), for scripts and plain functions.
 
 Theory of operation
 -------------------
@@ -57,6 +57,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from agentproto import _loop_thread
 from agentproto.agui import events as ev
 from agentproto.agui._compat import upgrade_binary_parts
 from agentproto.agui._eras import EraDowngrade
@@ -690,7 +691,7 @@ def _json_or_text(response: httpx.Response) -> Any:
 
 
 class SyncAGUIClient:
-    """The same client without ``await``: each call runs on a private event-loop thread.
+    """The same client without ``await``: each call runs on the loop thread all sync clients share.
 
     Every method is the :class:`AGUIClient` method of the same name, blocking until it
     returns; keyword arguments are passed through unchanged. Use it in scripts, plain
@@ -702,22 +703,17 @@ class SyncAGUIClient:
     """
 
     def __init__(self, base_url: str, **kwargs: Any) -> None:
-        """Start the private event loop and an :class:`AGUIClient` on it (same arguments)."""
-        from anyio.from_thread import start_blocking_portal
-
-        self._portal_cm = start_blocking_portal()
-        self._portal = self._portal_cm.__enter__()
+        """An :class:`AGUIClient` (same arguments), made on the event-loop thread that every
+        sync client of the process shares (:mod:`agentproto._loop_thread`)."""
 
         async def make() -> AGUIClient:
             return AGUIClient(base_url, **kwargs)
 
-        self._client: AGUIClient = self._portal.call(make)
+        self._client: AGUIClient = self._call(make)
 
-    def _call(self, make: Callable[[], Awaitable[T]]) -> T:
-        async def run() -> T:
-            return await make()
-
-        return self._portal.call(run)
+    @staticmethod
+    def _call(make: Callable[[], Awaitable[T]]) -> T:
+        return _loop_thread.run(make)
 
     @property
     def client(self) -> AGUIClient:
@@ -798,9 +794,8 @@ class SyncAGUIClient:
         return self._call(lambda: self._client.cancel_run(run_id, thread_id))
 
     def close(self) -> None:
-        """Close the HTTP client (if this client made it) and stop the private loop."""
-        self._portal.call(self._client.aclose)
-        self._portal_cm.__exit__(None, None, None)
+        """Close the HTTP client (if this client made it); the shared loop thread stays."""
+        self._call(self._client.aclose)
 
     def __enter__(self) -> SyncAGUIClient:
         return self

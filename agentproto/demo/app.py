@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute, Route
 from agentproto import __version__
 from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.agents import make_agent
-from agentproto.a2a.server import A2AApplication, a2a_lifespan
+from agentproto.a2a.server import RPC_PATH, A2AApplication, a2a_lifespan
 from agentproto.a2a.service import A2AService
 from agentproto.agui._threadstore import ThreadStore
 from agentproto.agui.server import RunRegistry, agui_routes
@@ -51,7 +51,6 @@ __all__ = ["create_app", "config_from_options", "a2a_service"]
 
 #: The AG-UI endpoints (``agentproto.agui.server`` serves them under this prefix).
 AGUI_AGENT_PATH = "/ag-ui/agent"
-RPC_PATH = "/a2a"
 
 
 def a2a_service(
@@ -257,14 +256,7 @@ def _routes(parts: _Parts) -> list[BaseRoute]:
             input_limits=config.limits,
         )
     if parts.service is not None:
-        a2a = A2AApplication(
-            parts.service,
-            rpc_path=RPC_PATH,
-            public_url=config.public_url,
-            rest=config.bindings.rest,
-            input_limits=config.limits,
-        )
-        routes += a2a.routes()
+        routes += A2AApplication.for_server(parts.service, config).routes()
     return routes
 
 
@@ -277,26 +269,17 @@ def _lifespan(parts: _Parts) -> Callable[[Any], contextlib.AbstractAsyncContextM
             yield
 
         return nothing
-    config = parts.config
-    return a2a_lifespan(
-        parts.service,
-        grpc=config.bindings.grpc,
-        base_url=config.public_url or "http://127.0.0.1",
-        authenticate=parts.auth.grpc_authenticate() if parts.auth is not None else None,
-        input_limits=config.limits,
-        max_body_bytes=config.max_body_bytes,
-    )
+    authenticate = parts.auth.grpc_authenticate() if parts.auth is not None else None
+    return a2a_lifespan(parts.service, parts.config, authenticate=authenticate)
 
 
 def _middleware(parts: _Parts) -> list[Middleware]:
     """Outside in: the HTTP guard, then (auth mode) the token endpoint and the bearer check."""
     config = parts.config
-    guard = GuardConfig.build(
-        hosts=config.allowed_hosts,
-        origins=config.allowed_origins,
+    guard = GuardConfig.for_server(
+        config,
         json_paths=(AGUI_AGENT_PATH,) if config.bindings.agui else (),
         jsonrpc_paths=(RPC_PATH,) if parts.service is not None else (),
-        max_body_bytes=config.max_body_bytes,
     )
     layers = [Middleware(HTTPGuard, config=guard)]
     if parts.auth is not None:

@@ -34,11 +34,14 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentproto import limits
 from agentproto.server._asgi import ASGIApp, Message, Receive, Scope, Send, send_json
 from agentproto.server._log import log_event
+
+if TYPE_CHECKING:
+    from agentproto.server.config import ServerConfig
 
 __all__ = ["HTTPGuard", "GuardConfig", "LOOPBACK_HOSTS", "log_event", "parse_host", "socket_base_url"]
 
@@ -76,6 +79,20 @@ class GuardConfig:
             json_paths=tuple(sorted(paths)),
             jsonrpc_paths=tuple(sorted(rpc)),
             max_body_bytes=max_body_bytes,
+        )
+
+    @classmethod
+    def for_server(
+        cls, config: ServerConfig, *, json_paths: Iterable[str] = (), jsonrpc_paths: Iterable[str] = ()
+    ) -> GuardConfig:
+        """The guard of the server ``config`` describes (its hosts, origins and body budget);
+        ``json_paths`` and ``jsonrpc_paths`` are the endpoints it mounts that take JSON."""
+        return cls.build(
+            hosts=config.allowed_hosts,
+            origins=config.allowed_origins,
+            json_paths=json_paths,
+            jsonrpc_paths=jsonrpc_paths,
+            max_body_bytes=config.max_body_bytes,
         )
 
 

@@ -7,6 +7,8 @@ import json
 import httpx
 import pytest
 
+from agentproto.a2a._taskstore import TaskStore
+from agentproto.a2a.agents import make_agent
 from agentproto.a2a.client import (
     A2AClient,
     A2AClientError,
@@ -22,9 +24,11 @@ from agentproto.a2a.errors import (
     UnsupportedOperationError,
     VersionNotSupportedError,
 )
-from agentproto.a2a.server import build_a2a_routes
+from agentproto.a2a.server import A2AApplication, create_a2a_app
+from agentproto.a2a.service import A2AService
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import AgentCard, Message
+from agentproto.server import Bindings, ServerConfig, WebhookPolicy
 from agentproto.sse import EventStreamDecoder
 from tests.a2a.a2a_helpers import V1, msg, rpc
 
@@ -129,9 +133,22 @@ def test_subscribing_to_a_terminal_task_answers_plain_json_not_sse(conformance):
     assert r.json()["error"]["code"] == -32004
 
 
-def test_build_a2a_routes_gives_the_card_json_rpc_with_and_without_slash_and_rest():
-    paths = sorted(route.path for route in build_a2a_routes(agent="echo"))
+def test_the_a2a_routes_are_the_card_json_rpc_with_and_without_slash_and_rest():
+    service = A2AService(make_agent("echo"), store=TaskStore(":memory:"))
+    paths = sorted(route.path for route in A2AApplication(service).routes())
     assert paths == ["/.well-known/agent-card.json", "/a2a", "/a2a/", "/a2a/rest/{rest:path}"]
+    no_rest = A2AApplication.for_server(service, ServerConfig(bindings=Bindings(rest=False)))
+    card_and_rpc = ["/.well-known/agent-card.json", "/a2a", "/a2a/"]
+    assert sorted(route.path for route in no_rest.routes()) == card_and_rpc
+
+
+def test_create_a2a_app_takes_a_server_config_or_its_options_not_both():
+    config = ServerConfig(allowed_hosts=("agents.example",), webhooks=WebhookPolicy(loopback=True))
+    app = create_a2a_app(config, agent="echo")
+    assert app.state.a2a.service.allow_loopback_webhooks is True
+    assert create_a2a_app(agent="echo").state.a2a.service.allow_loopback_webhooks is False  # §13.2
+    with pytest.raises(TypeError, match="not both"):
+        create_a2a_app(config, public_url="http://x.example")
 
 
 # --- our client, async ------------------------------------------------------------------------
