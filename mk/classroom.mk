@@ -1,4 +1,4 @@
-# The classroom targets (included by the Makefile; VENV, BIN, PIP, TEST_STAMP, PORT come from it).
+# The classroom targets (included by the Makefile; VENV, BIN, install, TEST_STAMP, PORT come from it).
 #   make classroom STUDENTS=N   a real JupyterHub on 127.0.0.1, N simulated students -> build/classroom.json
 #   make site                   the course as a static website -> build/site/index.html
 #   make present [NB=notebooks/10_a2a_task_lifecycle.ipynb] [PORT=8866]   the course via Voilà, no code:
@@ -17,7 +17,7 @@ PRESENT_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8
 CLASSROOM_STAMP := $(VENV)/.installed-classroom
 
 $(CLASSROOM_STAMP): pyproject.toml requirements/lock.txt | $(VENV)/bin/python
-	$(PIP) -e ".[classroom]"
+	$(call install,-e ".[classroom]")
 	@touch $@ $(COURSE_STAMP)
 
 .PHONY: classroom site present

@@ -4,8 +4,9 @@ Shared by the packaging tests and the browser checks. The learner's environment
 (:func:`shared_course_env`: the wheel with the ``course`` extra and nothing else) is built once
 per test run and shared by every xdist worker, under a file lock. The wheel is built with the
 hatchling of the test environment (no build isolation, so no download); dependencies are
-installed at the versions pinned in requirements/lock.txt, which needs the package index or a
-warm pip cache, so a test is skipped when neither answers.
+installed at the versions pinned in requirements/lock.txt the way the Makefile installs them
+(uv when the test environment has it, else pip), which needs the package index or a warm
+cache, so a test is skipped when neither answers.
 """
 
 from __future__ import annotations
@@ -55,12 +56,29 @@ def install(home: Path, requirement: str, *, drop_setuptools: bool = False) -> P
     if drop_setuptools:
         result = run([python, "-m", "pip", "uninstall", "-q", "-y", "setuptools"])
         assert result.returncode == 0, result.stdout + result.stderr
-    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-c", str(LOCK)]
-    result = run([*pip, requirement])
+    result = _install(python, requirement)
     if result.returncode != 0 and any(word in result.stderr for word in _OFFLINE):
         pytest.skip(f"the package index cannot be reached to install {requirement}: {result.stderr[-300:]}")
     assert result.returncode == 0, result.stdout + result.stderr
     return home
+
+
+def _uv() -> list[str] | None:
+    """``python -m uv`` of the test environment, as ``make`` installs it (None without uv)."""
+    probe = run([sys.executable, "-m", "uv", "--version"], timeout=60)
+    return [sys.executable, "-m", "uv"] if probe.returncode == 0 else None
+
+
+def _install(python: str, requirement: str) -> subprocess.CompletedProcess[str]:
+    """Install ``requirement`` into the venv of ``python`` at the locked versions the way the
+    Makefile does: with uv when it is there and can install, else with pip."""
+    uv = _uv()
+    if uv is not None:
+        result = run([*uv, "pip", "install", "-q", "--python", python, "-c", str(LOCK), requirement])
+        if result.returncode == 0:
+            return result
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-c", str(LOCK)]
+    return run([*pip, requirement])
 
 
 def shared_course_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
