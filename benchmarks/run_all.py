@@ -21,6 +21,10 @@ benchmark              ours vs official                                        t
                        importing the A2A clients, vs ``python -c pass``         ≤ 0.5 s
 ``a2a_server``         SendMessage throughput vs the a2a-sdk server on each    ≥ 1.5, p99
                        binding (JSON-RPC, HTTP+JSON, gRPC); the worst counts   no worse
+``a2a_bare``           blocking SendMessage of ours vs a bare Starlette/       ≥ 0.5
+                       grpc.aio server answering the same Task (no protocol
+                       work), wrk for HTTP; also default vs relaxed limits
+                       (skipped per binding without wrk)
 ``agui_ts``            the pipeline vs @ag-ui/client's consumer under Node     (report)
                        (optional: skipped without node and the npm package)
 =====================  ======================================================  ===========
@@ -127,6 +131,21 @@ def _a2a_ratios(r: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _bare_ratios(r: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "ratio_ours_bare": r["ratio_ours_bare"],
+        "ratio_ours_relaxed": r["ratio_ours_relaxed"],
+    }
+    for binding, b in r["bindings"].items():
+        if b["status"] != "ok":
+            out[f"{binding}_skipped"] = b["status"]
+            continue
+        out[f"{binding}_ratio_ours_bare"] = b["ratio_ours_bare"]
+        out[f"{binding}_ratio_ours_relaxed"] = b["ratio_ours_relaxed"]
+        out[f"{binding}_p99_ms_ours_bare"] = [b["servers"]["ours"]["p99_ms"], b["servers"]["bare"]["p99_ms"]]
+    return out
+
+
 def _ts_ratios(r: dict[str, Any]) -> dict[str, Any]:
     if "skipped" in r:
         return {"skipped": r["skipped"]}
@@ -189,6 +208,16 @@ BENCHES: dict[str, Bench] = {
             "throughput_ratio ≥ 1.5 on every binding, p99 ≤ the SDK's",
         ),
         Bench(
+            "a2a_bare",
+            "bench_a2a_bare.py",
+            (),
+            ("--seconds", "1", "--rounds", "1"),
+            600,
+            180,
+            _bare_ratios,
+            "ratio_ours_bare ≥ 0.5 on every binding; ours/relaxed ≈ 1 (limits cost nothing)",
+        ),
+        Bench(
             "agui_ts",
             "bench_agui_ts.py",
             ("--events", "5000", "--repeat", "3"),
@@ -208,6 +237,7 @@ ORDER = (
     "startup_base",
     "serve_start",
     "a2a_server",
+    "a2a_bare",
     "agui_ts",
 )
 
