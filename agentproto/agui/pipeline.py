@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic_core import from_json
+
 from agentproto.agui.chunks import ChunkExpander
 from agentproto.agui.errors import AGUIError, DecodeError, PipelineWarning
 from agentproto.agui.events import EVENT_CLASSES, BaseEvent, EventType
@@ -34,6 +36,14 @@ from agentproto.agui.verify import RULES, RunState, Verifier
 __all__ = ["Pipeline", "LintReport", "lint_source", "detect_format", "STAGE_RULES", "fix_for"]
 
 _TEXT_TYPES = (str, bytes)  # JSON text the parser's fast path accepts
+#: The payloads the delta lane (see ``Pipeline._run``) may take: a text delta, a tool-call
+#: argument fragment and an id-less text chunk, as producers write them (``type`` first).
+#: Anything else — another key order included — goes the usual way.
+_LANE_PREFIXES = (
+    '{"type":"TEXT_MESSAGE_CONTENT",',
+    '{"type":"TOOL_CALL_ARGS",',
+    '{"type":"TEXT_MESSAGE_CHUNK",',
+)
 _ACTIVE = RunState.ACTIVE
 _CHUNK_CLASSES = frozenset(
     {
@@ -230,18 +240,81 @@ class Pipeline:
         nothing to do) and raise no warning when applied: that path is kept to a handful of
         operations. Everything else takes the general branch, in the same order.
         ``decoded`` says the items are payloads from the decoder, all JSON text.
+
+        **The delta lane.** When nobody will see the event objects (``collect=False``, no
+        ``on_event``, no middleware), the bulk of a stream — text deltas, tool-call argument
+        fragments and id-less continuation chunks of an open text message — needs no model:
+        such a payload is decoded with ``pydantic_core.from_json`` and, if it is exactly the
+        conforming shape (only ``type``, the id and a string ``delta``), its checks and its
+        application are done on the values, exactly as the verifier's and the reducer's
+        handlers would do them on the model. The lane only takes the case where every check
+        passes and nothing is warned about; anything else (an unopened message, an unknown
+        id, a subagent tag, any other field, another key order) falls through to the general
+        path, which parses the payload again and raises or warns with the usual rule and
+        message.
         """
         out: list[BaseEvent] = []
         fast = self.parser.fast if decoded else self._fast_if_text
         expander, verifier, reducer = self.expander, self.verifier, self.reducer
         verify, apply, on_event = verifier.feed, reducer.apply, self.on_event
         in_run, warnings, chunky = verifier.in_run, self.warnings, _CHUNK_CLASSES
+        lane = decoded and not collect and on_event is None and self.parser.middleware is None
+        lanes = expander._lanes
         # The reducer's own dispatch table: calling the handler here is what apply() does
         # for a known event, minus one call per event (chunks and unknowns go to apply()).
         handlers = reducer._handlers
         start = index = self.events_read
         try:
             for index, obj in enumerate(items, start):
+                if lane and verifier.state is _ACTIVE and obj.startswith(_LANE_PREFIXES):
+                    try:
+                        d = from_json(obj)
+                    except ValueError:
+                        d = None  # not JSON: the general path says so
+                    if type(d) is dict:
+                        kind = d["type"]
+                        delta = d.get("delta")
+                        if type(delta) is str:
+                            if kind == "TEXT_MESSAGE_CONTENT":
+                                # verifier._text_content, then reducer._text_content (no tag)
+                                mid = d.get("messageId")
+                                if len(d) == 3 and expander.idle and type(mid) is str:
+                                    if mid in verifier._messages:
+                                        buf = reducer._text_buf.get(mid)
+                                        if buf is None and mid in reducer._by_id:
+                                            buf = reducer._text_buf[mid] = []
+                                        if buf is not None:
+                                            buf.append(delta)
+                                            reducer._index = index  # what apply() records
+                                            continue
+                            elif kind == "TOOL_CALL_ARGS":
+                                # verifier._tool_args, then reducer._tool_args (no tag)
+                                tid = d.get("toolCallId")
+                                if len(d) == 3 and expander.idle and type(tid) is str:
+                                    if tid in verifier._tools:
+                                        buf = reducer._args_buf.get(tid)
+                                        if buf is None and tid in reducer._tool_calls:
+                                            buf = reducer._args_buf[tid] = []
+                                        if buf is not None:
+                                            buf.append(delta)
+                                            reducer._index = index  # what apply() records
+                                            continue
+                            elif kind == "TEXT_MESSAGE_CHUNK" and len(d) == 2:
+                                # The expander continues the parent's open text stream with a
+                                # TEXT_MESSAGE_CONTENT (no tag), which verifier.feed and
+                                # reducer.apply take as above.
+                                pending = lanes.get(None)
+                                if pending is not None and pending.kind == "text" and pending.owner is None:
+                                    mid = pending.id
+                                    if mid in verifier._messages:
+                                        buf = reducer._text_buf.get(mid)
+                                        if buf is None and mid in reducer._by_id:
+                                            buf = reducer._text_buf[mid] = []
+                                        if buf is not None:
+                                            buf.append(delta)
+                                            verifier._count += 1  # what feed() numbers
+                                            reducer._index = index  # what apply() records
+                                            continue
                 event = fast(obj)
                 if event is None:
                     event = self._parse(obj, index)
@@ -432,7 +505,7 @@ def lint_source(data: bytes | str | Iterable[Any], format: str = "auto", **optio
             )
         return lint_source(events, **options)
     pipeline = Pipeline(format=kind, **options)
-    pipeline.feed_bytes(data)
+    pipeline.feed_bytes(data, collect=False)  # the report is all we want: keep no event alive
     return pipeline.finish()
 
 
