@@ -100,3 +100,25 @@ def test_the_typescript_comparison_is_skipped_not_failed_without_its_package(tmp
     bench = load("bench_agui_ts")
     result = bench.run(n_events=100, repeat=1, write=False, directory=tmp_path / "nothing")
     assert "skipped" in result and "streams" not in result
+
+
+def test_the_lint_benchmark_lints_the_capture_through_the_cli_and_reports_both_sides(tmp_path):
+    bench = load("bench_agui_lint")
+    out = tmp_path / "agui_lint.json"
+    profile = tmp_path / "profiles" / "agui_lint.txt"
+    argv = ["--events", "500", "--repeat", "1", "--out", str(out), "--profile", str(profile)]
+    assert bench.main(argv) == 0
+    result = json.loads(out.read_text())
+    assert result["benchmark"] == "agui_lint" and result["events"] >= 500
+    assert result["result_check"]["exit_code"] == 0
+    assert "conformant" in result["result_check"]["report"]
+    assert result["ours"]["events_per_s"] > 0 and result["official"]["events_per_s"] > 0
+    assert {"ratio", "ratio_median", "round_ratios", "target_ratio"} <= set(result)
+    assert "tottime" in profile.read_text() and "cumulative" in profile.read_text()
+
+
+def test_the_pipeline_benchmarks_write_a_profile_when_asked(tmp_path):
+    profile = tmp_path / "agui_pipeline.txt"
+    argv = ["--events", "500", "--repeat", "1", "--no-write", "--profile", str(profile)]
+    assert load("bench_agui_pipeline").main(argv) == 0
+    assert "feed_bytes" in profile.read_text()
