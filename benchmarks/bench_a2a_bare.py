@@ -36,6 +36,7 @@ functions by cumulative (and by own) time as text to ``DIR/a2a_<binding>.txt``.
     python benchmarks/bench_a2a_bare.py                        # 3 rounds × 8 s per server and binding
     python benchmarks/bench_a2a_bare.py --quick                # 1 round × 1 s
     python benchmarks/bench_a2a_bare.py --profile benchmarks/results/profiles
+    python benchmarks/bench_a2a_bare.py --baseline-src /tmp/before   # + ours as of another commit
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ import bench_a2a_server as base  # noqa: E402  (the shared load generator and pr
 
 RESULTS = ROOT / "benchmarks" / "results" / "a2a_bare.json"
 KINDS = ("ours", "bare", "relaxed")
+#: ``--baseline-src DIR``: ``before`` is ``ours`` from another checkout's ``agentproto`` (e.g.
+#: ``git archive <commit> agentproto | tar -x -C DIR``), so before/after is one run too.
+BEFORE = "before"
 BINDINGS = base.BINDINGS
 RPC_PATH = "/a2a"
 REST_PATH = "/a2a/rest"
@@ -212,6 +216,9 @@ def serve(kind: str, port: int, grpc_port: int, profile: str | None) -> None:
     import uvicorn
 
     logging.getLogger("a2a").setLevel(logging.ERROR)
+    if kind == BEFORE:  # the baseline's agentproto, served exactly as ours
+        sys.path.insert(0, os.environ["A2A_BENCH_BASELINE_SRC"])
+        kind = "ours"
     plain: dict[str, Any] = {
         "log_level": "warning",
         "access_log": False,
@@ -278,16 +285,24 @@ def write_profile(profiler: Any, out: pathlib.Path) -> None:
 class Server(base.ServerProcess):
     """One benchmark server (this script's ``--serve``), stopped by its own pid only."""
 
-    def __init__(self, kind: str, profile: pathlib.Path | None = None) -> None:
+    def __init__(
+        self, kind: str, profile: pathlib.Path | None = None, baseline_src: str | None = None
+    ) -> None:
         super().__init__(kind)
         self.profile = profile
+        self.baseline_src = baseline_src
 
     def start(self) -> Server:
         argv = [sys.executable, __file__, "--serve", self.kind, "--port", str(self.port)]
         argv += ["--grpc-port", str(self.grpc_port)]
         if self.profile is not None:
             argv += ["--profile-out", str(self.profile)]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+        env = dict(os.environ)
+        if self.baseline_src:
+            env["A2A_BENCH_BASELINE_SRC"] = self.baseline_src
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env
+        )
         return self
 
     def cpu_s(self) -> float | None:
@@ -402,12 +417,13 @@ def run_binding(
     wrk: str | None,
     script: pathlib.Path,
 ) -> dict[str, Any]:
+    kinds = tuple(servers)
     per: dict[str, dict[str, list[Any]]] = {
-        k: {"rps": [], "p50": [], "p99": [], "lat": [], "cpu": []} for k in KINDS
+        k: {"rps": [], "p50": [], "p99": [], "lat": [], "cpu": []} for k in kinds
     }
-    guess = dict.fromkeys(KINDS, 500.0)
+    guess = dict.fromkeys(kinds, 500.0)
     # warm-up: each server once, briefly (imports, caches, the first connections)
-    for kind in KINDS:
+    for kind in kinds:
         target = servers[kind].targets[binding]
         if binding == "grpc":
             info, _ = grpc_round(target, 0.5, 400)
@@ -417,7 +433,7 @@ def run_binding(
             assert wrk is not None
             wrk_round(wrk, script, binding, target, 1)
     for r in range(rounds):
-        order = KINDS[r % len(KINDS) :] + KINDS[: r % len(KINDS)]
+        order = kinds[r % len(kinds) :] + kinds[: r % len(kinds)]
         for kind in order:
             target = servers[kind].targets[binding]
             cpu0 = servers[kind].cpu_s()
@@ -466,6 +482,9 @@ def summarise(per: dict[str, dict[str, list[Any]]]) -> dict[str, Any]:
         "ratio_relaxed_bare": _ratio(per, "relaxed", "bare"),
         "ratio_ours_relaxed": _ratio(per, "ours", "relaxed"),
     }
+    if BEFORE in per:  # the same run's baseline: what this change gained
+        out["ratio_before_bare"] = _ratio(per, BEFORE, "bare")
+        out["ratio_ours_before"] = _ratio(per, "ours", BEFORE)
     cpu = {k: s.get("server_cpu_ms_per_request") for k, s in servers.items()}
     if cpu["ours"] and cpu["bare"]:
         out["cpu_ratio_bare_ours"] = round(cpu["bare"] / cpu["ours"], 3)
@@ -508,7 +527,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bindings", default=",".join(BINDINGS), help="subset of " + ",".join(BINDINGS))
     ap.add_argument("--profile", type=pathlib.Path, default=None, help="also write cProfile text here")
     ap.add_argument("--out", type=pathlib.Path, default=RESULTS, help="where to write JSON")
-    ap.add_argument("--serve", choices=KINDS, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--baseline-src",
+        default=None,
+        help="also run 'before': ours from the agentproto package under this directory",
+    )
+    ap.add_argument("--serve", choices=(*KINDS, BEFORE), help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--grpc-port", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--profile-out", default=None, help=argparse.SUPPRESS)
@@ -531,7 +555,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="a2a-bare-") as tmp:
         script = pathlib.Path(tmp) / "send_message.lua"
         script.write_text(WRK_SCRIPT)
-        servers = {kind: Server(kind) for kind in KINDS}
+        kinds = (*KINDS, BEFORE) if args.baseline_src else KINDS
+        servers = {kind: Server(kind, baseline_src=args.baseline_src) for kind in kinds}
         try:
             for server in servers.values():
                 server.start()
@@ -565,6 +590,7 @@ def main(argv: list[str] | None = None) -> int:
             "http_load": "wrk -t1 -c8, fresh messageId per request (Lua request())",
             "grpc_load": "grpc.aio, 8 calls in flight, one channel",
             "quick": args.quick,
+            "baseline_src": args.baseline_src,
         },
         "bindings": results,
         "ratio_ours_bare": min((r["ratio_ours_bare"] for r in measured.values()), default=None),
@@ -588,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"{'binding':<9}{'server':<9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU ms/req':>12}")
     for binding, r in measured.items():
-        for kind in KINDS:
+        for kind in r["servers"]:
             s = r["servers"][kind]
             cpu = s.get("server_cpu_ms_per_request", float("nan"))
             print(
@@ -603,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{binding:<9} ours / bare {r['ratio_ours_bare']:.2f}× (target ≥ {TARGET}×), "
             f"relaxed / bare {r['ratio_relaxed_bare']:.2f}×, ours / relaxed {r['ratio_ours_relaxed']:.2f}× "
             "(the limits' cost)"
+            + (f", ours / before {r['ratio_ours_before']:.2f}×" if "ratio_ours_before" in r else "")
         )
     where = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
     print(f"→ {where}")

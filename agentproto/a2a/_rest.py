@@ -307,6 +307,7 @@ class RestBinding:
 
     async def _params(self, request: Request, route: RouteMatch) -> dict[str, Any]:
         params: dict[str, Any] = _query_params(request.query_params)
+        from_query = bool(params)
         if request.method == "POST":
             raw = await request.body()
             # A declared non-JSON type is refused even without a body: a browser can send a
@@ -324,7 +325,9 @@ class RestBinding:
                         "the request body must be a JSON object", violations=[("body", "must be an object")]
                     )
                 params.update(body)
-        _within_limits(params, self.limits)  # the query string too: the same boundary as JSON-RPC's
+        if from_query:  # the query string too: the same boundary as JSON-RPC's. Without one,
+            # ``params`` is the body that was just checked (or empty): checking it again is moot
+            _within_limits(params, self.limits)
         if route.tenant:
             params["tenant"] = route.tenant
         if route.operation == "CreateTaskPushNotificationConfig":

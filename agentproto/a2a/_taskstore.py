@@ -58,6 +58,16 @@ A2A_SCHEMA_VERSION = 3
 
 _TERMINAL_SQL = ", ".join(f"'{state.value}'" for state in sorted(TERMINAL_STATES, key=lambda s: s.value))
 
+#: The upsert of :meth:`TaskStore.save` (built once: it runs on every task update).
+_SAVE_SQL = (
+    "INSERT INTO a2a_tasks (id, context_id, state, status_ms, body, tenant, owner) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+    "context_id=excluded.context_id, state=excluded.state, "
+    "status_ms=excluded.status_ms, body=excluded.body "
+    "WHERE a2a_tasks.tenant = excluded.tenant AND a2a_tasks.owner = excluded.owner "
+    f"AND (a2a_tasks.state NOT IN ({_TERMINAL_SQL}) OR a2a_tasks.state = excluded.state)"
+)
+
 _SCHEMA_V1 = (
     """CREATE TABLE IF NOT EXISTS a2a_tasks (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -203,12 +213,7 @@ class TaskStore:
         body = task.model_dump_json(by_alias=True, exclude_defaults=True)
         with self._tx() as db:
             cur = db.execute(
-                "INSERT INTO a2a_tasks (id, context_id, state, status_ms, body, tenant, owner) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-                "context_id=excluded.context_id, state=excluded.state, "
-                "status_ms=excluded.status_ms, body=excluded.body "
-                "WHERE a2a_tasks.tenant = excluded.tenant AND a2a_tasks.owner = excluded.owner "
-                f"AND (a2a_tasks.state NOT IN ({_TERMINAL_SQL}) OR a2a_tasks.state = excluded.state)",
+                _SAVE_SQL,
                 (
                     task.id,
                     task.context_id,
@@ -327,17 +332,14 @@ class TaskStore:
 
         Contexts are keyed per caller (schema v3), so this always succeeds: another scope using
         the same string has a context of its own, invisible from here. (The boolean is kept
-        for callers written when a context had a single owner.)"""
+        for callers written when a context had a single owner.) One statement: after ``INSERT OR
+        IGNORE`` on the row's own key the row exists — unless a key part was NULL, which the
+        ``NOT NULL`` columns ignore — so no read-back is needed (this runs on every new
+        conversation's hot path)."""
+        key = (scope.tenant, scope.owner, context_id)
         with self._tx() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO a2a_contexts (tenant, owner, context_id) VALUES (?, ?, ?)",
-                (scope.tenant, scope.owner, context_id),
-            )
-            row = db.execute(
-                "SELECT 1 FROM a2a_contexts WHERE tenant = ? AND owner = ? AND context_id = ?",
-                (scope.tenant, scope.owner, context_id),
-            ).fetchone()
-        return row is not None
+            db.execute("INSERT OR IGNORE INTO a2a_contexts (tenant, owner, context_id) VALUES (?, ?, ?)", key)
+        return None not in key
 
     # -- transitions -----------------------------------------------------------------------
 
