@@ -179,6 +179,8 @@ def test_payloads_that_only_look_like_lane_input_take_the_general_path():
         b'{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\\ud800"}',  # a lone surrogate
         b'{"type":"TEXT_MESSAGE_CHUNK","delta":"a"} ',
         b'{"type":"TOOL_CALL_ARGS","toolCallId":"m","delta":{"a":1}}',
+        b'{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"null"}',  # the careful path's cue
+        b'{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":null}',  # a null read as absent
     ):
         assert_same(head + b"data: " + payload + b"\n\n" + compact(FINISH))
 
