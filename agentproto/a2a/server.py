@@ -151,7 +151,9 @@ class A2AApplication:
         out = await self.dispatcher.dispatch(
             await request.body(),
             request.headers,
-            query=request.query_params,
+            # no query string, no query parameters: the same as an empty QueryParams (only
+            # read when the A2A-Version header is missing), without building one per request
+            query=request.query_params if request.scope.get("query_string") else None,
             base_url=self._base_url(request),
             subject=caller_subject(request.scope),
         )
