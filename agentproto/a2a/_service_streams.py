@@ -22,6 +22,7 @@ limit                                default  beyond it
 :data:`MAX_STREAM_SECONDS`           3600     the stream ends cleanly (subscribe again)
 :data:`SUBSCRIBE_HISTORY_LENGTH`     0        a subscription's first Task carries no history
 :data:`MAX_OPEN_TASKS_PER_CALLER`    200      a new task: ``ResourceExhaustedError``
+:data:`MAX_OPEN_TASKS`               10 000   a new task: ``ResourceExhaustedError``
 :data:`LIST_DEFAULT_HISTORY_LENGTH`  1        ListTasks without ``historyLength``
 :data:`MAX_LIST_RESPONSE_BYTES`      2 MB     the ListTasks page is cut short (next token)
 ===================================  =======  ==================================================
@@ -62,6 +63,7 @@ __all__ = [
     "MAX_STREAM_SECONDS",
     "SUBSCRIBE_HISTORY_LENGTH",
     "MAX_OPEN_TASKS_PER_CALLER",
+    "MAX_OPEN_TASKS",
     "LIST_DEFAULT_HISTORY_LENGTH",
     "MAX_LIST_RESPONSE_BYTES",
     "RETRY_AFTER_SECONDS",
@@ -88,6 +90,10 @@ MAX_STREAM_SECONDS = 3600.0
 SUBSCRIBE_HISTORY_LENGTH = 0
 #: Non-terminal tasks one caller may have at once; the next new task gets ResourceExhausted.
 MAX_OPEN_TASKS_PER_CALLER = 200
+#: Non-terminal tasks of all callers together. A caller names its own tenant, so the quota
+#: above alone does not bound the server: 200 per tenant name is unbounded (≈ 8.6 KB of memory
+#: per live task, benchmarks/bench_memory.py: this cap bounds them near 90 MB).
+MAX_OPEN_TASKS = 10_000
 #: Messages of history per task in a ListTasks answer when ``historyLength`` is unset (§3.2.4).
 LIST_DEFAULT_HISTORY_LENGTH = 1
 #: Serialized bytes of the tasks in one ListTasks answer: the page is cut short (with a
@@ -112,6 +118,7 @@ class ServiceLimits:
     max_stream_seconds: float = MAX_STREAM_SECONDS
     subscribe_history_length: int = SUBSCRIBE_HISTORY_LENGTH
     max_open_tasks_per_caller: int = MAX_OPEN_TASKS_PER_CALLER
+    max_open_tasks: int = MAX_OPEN_TASKS
     list_default_history_length: int = LIST_DEFAULT_HISTORY_LENGTH
     max_list_response_bytes: int = MAX_LIST_RESPONSE_BYTES
     retry_after_s: int = RETRY_AFTER_SECONDS
@@ -172,6 +179,8 @@ class LiveTasks:
         #: from the store the first time a caller creates a task).
         self.streams_of: dict[CallerScope, int] = {}
         self.open_tasks: dict[CallerScope, int] = {}
+        #: Open tasks of all callers (seeded from the store when the first task is admitted).
+        self.open_total: int | None = None
 
     # ------------------------------------------------------------------ finding a task
 
@@ -287,6 +296,8 @@ class LiveTasks:
         self.live.pop(live.task.id, None)
         if live.scope in self.open_tasks:
             self.open_tasks[live.scope] = max(0, self.open_tasks[live.scope] - 1)
+        if self.open_total is not None:
+            self.open_total = max(0, self.open_total - 1)
 
     # ------------------------------------------------------------------ caps
 
@@ -328,12 +339,14 @@ class LiveTasks:
         return ClientStream(queue, first, release, loop.time() + self.limits.max_stream_seconds)
 
     def admit_task(self, scope: CallerScope) -> None:
-        """Count a new task against ``scope``'s quota of open tasks, or refuse it
-        (ResourceExhausted). The quota is counted from the store the first time."""
+        """Count a new task against ``scope``'s quota of open tasks and the server's, or refuse
+        it (ResourceExhausted). Both are counted from the store the first time."""
         if scope not in self.open_tasks:
             self.open_tasks[scope] = sum(
                 self.store.page(scope=scope, state=s, page_size=1).total_size for s in _OPEN_STATES
             )
+        if self.open_total is None:
+            self.open_total = self.store.count_in(_OPEN_STATES)
         lim = self.limits
         if self.open_tasks[scope] >= lim.max_open_tasks_per_caller:
             raise ResourceExhaustedError(
@@ -342,7 +355,14 @@ class LiveTasks:
                 retry_after_s=lim.retry_after_s,
                 metadata={"limit": "openTasksPerCaller", "max": lim.max_open_tasks_per_caller},
             )
+        if self.open_total >= lim.max_open_tasks:
+            raise ResourceExhaustedError(
+                f"the server is busy: {lim.max_open_tasks} tasks are open; try again later",
+                retry_after_s=lim.retry_after_s,
+                metadata={"limit": "openTasks", "max": lim.max_open_tasks},
+            )
         self.open_tasks[scope] += 1
+        self.open_total += 1
 
 
 class ClientStream:

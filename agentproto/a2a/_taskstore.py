@@ -281,6 +281,15 @@ class TaskStore:
                 out.append((task, CallerScope(tenant, owner or None)))
         return out
 
+    def count_in(self, states: Iterable[TaskState]) -> int:
+        """How many tasks are in one of ``states``, across all scopes (the operator's view)."""
+        wanted = [s.value for s in states]
+        with self._tx() as db:
+            (n,) = db.execute(
+                f"SELECT COUNT(*) FROM a2a_tasks WHERE state IN ({','.join('?' * len(wanted))})", wanted
+            ).fetchone()
+        return int(n)
+
     def page(
         self,
         *,

@@ -185,6 +185,28 @@ async def test_the_open_task_count_is_read_back_from_the_store(make_service, tmp
         await again.send_message(send_req(message_id="tck-multi-turn-9"))
 
 
+async def test_open_tasks_are_capped_server_wide_whatever_tenant_a_caller_names(make_service, tmp_path):
+    from agentproto.a2a._taskstore import TaskStore
+
+    db = str(tmp_path / "t.sqlite3")
+    limits = ServiceLimits(max_open_tasks_per_caller=2, max_open_tasks=3)
+    svc = make_service(store=TaskStore(db), limits=limits)
+    ids = await interrupted(svc, 2)  # the anonymous caller in the default tenant: its quota is full
+    other_tenant = CallerScope("t2", None)  # the same caller, naming another tenant
+    task = await svc.send_message(send_req(message_id="tck-multi-turn-7"), other_tenant)
+    assert task.status.state is S.INPUT_REQUIRED
+    with pytest.raises(ResourceExhaustedError) as info:  # three open tasks: the server's cap
+        await svc.send_message(send_req(message_id="tck-multi-turn-6"), CallerScope("t3", None))
+    assert info.value.metadata == {"limit": "openTasks", "max": "3", "retryAfterSeconds": "5"}
+    await svc.cancel_task(CancelTaskRequest(id=ids[0]))  # frees one, for anyone
+    later = await svc.send_message(send_req(message_id="tck-multi-turn-5"), CallerScope("t3", None))
+    assert later.status.state is S.INPUT_REQUIRED
+    # a restarted server counts the open tasks its store already holds
+    again = make_service(store=TaskStore(db), limits=ServiceLimits(max_open_tasks=3))
+    with pytest.raises(ResourceExhaustedError):
+        await again.send_message(send_req(message_id="tck-multi-turn-4"), CallerScope("t4", None))
+
+
 async def test_list_tasks_returns_a_small_default_history(make_service):
     svc = make_service()
     (tid,) = await interrupted(svc)
