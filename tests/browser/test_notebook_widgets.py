@@ -38,6 +38,18 @@ def _accept_kernel_dialog(page) -> None:
     select.click()
 
 
+def _wait_until_kernel_idle(page, timeout_ms: int = 120_000) -> None:
+    """The status bar reads "… | Idle": the kernel has started and is connected. "Run All
+    Cells" clicked before that (a kernel slow to start on a busy machine) runs nothing."""
+    page.wait_for_function(
+        """() => {
+            const bar = document.querySelector('#jp-main-statusbar, .jp-StatusBar-Widget');
+            return bar !== null && /\\|\\s*Idle\\b/.test(bar.innerText);
+        }""",
+        timeout=timeout_ms,
+    )
+
+
 def _run_all_cells(page) -> None:
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
@@ -91,6 +103,7 @@ def check_notebook_in_browser(lab, browser, name, tmp_path) -> None:
             ".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-Toolbar-kernelStatus", timeout=60_000
         )
         _accept_kernel_dialog(page)
+        _wait_until_kernel_idle(page)
         _run_all_cells(page)
         _wait_until_executed(page)
         page.screenshot(path=str(tmp_path / f"{name}.executed.png"), full_page=False)
