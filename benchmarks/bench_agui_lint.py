@@ -25,8 +25,6 @@ import contextlib
 import io
 import json
 import pathlib
-import platform
-import statistics
 import sys
 import tempfile
 import time
@@ -63,41 +61,24 @@ def measure(events: list[dict], repeat: int, workdir: pathlib.Path) -> dict:
     _, code, first = lint_once(path)
     if code != 0:
         raise SystemExit(f"benchmark capture rejected: {first}")
-    ours_times, official_times = [], []
-    for i in range(repeat):  # each round times both sides back to back, in turn first
-        if i % 2:
-            official_times.append(common.run_official(payloads, validate))
-        elapsed, code, first = lint_once(path)
-        ours_times.append(elapsed)
-        if not i % 2:
-            official_times.append(common.run_official(payloads, validate))
-    n = len(events)
-    ours_rate, official_rate = n / min(ours_times), n / min(official_times)
-    paired = [o / u for u, o in zip(ours_times, official_times)]
-    return {
-        "events": n,
-        "bytes": len(data),
-        "repeat": repeat,
-        "ours": {
-            "what": "agentproto lint PATH (cli.main in process: read, pipeline, human report)",
-            "seconds": round(min(ours_times), 4),
-            "seconds_median": round(statistics.median(ours_times), 4),
-            "events_per_s": round(ours_rate),
-        },
-        "official": {
-            "what": "TypeAdapter(ag_ui.core.Event).validate_json per payload",
-            "seconds": round(min(official_times), 4),
-            "seconds_median": round(statistics.median(official_times), 4),
-            "events_per_s": round(official_rate),
-        },
-        "ratio": round(ours_rate / official_rate, 3),
-        "ratio_median": round(statistics.median(paired), 3),
-        "round_ratios": [round(x, 3) for x in paired],
-        "clock": "time.process_time (CPU time of this process; robust on a shared machine)",
-        "result_check": {"exit_code": code, "report": first},
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-    }
+    checked: dict = {}
+
+    def ours() -> float:
+        elapsed, checked["exit_code"], checked["report"] = lint_once(path)
+        return elapsed
+
+    ours_times, official_times = common.paired_rounds(
+        ours, lambda: common.run_official(payloads, validate), repeat
+    )
+    return common.paired_report(
+        len(events),
+        data,
+        repeat,
+        "agentproto lint PATH (cli.main in process: read, pipeline, human report)",
+        ours_times,
+        official_times,
+        checked,
+    )
 
 
 def profile(events: list[dict], out: pathlib.Path, workdir: pathlib.Path) -> None:

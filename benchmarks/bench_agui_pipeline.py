@@ -27,6 +27,7 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # allow running from a checkout without installing
@@ -160,24 +161,56 @@ def official_validator():
 def measure(events: list[dict], repeat: int) -> dict:
     """Time ours and the official parse on *events*, alternating, *repeat* rounds each.
 
-    Returns the shared part of the result: best-of and median seconds per side, the ratio of
-    the best rounds (``ratio``, comparable with earlier results) and the median of the
-    per-round ratios (``ratio_median``: each round times both sides back to back).
+    Returns the shared part of the result (:func:`paired_report`).
     """
     data, payloads = encode(events)
     validate = official_validator()
     run_official(payloads[:1000], validate)  # warm both sides up (first-call costs)
     Pipeline().feed_bytes(data[:65536], collect=False)
+    state: dict = {}
+
+    def ours() -> float:
+        elapsed, state["summary"] = run_ours(data)
+        return elapsed
+
+    ours_times, official_times = paired_rounds(ours, lambda: run_official(payloads, validate), repeat)
+    return paired_report(
+        len(events),
+        data,
+        repeat,
+        "SSE decode + parse + expand + verify + apply (agentproto Pipeline)",
+        ours_times,
+        official_times,
+        state["summary"],
+    )
+
+
+def paired_rounds(
+    ours: Callable[[], float], official: Callable[[], float], repeat: int
+) -> tuple[list[float], list[float]]:
+    """*repeat* rounds, each timing both sides back to back, in turn first: their seconds."""
     ours_times, official_times = [], []
-    summary: dict = {}
-    for i in range(repeat):  # each round times both sides back to back, in turn first
+    for i in range(repeat):
         if i % 2:
-            official_times.append(run_official(payloads, validate))
-        elapsed, summary = run_ours(data)
-        ours_times.append(elapsed)
+            official_times.append(official())
+        ours_times.append(ours())
         if not i % 2:
-            official_times.append(run_official(payloads, validate))
-    n = len(events)
+            official_times.append(official())
+    return ours_times, official_times
+
+
+def paired_report(
+    n: int,
+    data: bytes,
+    repeat: int,
+    ours_what: str,
+    ours_times: list[float],
+    official_times: list[float],
+    result_check: object,
+) -> dict:
+    """The shared part of an AG-UI benchmark's result: best-of and median seconds per side,
+    the ratio of the best rounds (``ratio``, comparable with earlier results) and the median
+    of the per-round ratios (``ratio_median``: each round times both sides back to back)."""
     ours_rate = n / min(ours_times)
     official_rate = n / min(official_times)
     paired = [o / u for u, o in zip(ours_times, official_times)]  # (n/u) / (n/o)
@@ -186,7 +219,7 @@ def measure(events: list[dict], repeat: int) -> dict:
         "bytes": len(data),
         "repeat": repeat,
         "ours": {
-            "what": "SSE decode + parse + expand + verify + apply (agentproto Pipeline)",
+            "what": ours_what,
             "seconds": round(min(ours_times), 4),
             "seconds_median": round(statistics.median(ours_times), 4),
             "events_per_s": round(ours_rate),
@@ -201,7 +234,7 @@ def measure(events: list[dict], repeat: int) -> dict:
         "ratio_median": round(statistics.median(paired), 3),
         "round_ratios": [round(x, 3) for x in paired],
         "clock": "time.process_time (CPU time of this process; robust on a shared machine)",
-        "result_check": summary,
+        "result_check": result_check,
         "python": platform.python_version(),
         "machine": platform.machine(),
     }
