@@ -28,26 +28,21 @@ DEFAULT_CLICK = ("Check my answers", "Score:")
 CLICKS = {"21_interview_drill.ipynb": ("Reveal pass answer", "Pass:")}
 
 
-def _accept_kernel_dialog(page) -> None:
-    """JupyterLab may ask which kernel to start; the notebook's own (Python 3) is right."""
-    select = page.locator(".jp-Dialog button", has_text="Select")
-    try:
-        select.wait_for(state="visible", timeout=5_000)
-    except Exception:
-        return
-    select.click()
-
-
 def _wait_until_kernel_idle(page, timeout_ms: int = 120_000) -> None:
-    """The status bar reads "… | Idle": the kernel has started and is connected. "Run All
-    Cells" clicked before that (a kernel slow to start on a busy machine) runs nothing."""
-    page.wait_for_function(
-        """() => {
-            const bar = document.querySelector('#jp-main-statusbar, .jp-StatusBar-Widget');
-            return bar !== null && /\\|\\s*Idle\\b/.test(bar.innerText);
-        }""",
-        timeout=timeout_ms,
-    )
+    """The status bar reads "… | Idle": the kernel has started and is connected ("Run All
+    Cells" clicked before that, with a kernel slow to start on a busy machine, runs nothing).
+    JupyterLab may first ask which kernel to start; the notebook's own (Python 3) is right.
+    Whichever comes first is waited for, never a fixed time."""
+    idle_or_asked = """() => {
+        const bar = document.querySelector('#jp-main-statusbar, .jp-StatusBar-Widget');
+        const idle = bar !== null && /\\|\\s*Idle\\b/.test(bar.innerText);
+        const asked = [...document.querySelectorAll('.jp-Dialog button')]
+            .some(b => b.textContent.trim() === 'Select');
+        return idle ? 'idle' : asked ? 'asked' : false;
+    }"""
+    if page.wait_for_function(idle_or_asked, timeout=timeout_ms).json_value() == "asked":
+        page.locator(".jp-Dialog button", has_text="Select").click()
+        page.wait_for_function(f"() => ({idle_or_asked})() === 'idle'", timeout=timeout_ms)
 
 
 def _run_all_cells(page) -> None:
@@ -102,7 +97,6 @@ def check_notebook_in_browser(lab, browser, name, tmp_path) -> None:
         page.wait_for_selector(
             ".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-Toolbar-kernelStatus", timeout=60_000
         )
-        _accept_kernel_dialog(page)
         _wait_until_kernel_idle(page)
         _run_all_cells(page)
         _wait_until_executed(page)
