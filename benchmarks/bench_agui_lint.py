@@ -82,23 +82,10 @@ def measure(events: list[dict], repeat: int, workdir: pathlib.Path) -> dict:
 
 
 def profile(events: list[dict], out: pathlib.Path, workdir: pathlib.Path) -> None:
-    """A cProfile text summary of one lint run: top 30 by tottime, then by cumulative time."""
-    import cProfile
-    import pstats
-
+    """A cProfile text summary of one lint run (:func:`bench_agui_pipeline.write_profile`)."""
     path = workdir / "capture.sse"
     path.write_bytes(common.encode(events)[0])
-    lint_once(path)  # warm
-    prof = cProfile.Profile()
-    prof.enable()
-    lint_once(path)
-    prof.disable()
-    text = io.StringIO()
-    stats = pstats.Stats(prof, stream=text)
-    stats.sort_stats("tottime").print_stats(30)
-    stats.sort_stats("cumulative").print_stats(30)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"agentproto lint, {len(events):,} events\n{text.getvalue()}", encoding="utf-8")
+    common.write_profile(lambda: lint_once(path), f"agentproto lint, {len(events):,} events", out)
 
 
 def run(n_events: int = 200_000, repeat: int = 5, write: bool = True, out: pathlib.Path = RESULTS) -> dict:

@@ -130,24 +130,29 @@ def run_official(payloads: list[bytes], validate=None) -> float:
 
 
 def profile(events: list[dict], out: pathlib.Path, title: str) -> None:
-    """A cProfile text summary of one ``run_ours`` on *events*: top 30 by tottime, then by
-    cumulative time (kept next to the results, so that the next change can compare)."""
+    """A cProfile text summary of one ``run_ours`` on *events* (see :func:`write_profile`)."""
+    data, _ = encode(events)
+    write_profile(lambda: run_ours(data), f"{title}, {len(events):,} events", out)
+
+
+def write_profile(call: Callable[[], object], title: str, out: pathlib.Path) -> None:
+    """Profile one *call* after a warm-up call: top 30 by tottime, then by cumulative time,
+    written to *out* under *title* (kept next to the results, so the next change can compare)."""
     import cProfile
     import io
     import pstats
 
-    data, _ = encode(events)
-    run_ours(data)  # warm
+    call()  # warm
     prof = cProfile.Profile()
     prof.enable()
-    run_ours(data)
+    call()
     prof.disable()
     text = io.StringIO()
     stats = pstats.Stats(prof, stream=text)
     stats.sort_stats("tottime").print_stats(30)
     stats.sort_stats("cumulative").print_stats(30)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"{title}, {len(events):,} events\n{text.getvalue()}", encoding="utf-8")
+    out.write_text(f"{title}\n{text.getvalue()}", encoding="utf-8")
 
 
 def official_validator():
