@@ -55,7 +55,6 @@ import json
 import multiprocessing
 import os
 import pathlib
-import platform
 import resource
 import shlex
 import sys
@@ -64,15 +63,19 @@ import time
 import tracemalloc
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from importlib import metadata
 from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # allow running from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+HERE = ROOT / "benchmarks"
+if str(HERE) not in sys.path:  # run_all's machine and versions blocks live next to this file
+    sys.path.insert(0, str(HERE))
+
+from run_all import load_average, machine, versions  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results" / "memory.json"
-PACKAGES = ("agentproto", "pydantic", "pydantic-core", "starlette", "sse-starlette", "jsonpatch")
 #: One history message's text: a sentence of a chat, about 100 characters.
 TEXT = "the agent answers the user with a sentence of about one hundred characters, as chats do; turn "
 
@@ -777,32 +780,6 @@ def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def versions() -> dict[str, str | None]:
-    found: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = None
-    return found
-
-
-def machine() -> dict[str, Any]:
-    try:
-        load: float | None = round(os.getloadavg()[0], 2)
-    except OSError:
-        load = None
-    return {
-        "cpu_count": os.cpu_count(),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "python": platform.python_version(),
-        "python_implementation": platform.python_implementation(),
-        "python_executable": sys.executable,
-        "load_before": load,
-    }
-
-
 def run(
     quick: bool = False, write: bool = True, out: pathlib.Path = RESULTS, jobs: int = 2, command: str = ""
 ) -> dict[str, Any]:
@@ -825,7 +802,7 @@ def run(
         "benchmark": "memory",
         "command": command or shlex.join([sys.executable, *sys.argv]),
         "quick": quick,
-        "machine": machine(),
+        "machine": machine() | {"load_before": load_average()},
         "versions": versions(),
         "meters": {
             "rss": "VmRSS from /proc/self/status: all resident memory (SQLite pages, allocator slack)",

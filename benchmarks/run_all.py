@@ -80,6 +80,7 @@ PACKAGES = (
     "jsonschema",
     "uvicorn",
     "starlette",
+    "sse-starlette",
     "httpx",
 )
 
@@ -313,7 +314,7 @@ def machine() -> dict[str, Any]:
     }
 
 
-def _load() -> float | None:
+def load_average() -> float | None:
     try:
         return round(os.getloadavg()[0], 2)
     except OSError:
@@ -338,7 +339,7 @@ def run_one(
         "command": shlex.join(argv),
         "target": bench.target,
         "timeout_s": timeout,
-        "load_before": _load(),
+        "load_before": load_average(),
     }
     start = time.monotonic()
     try:
@@ -347,7 +348,7 @@ def run_one(
         record.update(status="timeout", seconds=round(time.monotonic() - start, 1))
         return record
     record["seconds"] = round(time.monotonic() - start, 1)
-    record["load_after"] = _load()
+    record["load_after"] = load_average()
     record["output"] = proc.stdout[-4000:]
     if proc.returncode != 0 or not out.exists():
         record.update(status="failed", returncode=proc.returncode, stderr=proc.stderr[-4000:])
