@@ -84,7 +84,7 @@ bench: $(TEST_STAMP)
 
 soak: $(TEST_STAMP)
 	AGENTPROTO_SOAK=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider -p no:xdist tests/reliability \
-	  tests/classroom/test_deploy_dockerfile.py
+	  tests/classroom/test_deploy_dockerfile.py tests/classroom/test_classroom_hub.py
 
 # Every wheel `pip install "agentproto[$(EXTRAS)]"` needs, pinned by the lock, for .venv's Python
 # and this OS/CPU: laptops like this machine install from the folder with no network (its README.txt).

@@ -1,10 +1,13 @@
-"""``make classroom``: a real JupyterHub with 3 students, each running notebooks 00, 06 and 11.
+"""``make classroom``: a real JupyterHub with 2 students (3 in ``make soak``), each running
+notebooks 00, 06 and 11.
 
 The whole classroom runs (``tools/classroom.py``): the hub and its Node.js proxy on random
-loopback ports, three students who log in, start their own server and execute the notebooks
-through it, then everything is stopped. The test checks the report the instructor reads and
-that nothing was left running. Skipped only when Node.js or npm is missing (the proxy needs
-them); about a minute on two cores.
+loopback ports, students who log in at the same time, start their own server and execute the
+notebooks through it, then everything is stopped. Two students are the smallest class that
+still shows what a class needs: servers started side by side, each student's own home, course
+copy, token and kernels, every one through; ``make soak`` (``AGENTPROTO_SOAK=1``) runs 3. The test
+checks the report the instructor reads and that nothing was left running. Skipped only when
+Node.js or npm is missing (the proxy needs them); under a minute on two cores.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability.sizes import size
+
 pytestmark = [pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-STUDENTS = 3
+STUDENTS = size(2, 3)
 
 
 @pytest.fixture(scope="module")
