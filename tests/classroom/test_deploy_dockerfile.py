@@ -8,8 +8,9 @@ No image is built here. What is checked instead:
   Dockerfile's default is one of them;
 * the Dockerfile's install ``RUN`` line — its own text, run by ``sh`` in this checkout with the
   build argument as the environment variable Docker makes of it and a clean venv's ``python``
-  and ``pip`` first on ``PATH`` — resolves for the ``JUPYTERHUB_VERSION`` s the guide names,
-  with every other package at the lock's pin: in ``make test`` the oldest and the newest of
+  and ``pip`` (a current pip, as the image has: :func:`clean_venv`) first on ``PATH`` —
+  resolves for the ``JUPYTERHUB_VERSION`` s the guide names, with every other package at the
+  lock's pin: in ``make test`` the oldest and the newest of
   those the real install below does not cover, in ``make soak`` (``AGENTPROTO_SOAK=1``) all.
   The line is not edited: the ``pip`` it finds on
   ``PATH`` is a shim that runs the venv's pip with ``--dry-run --ignore-installed --report``
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tomllib
 import venv
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -115,8 +117,29 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop} | extra
 
 
+#: The pip of ``make test``'s environment (the Makefile upgrades it to ``pip>=24``).
+PIP_VERSION = metadata.version("pip")
+
+
 def clean_venv(home: Path) -> Path:
-    venv.create(home, with_pip=True)
+    """A venv with no packages but a current pip, as the image has: Docker Stacks images are
+    rebuilt weekly with conda-forge's newest pip. The pip this Python's ``venv`` seeds (ensurepip;
+    23.2 for 3.11.7) would be a stand-in three years older than the image's, which also spends
+    three times the CPU on resolving the line (it re-checks every file of every release against
+    every platform tag). The pip is put in with uv, the installer the Makefile uses (that step
+    is not what is tested here), at the version of ``make test``'s pip; where uv cannot, the
+    seeded pip upgrades itself to it."""
+    python = str(home / "bin" / "python")
+    uv = [sys.executable, "-m", "uv", "pip", "install", "-q", "--python", python, f"pip=={PIP_VERSION}"]
+    venv.create(home, with_pip=False)
+    if subprocess.run(uv, capture_output=True, env=clean_env(), timeout=600).returncode == 0:
+        return home
+    venv.create(home, with_pip=True, clear=True)
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", f"pip=={PIP_VERSION}"]
+    proc = subprocess.run(pip, capture_output=True, text=True, env=clean_env(), timeout=600)
+    if proc.returncode != 0 and any(word in proc.stdout + proc.stderr for word in _OFFLINE):
+        pytest.skip(f"the package index cannot be reached: {proc.stderr[-300:]}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     return home
 
 
