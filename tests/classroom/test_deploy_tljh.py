@@ -27,6 +27,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -312,7 +313,16 @@ def test_the_guides_install_line_works_in_a_tljh_like_user_environment(tmp_path)
         pytest.skip("no working python3.12 on this machine (TLJH's user environment has 3.12)")
     home = tmp_path / "tljh-user"
     env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH"}}
-    subprocess.run([python, "-m", "venv", str(home)], check=True, env=env)
+    hub_env = ["jupyterhub>=5.2.0,<6", f"pip=={metadata.version('pip')}"]
+    # TLJH's user environment is made with uv, the installer the Makefile uses: making it is not
+    # what is tested (the guide's pip line below is, with pip). With it a current pip, as TLJH's
+    # Miniforge 24.7.1 carries (pip 24); the one Python 3.12.1's venv seeds is 23.2. Where uv
+    # cannot, the seeded pip installs the same.
+    subprocess.run([python, "-m", "venv", "--without-pip", str(home)], check=True, env=env)
+    uv = [sys.executable, "-m", "uv", "pip", "install", "-q", "--python", str(home / "bin" / "python")]
+    made = subprocess.run([*uv, *hub_env], env=env, capture_output=True, text=True, timeout=1500)
+    if made.returncode != 0:
+        subprocess.run([python, "-m", "venv", "--clear", str(home)], check=True, env=env)
     pip = [str(home / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -323,8 +333,9 @@ def test_the_guides_install_line_works_in_a_tljh_like_user_environment(tmp_path)
             pytest.skip(f"the package index cannot be reached: {proc.stderr[-300:]}")
         return proc
 
-    first = run("install", "jupyterhub>=5.2.0,<6")
-    assert first.returncode == 0, first.stderr[-3000:]
+    if made.returncode != 0:
+        first = run("install", *hub_env)
+        assert first.returncode == 0, first.stderr[-3000:]
     args = _guide_tljh_pip_line()
     assert args[:3] == ["install", "-c", "requirements/lock.txt"] and ".[course]" in args
     course = run(*args)
