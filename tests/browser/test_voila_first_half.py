@@ -19,8 +19,9 @@ checks what the audience would see:
 * no answer key is visible until opened: every ``<details class="answer-key">`` is closed,
   and a click on its summary opens it.
 
-A full-page screenshot per notebook, and one of the clicked widget, go to the test's
-``tmp_path``; the render time is printed (``-s`` or ``-rP`` shows it), never asserted.
+A screenshot of each notebook's first screen, and one of the clicked widget, go to the test's
+``tmp_path`` (a full-page shot of a 16,000 px page cost seconds a notebook); the render time is
+printed (``-s`` or ``-rP`` shows it), never asserted.
 This module checks the first half of the course, test_voila_second_half.py the rest with its
 own Voilà, so that under ``make test`` (a file per xdist worker) both halves run side by side.
 Skipped when Chromium is absent, unless ``REQUIRE_BROWSER=1``.
@@ -184,18 +185,6 @@ def click_and_wait(page, area, button, answer: str, timeout_ms: int = 30_000) ->
     return area.inner_text()
 
 
-def full_page_screenshot(page, path: Path) -> None:
-    """The whole page: Voilà scrolls inside ``#rendered_cells``, so the viewport is made as
-    tall as the cells (up to 16,000 px), shot, and put back."""
-    size = page.viewport_size
-    height = page.evaluate("() => document.getElementById('rendered_cells').scrollHeight")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(height, 16_000))})
-    try:
-        page.screenshot(path=str(path))
-    finally:
-        page.set_viewport_size(size)
-
-
 def check_voila_page(voila: Voila, browser, name: str, tmp_path: Path) -> None:
     """Open ``name``'s page, wait until Voilà ran it, and check errors, widgets, a live click
     (and the approval card's server in notebook 06) and the closed answer keys."""
@@ -228,7 +217,7 @@ def check_voila_page(voila: Voila, browser, name: str, tmp_path: Path) -> None:
             arg=expected,
             timeout=60_000,
         )
-        full_page_screenshot(page, tmp_path / f"{stem}.png")
+        page.screenshot(path=str(tmp_path / f"{stem}.png"))  # the first screen, as the projector shows it
 
         # the answer keys are closed until opened
         keys = page.locator("details.answer-key")
