@@ -13,8 +13,16 @@ the service asks the agent for its first update: a :class:`~agentproto.a2a.agent
 answered as a direct Message and no task exists; anything else creates the task in SUBMITTED
 and a background *run* drives the rest of the generator. Every update goes through one
 function, ``_apply``, which (1) moves the machine — refusing illegal moves — (2) updates the
-task and stores it, (3) publishes the event to every open stream of the task, in one order for
-all (spec §3.5.2), and (4) queues it for the task's webhooks.
+task, (3) publishes the event to every open stream of the task, in one order for all (spec
+§3.5.2), and (4) queues it for the task's webhooks.
+
+Writes. A task's changes are stored, with their transitions, in one transaction whenever the
+outside world can hear of them — before any answer, stream event or webhook about the task
+leaves the service, before a listing reads the store, before an agent's ``Wait``, and when the
+task leaves memory (:meth:`LiveTasks.save <agentproto.a2a._service_streams.LiveTasks.save>`).
+So a task a client has heard of is in the store as the client heard of it, and a blocking
+``SendMessage`` whose agent answers at once writes its task once (SUBMITTED, artifacts,
+COMPLETED: one transaction, the context's claim included).
 
 The three ways to wait for a result are views of that one event feed:
 
@@ -307,6 +315,7 @@ class A2AService:
             return started
         live, snapshot, queue = started
         if immediately or queue is None:
+            self.tasks.save(live)  # answered: stored
             return trim_task(snapshot, history_length)
         try:
             while True:
@@ -323,6 +332,7 @@ class A2AService:
         finally:
             self.tasks.unsubscribe(live, queue)
             self.tasks.maybe_evict(live)
+        self.tasks.save(live)  # answered: stored (already, at a terminal or interrupted state)
         return trim_task(self.tasks.snapshot(live), history_length)
 
     async def send_streaming_message(
@@ -339,6 +349,7 @@ class A2AService:
         live, snapshot, queue = started
         if queue is None:  # pragma: no cover - subscribe=True always subscribes
             raise InternalError("no subscription for a streaming message")
+        self.tasks.save(live)  # the stream's first event is the task: stored
         return self.tasks.open_stream(live, queue, StreamResponse(task=snapshot), scope)
 
     async def subscribe(
@@ -354,6 +365,7 @@ class A2AService:
         live.watchers.append(queue)  # open until terminal, through interruptions (§3.1.6)
         # The first event is the Task with its current state (§3.1.6), not a copy of its whole
         # history for every watcher (F3): SUBSCRIBE_HISTORY_LENGTH messages of it.
+        self.tasks.save(live)
         first = StreamResponse(
             task=trim_task(self.tasks.snapshot(live), self.limits.subscribe_history_length)
         )
@@ -379,6 +391,7 @@ class A2AService:
                 raise InvalidAgentResponseError(
                     "the agent answered a task with a direct Message; it must update the task"
                 )
+            self.store.claim_context(ctx.context_id, scope)  # (a new task claims it when saved)
             accepted = list(cfg.accepted_output_modes) if cfg else []
             return Message(
                 message_id=self.ids(),
@@ -448,8 +461,8 @@ class A2AService:
         # accepted (§3.4.1: agents MAY accept and preserve it) in the caller's own namespace,
         # never swapped for a generated one; another caller using the same string gets a
         # context of its own and the answer an unused id gets, so nothing reveals whether
-        # someone else's context exists (§3.3.2, §13.1). The kit's model (§7.5, §13.1).
-        self.store.claim_context(context_id, scope)
+        # someone else's context exists (§3.3.2, §13.1). The kit's model (§7.5, §13.1). The
+        # claim is stored with the new task (its first save), or by a direct answer.
         msg = msg.model_copy(update={"context_id": context_id})
         return msg, RequestContext(message=msg, context_id=context_id)
 
@@ -493,7 +506,9 @@ class A2AService:
             history=[msg],
             metadata=req.metadata,
         )
-        live = LiveTask(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
+        live = LiveTask(
+            task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope, claim_context=True
+        )
         self.tasks.live[task.id] = live
         t = live.machine.create(TaskState.SUBMITTED, reason="message received")
         self._stamp(live, t, None)
@@ -508,7 +523,7 @@ class A2AService:
         if push_cfg is not None:  # before the message is stored: a config created meanwhile may still refuse
             self.push_configs.register(push_cfg, live.task.id, scope)
         live.task.history.append(msg)
-        self._save(live)
+        self.tasks.changed(live)
 
     def _check_content_types(self, msg: Message) -> None:
         accepted = list(self._template.default_input_modes)
@@ -531,6 +546,7 @@ class A2AService:
         try:
             while update is not None:
                 if isinstance(update, Wait):
+                    self.tasks.save(live)  # a task that waits is stored as it is
                     if update.ms is None:
                         await asyncio.Event().wait()  # until canceled
                     else:
@@ -610,7 +626,7 @@ class A2AService:
                 task.artifacts[index] = old.model_copy(update={"parts": old.parts + parts})
             else:
                 task.artifacts[index] = artifact
-            self._save(live)
+            self.tasks.changed(live)
             self.tasks.publish(
                 live,
                 StreamResponse(
@@ -629,18 +645,9 @@ class A2AService:
             raise InvalidAgentResponseError(f"unknown update {update!r}")
 
     def _stamp(self, live: LiveTask, t: Transition, message: Message | None) -> None:
-        """Set the task's status from a recorded transition and persist both."""
+        """Set the task's status from a recorded transition; both are saved together."""
         live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
-        self.store.save(
-            live.task,
-            status_ms=t.at_ms,
-            scope=live.scope,
-            transition=(len(live.machine.history) - 1, t),
-        )
-
-    def _save(self, live: LiveTask) -> None:
-        last = live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms()
-        self.store.save(live.task, status_ms=last, scope=live.scope)
+        self.tasks.changed(live, (len(live.machine.history) - 1, t))
 
     # ------------------------------------------------------------------ reads
 
@@ -665,6 +672,7 @@ class A2AService:
         after_ms = None
         if req.status_timestamp_after is not None:
             after_ms = int(parse_timestamp(req.status_timestamp_after).timestamp() * 1000)
+        self.tasks.save_all()  # the page is read from the store
         # Reading, parsing and measuring a page of big tasks takes long: in a worker thread
         # (the store is thread-safe), so the event loop keeps serving others meanwhile (F4).
         return await asyncio.to_thread(self._list_page, req, scope, size, after_ms)
@@ -799,6 +807,7 @@ class A2AService:
         for run in runs:
             run.cancel()
         await asyncio.gather(*runs, return_exceptions=True)
+        self.tasks.save_all()
         for live in list(self.tasks.live.values()):
             self.tasks.close_streams(live)
         await self.push.aclose()
