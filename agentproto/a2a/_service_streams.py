@@ -305,16 +305,21 @@ class LiveTasks:
         )
         self.unsubscribe(live, queue)
 
+    def webhooks(self, live: LiveTask) -> list[TaskPushNotificationConfig]:
+        """The task's push configs (read from the store the first time)."""
+        if live.push_configs is None:
+            live.push_configs = self.store.push_configs(live.task.id, live.scope)
+        return live.push_configs
+
     def notify_push(self, live: LiveTask, event: StreamResponse) -> None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # e.g. recovery at start-up: nobody to deliver with yet
             return
-        if live.push_configs is None:
-            live.push_configs = self.store.push_configs(live.task.id, live.scope)
-        if live.push_configs:  # a webhook is told: the task is saved first
+        configs = self.webhooks(live)
+        if configs:  # a webhook is told: the task is saved first
             self.save(live)
-        for config in live.push_configs:
+        for config in configs:
             self.push.enqueue(config, event)
 
     def close_streams(self, live: LiveTask, *, keep_watchers: bool = False) -> None:

@@ -412,7 +412,8 @@ class A2AService:
         self.tasks.live[live.task.id] = live  # (again, if it was evicted while interrupted)
         queue = self.tasks.subscribe(live) if subscribe else None
         snapshot = self.tasks.snapshot(live)
-        self.tasks.notify_push(live, StreamResponse(task=snapshot))
+        if self.tasks.webhooks(live):
+            self.tasks.notify_push(live, StreamResponse(task=snapshot))
         live.run = asyncio.get_running_loop().create_task(
             self._drive(live, gen, first), name=f"a2a-run-{live.task.id}"
         )
@@ -499,10 +500,11 @@ class A2AService:
         """The new task, SUBMITTED, counted against the caller's quota of open tasks."""
         self.tasks.admit_task(scope)
         msg = msg.model_copy(update={"task_id": self.ids()})
-        task = Task(
+        task = Task.model_construct(  # of validated parts (the status is set by _stamp below)
             id=msg.task_id,
             context_id=msg.context_id,
-            status=TaskStatus(state=TaskState.SUBMITTED),
+            status=None,
+            artifacts=[],
             history=[msg],
             metadata=req.metadata,
         )
@@ -589,8 +591,8 @@ class A2AService:
         if isinstance(update, Status):
             t = live.machine.advance(update.state, reason=reason)  # may raise InvalidTransition
             message = None
-            if update.parts:
-                message = Message(
+            if update.parts:  # (``model_construct``: the parts are the agent's, already Parts)
+                message = Message.model_construct(
                     message_id=self.ids(),
                     role=Role.AGENT,
                     parts=update.parts,
@@ -599,8 +601,8 @@ class A2AService:
                 )
                 task.history.append(message)
             self._stamp(live, t, message)
-            event = StreamResponse(
-                status_update=TaskStatusUpdateEvent(
+            event = StreamResponse.model_construct(
+                status_update=TaskStatusUpdateEvent.model_construct(
                     task_id=task.id, context_id=task.context_id, status=task.status
                 )
             )
@@ -629,8 +631,8 @@ class A2AService:
             self.tasks.changed(live)
             self.tasks.publish(
                 live,
-                StreamResponse(
-                    artifact_update=TaskArtifactUpdateEvent(
+                StreamResponse.model_construct(
+                    artifact_update=TaskArtifactUpdateEvent.model_construct(
                         task_id=task.id,
                         context_id=task.context_id,
                         artifact=artifact,
@@ -646,7 +648,9 @@ class A2AService:
 
     def _stamp(self, live: LiveTask, t: Transition, message: Message | None) -> None:
         """Set the task's status from a recorded transition; both are saved together."""
-        live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
+        live.task.status = TaskStatus.model_construct(
+            state=t.target, message=message, timestamp=iso_utc(t.at_ms)
+        )
         self.tasks.changed(live, (len(live.machine.history) - 1, t))
 
     # ------------------------------------------------------------------ reads
