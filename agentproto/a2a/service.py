@@ -591,8 +591,8 @@ class A2AService:
         if isinstance(update, Status):
             t = live.machine.advance(update.state, reason=reason)  # may raise InvalidTransition
             message = None
-            if update.parts:  # (``model_construct``: the parts are the agent's, already Parts)
-                message = Message.model_construct(
+            if update.parts:
+                message = Message(
                     message_id=self.ids(),
                     role=Role.AGENT,
                     parts=update.parts,
