@@ -183,10 +183,8 @@ async def call_operation(
     if operation == "GetExtendedAgentCard":
         return await handler.extended_card(base_url, scope)
     out = await getattr(handler, METHODS[operation].handler)(request, scope)
-    if operation == "SendMessage":  # (``model_construct``: one payload, the service's own)
-        if isinstance(out, Task):
-            return SendMessageResponse.model_construct(task=out)
-        return SendMessageResponse.model_construct(message=out)
+    if operation == "SendMessage":
+        return SendMessageResponse(task=out) if isinstance(out, Task) else SendMessageResponse(message=out)
     return out
 
 

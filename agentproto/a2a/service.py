@@ -500,11 +500,10 @@ class A2AService:
         """The new task, SUBMITTED, counted against the caller's quota of open tasks."""
         self.tasks.admit_task(scope)
         msg = msg.model_copy(update={"task_id": self.ids()})
-        task = Task.model_construct(  # of validated parts (the status is set by _stamp below)
+        task = Task(
             id=msg.task_id,
             context_id=msg.context_id,
-            status=None,
-            artifacts=[],
+            status=TaskStatus(state=TaskState.SUBMITTED),
             history=[msg],
             metadata=req.metadata,
         )
@@ -601,8 +600,8 @@ class A2AService:
                 )
                 task.history.append(message)
             self._stamp(live, t, message)
-            event = StreamResponse.model_construct(
-                status_update=TaskStatusUpdateEvent.model_construct(
+            event = StreamResponse(
+                status_update=TaskStatusUpdateEvent(
                     task_id=task.id, context_id=task.context_id, status=task.status
                 )
             )
@@ -631,8 +630,8 @@ class A2AService:
             self.tasks.changed(live)
             self.tasks.publish(
                 live,
-                StreamResponse.model_construct(
-                    artifact_update=TaskArtifactUpdateEvent.model_construct(
+                StreamResponse(
+                    artifact_update=TaskArtifactUpdateEvent(
                         task_id=task.id,
                         context_id=task.context_id,
                         artifact=artifact,
@@ -648,9 +647,7 @@ class A2AService:
 
     def _stamp(self, live: LiveTask, t: Transition, message: Message | None) -> None:
         """Set the task's status from a recorded transition; both are saved together."""
-        live.task.status = TaskStatus.model_construct(
-            state=t.target, message=message, timestamp=iso_utc(t.at_ms)
-        )
+        live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
         self.tasks.changed(live, (len(live.machine.history) - 1, t))
 
     # ------------------------------------------------------------------ reads
