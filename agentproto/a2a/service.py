@@ -152,8 +152,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: What ``_start`` returns for a task: the live task, its snapshot, the subscription (if asked).
-_Started = tuple[LiveTask, Task, Subscriber | None]
+#: What ``_start`` returns for a task: the live task and the subscription (if asked). Its run
+#: is a task of its own that has not started yet: a snapshot taken now is the task as created.
+_Started = tuple[LiveTask, Subscriber | None]
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 
@@ -313,10 +314,10 @@ class A2AService:
         started = await self._start(req, scope, subscribe=not immediately)
         if isinstance(started, Message):
             return started
-        live, snapshot, queue = started
+        live, queue = started
         if immediately or queue is None:
             self.tasks.save(live)  # answered: stored
-            return trim_task(snapshot, history_length)
+            return trim_task(self.tasks.snapshot(live), history_length)
         try:
             while True:
                 item = await queue.get()
@@ -346,11 +347,12 @@ class A2AService:
         started = await self._start(req, scope, subscribe=True)
         if isinstance(started, Message):
             return single(StreamResponse(message=started))
-        live, snapshot, queue = started
+        live, queue = started
         if queue is None:  # pragma: no cover - subscribe=True always subscribes
             raise InternalError("no subscription for a streaming message")
         self.tasks.save(live)  # the stream's first event is the task: stored
-        return self.tasks.open_stream(live, queue, StreamResponse(task=snapshot), scope)
+        first = StreamResponse(task=self.tasks.snapshot(live))
+        return self.tasks.open_stream(live, queue, first, scope)
 
     async def subscribe(
         self, req: SubscribeToTaskRequest, scope: CallerScope = ANONYMOUS
@@ -411,13 +413,12 @@ class A2AService:
         live.accepted = list(cfg.accepted_output_modes) if cfg else []
         self.tasks.live[live.task.id] = live  # (again, if it was evicted while interrupted)
         queue = self.tasks.subscribe(live) if subscribe else None
-        snapshot = self.tasks.snapshot(live)
         if self.tasks.webhooks(live):
-            self.tasks.notify_push(live, StreamResponse(task=snapshot))
+            self.tasks.notify_push(live, StreamResponse(task=self.tasks.snapshot(live)))
         live.run = asyncio.get_running_loop().create_task(
             self._drive(live, gen, first), name=f"a2a-run-{live.task.id}"
         )
-        return live, snapshot, queue
+        return live, queue
 
     def _check_message(self, msg: Message, push_cfg: TaskPushNotificationConfig | None) -> None:
         """A user's message, in media types the agent accepts, with a push config it may keep."""
@@ -500,19 +501,18 @@ class A2AService:
         """The new task, SUBMITTED, counted against the caller's quota of open tasks."""
         self.tasks.admit_task(scope)
         msg = msg.model_copy(update={"task_id": self.ids()})
+        machine = TaskMachine(msg.task_id, clock=self.clock)
+        t = machine.create(TaskState.SUBMITTED, reason="message received")
         task = Task(
             id=msg.task_id,
             context_id=msg.context_id,
-            status=TaskStatus(state=TaskState.SUBMITTED),
+            status=_status(t, None),
             history=[msg],
             metadata=req.metadata,
         )
-        live = LiveTask(
-            task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope, claim_context=True
-        )
+        live = LiveTask(task, machine, push_configs=[], scope=scope, claim_context=True)
         self.tasks.live[task.id] = live
-        t = live.machine.create(TaskState.SUBMITTED, reason="message received")
-        self._stamp(live, t, None)
+        self.tasks.changed(live, (0, t))
         if push_cfg is not None:  # judged before the agent ran; a new task has room
             self.push_configs.register(push_cfg, live.task.id, scope)
         return live
@@ -647,7 +647,7 @@ class A2AService:
 
     def _stamp(self, live: LiveTask, t: Transition, message: Message | None) -> None:
         """Set the task's status from a recorded transition; both are saved together."""
-        live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
+        live.task.status = _status(t, message)
         self.tasks.changed(live, (len(live.machine.history) - 1, t))
 
     # ------------------------------------------------------------------ reads
@@ -812,6 +812,11 @@ class A2AService:
         for live in list(self.tasks.live.values()):
             self.tasks.close_streams(live)
         await self.push.aclose()
+
+
+def _status(t: Transition, message: Message | None) -> TaskStatus:
+    """The status a recorded transition gives its task (with the agent's message, if any)."""
+    return TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
 
 
 async def _aclose(gen: AsyncIterator[Update]) -> None:
