@@ -121,8 +121,24 @@ def loads(body: bytes | bytearray | str, limits: Limits = DEFAULT_LIMITS) -> Any
         ) from None
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise LimitError("json", f"not valid JSON: {exc}") from None
-    check(value, limits)
+    if not _fits(body, limits):
+        check(value, limits)
     return value
+
+
+def _fits(body: bytes | bytearray | str, limits: Limits) -> bool:
+    """True if the text is too small to break a limit, whatever it holds: nesting needs an
+    opening bracket per level, N members N-1 commas, a string no more characters than the
+    text has, and a lone surrogate a ``\\u`` escape or a non-ASCII byte. (Brackets and commas
+    inside strings only make the count larger.) Integers were checked while parsing."""
+    text = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
+    return (
+        len(text) <= limits.max_string_chars
+        and text.count(b"{") + text.count(b"[") <= limits.max_depth
+        and text.count(b",") < limits.max_items
+        and text.isascii()
+        and b"\\u" not in text
+    )
 
 
 #: Where a value sits, kept cheaply while walking: ``None`` is the root ``$``; a pair is the
