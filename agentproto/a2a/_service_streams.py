@@ -154,6 +154,8 @@ class LiveTask:
     unsaved: list[tuple[int, Transition]] | None = None
     #: A new task whose context is not yet recorded as its owner's (done by its first save).
     claim_context: bool = False
+    #: Blocking ``SendMessage`` calls waiting for the task's answer (:meth:`LiveTasks.answer`).
+    answers: list[asyncio.Future[None]] = field(default_factory=list)
 
     @property
     def state(self) -> TaskState:
@@ -273,6 +275,28 @@ class LiveTasks:
         if queue in live.watchers:
             live.watchers.remove(queue)
 
+    def listened(self, live: LiveTask) -> bool:
+        """Does anyone hear the task's events (a queue, a webhook)? If not, they are not built."""
+        return bool(live.subscribers) or bool(self.webhooks(live))
+
+    def wait_for_answer(self, live: LiveTask) -> asyncio.Future[None]:
+        """A future done when the task has an answer for a blocking ``SendMessage`` (spec
+        §3.2.2): a terminal or interrupted state, or its streams' end (:meth:`answer`)."""
+        answer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        live.answers.append(answer)
+        return answer
+
+    def stop_waiting(self, live: LiveTask, answer: asyncio.Future[None]) -> None:
+        if answer in live.answers:
+            live.answers.remove(answer)
+
+    def answer(self, live: LiveTask) -> None:
+        """Wake the blocking ``SendMessage`` calls waiting on the task."""
+        for waiting in live.answers:
+            if not waiting.done():
+                waiting.set_result(None)
+        live.answers.clear()
+
     def publish(self, live: LiveTask, event: StreamResponse) -> None:
         """``event`` on every queue of the task, in one order for all (§3.5.2), then to its webhooks.
 
@@ -323,7 +347,9 @@ class LiveTasks:
             self.push.enqueue(config, event)
 
     def close_streams(self, live: LiveTask, *, keep_watchers: bool = False) -> None:
-        """End the task's streams (``keep_watchers``: all but the SubscribeToTask ones)."""
+        """End the task's streams (``keep_watchers``: all but the SubscribeToTask ones) and
+        answer its blocking callers."""
+        self.answer(live)
         kept = [q for q in live.subscribers if keep_watchers and q in live.watchers]
         for queue in live.subscribers:
             if queue not in kept:
@@ -338,6 +364,7 @@ class LiveTasks:
             live.machine.is_interrupted
             and not live.running
             and not live.subscribers
+            and not live.answers
             and self.live.get(live.task.id) is live
         ):
             self.save(live)  # out of memory, the store is all there is

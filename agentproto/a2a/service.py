@@ -24,10 +24,12 @@ So a task a client has heard of is in the store as the client heard of it, and a
 ``SendMessage`` whose agent answers at once writes its task once (SUBMITTED, artifacts,
 COMPLETED: one transaction, the context's claim included).
 
-The three ways to wait for a result are views of that one event feed:
+The three ways to wait for a result follow that one sequence of updates:
 
 * **blocking** ``SendMessage`` waits for the first terminal *or interrupted* state (§3.2.2)
-  and returns the task; with ``returnImmediately`` it returns the task as created;
+  and returns the task; with ``returnImmediately`` it returns the task as created. It waits
+  on a future ``_apply`` resolves at that state (or when the task's streams end), not on the
+  events: a task nobody streams or pushes builds none;
 * **streaming** (``SendStreamingMessage``, ``SubscribeToTask``) yields the Task first, then the
   updates, and closes when nothing more can happen without the client (see below);
 * **push** POSTs each event to the configured webhooks (:mod:`agentproto.a2a.push`).
@@ -79,7 +81,6 @@ from agentproto.a2a._service_streams import (
     LiveTask,
     LiveTasks,
     ServiceLimits,
-    Subscriber,
     single,
 )
 from agentproto.a2a._taskstore import TaskStore
@@ -114,7 +115,7 @@ from agentproto.a2a.machine import (
     resolve_follow_up,
 )
 from agentproto.a2a.push import PushNotifier
-from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
+from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -152,9 +153,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: What ``_start`` returns for a task: the live task and the subscription (if asked). Its run
-#: is a task of its own that has not started yet: a snapshot taken now is the task as created.
-_Started = tuple[LiveTask, Subscriber | None]
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 
@@ -311,27 +309,17 @@ class A2AService:
                 "historyLength must be >= 0", violations=[("configuration.historyLength", "must be >= 0")]
             )
         immediately = cfg is not None and cfg.return_immediately
-        started = await self._start(req, scope, subscribe=not immediately)
-        if isinstance(started, Message):
-            return started
-        live, queue = started
-        if immediately or queue is None:
+        live = await self._start(req, scope)
+        if isinstance(live, Message):
+            return live
+        if immediately:
             self.tasks.save(live)  # answered: stored
             return trim_task(self.tasks.snapshot(live), history_length)
+        answer = self.tasks.wait_for_answer(live)
         try:
-            while True:
-                item = await queue.get()
-                if item is None:
-                    break
-                if isinstance(item, A2AError):
-                    raise item
-                su = item.status_update
-                if su is not None and (
-                    su.status.state in TERMINAL_STATES or su.status.state in INTERRUPTED_STATES
-                ):
-                    break
+            await answer
         finally:
-            self.tasks.unsubscribe(live, queue)
+            self.tasks.stop_waiting(live, answer)
             self.tasks.maybe_evict(live)
         self.tasks.save(live)  # answered: stored (already, at a terminal or interrupted state)
         return trim_task(self.tasks.snapshot(live), history_length)
@@ -344,12 +332,10 @@ class A2AService:
         scope = _scoped(req.tenant, scope)
         known = self.tasks.live.get(req.message.task_id) if req.message.task_id else None
         self.tasks.admit_stream(scope, known if known is not None and known.scope == scope else None)
-        started = await self._start(req, scope, subscribe=True)
-        if isinstance(started, Message):
-            return single(StreamResponse(message=started))
-        live, queue = started
-        if queue is None:  # pragma: no cover - subscribe=True always subscribes
-            raise InternalError("no subscription for a streaming message")
+        live = await self._start(req, scope)
+        if isinstance(live, Message):
+            return single(StreamResponse(message=live))
+        queue = self.tasks.subscribe(live)
         self.tasks.save(live)  # the stream's first event is the task: stored
         first = StreamResponse(task=self.tasks.snapshot(live))
         return self.tasks.open_stream(live, queue, first, scope)
@@ -373,10 +359,12 @@ class A2AService:
         )
         return self.tasks.open_stream(live, queue, first, scope)
 
-    async def _start(
-        self, req: SendMessageRequest, scope: CallerScope, *, subscribe: bool = False
-    ) -> Message | _Started:
-        """Validate the message, get the agent's first update, create or resume the task."""
+    async def _start(self, req: SendMessageRequest, scope: CallerScope) -> Message | LiveTask:
+        """Validate the message, get the agent's first update, create or resume the task.
+
+        The task's run is a task of its own that has not started when this returns: a
+        subscription or a snapshot taken before the caller next awaits sees the task as
+        created and every update after it."""
         cfg = req.configuration
         push_cfg = cfg.task_push_notification_config if cfg else None
         self._check_message(req.message, push_cfg)
@@ -412,13 +400,12 @@ class A2AService:
             raise
         live.accepted = list(cfg.accepted_output_modes) if cfg else []
         self.tasks.live[live.task.id] = live  # (again, if it was evicted while interrupted)
-        queue = self.tasks.subscribe(live) if subscribe else None
         if self.tasks.webhooks(live):
             self.tasks.notify_push(live, StreamResponse(task=self.tasks.snapshot(live)))
         live.run = asyncio.get_running_loop().create_task(
             self._drive(live, gen, first), name=f"a2a-run-{live.task.id}"
         )
-        return live, queue
+        return live
 
     def _check_message(self, msg: Message, push_cfg: TaskPushNotificationConfig | None) -> None:
         """A user's message, in media types the agent accepts, with a push config it may keep."""
@@ -600,14 +587,19 @@ class A2AService:
                 )
                 task.history.append(message)
             self._stamp(live, t, message)
-            event = StreamResponse(
-                status_update=TaskStatusUpdateEvent(
-                    task_id=task.id, context_id=task.context_id, status=task.status
+            if self.tasks.listened(live):
+                self.tasks.publish(
+                    live,
+                    StreamResponse(
+                        status_update=TaskStatusUpdateEvent(
+                            task_id=task.id, context_id=task.context_id, status=task.status
+                        )
+                    ),
                 )
-            )
-            self.tasks.publish(live, event)
             if live.machine.is_terminal:
                 self.tasks.retire(live)
+            elif live.machine.is_interrupted:
+                self.tasks.answer(live)
         elif isinstance(update, ArtifactChunk):
             parts = fit_parts(update.parts, live.accepted)
             artifact = Artifact(
@@ -628,18 +620,19 @@ class A2AService:
             else:
                 task.artifacts[index] = artifact
             self.tasks.changed(live)
-            self.tasks.publish(
-                live,
-                StreamResponse(
-                    artifact_update=TaskArtifactUpdateEvent(
-                        task_id=task.id,
-                        context_id=task.context_id,
-                        artifact=artifact,
-                        append=update.append,
-                        last_chunk=update.last_chunk,
-                    )
-                ),
-            )
+            if self.tasks.listened(live):
+                self.tasks.publish(
+                    live,
+                    StreamResponse(
+                        artifact_update=TaskArtifactUpdateEvent(
+                            task_id=task.id,
+                            context_id=task.context_id,
+                            artifact=artifact,
+                            append=update.append,
+                            last_chunk=update.last_chunk,
+                        )
+                    ),
+                )
         elif isinstance(update, Reply):
             raise InvalidAgentResponseError("a direct Message is only allowed as the agent's first update")
         else:  # pragma: no cover - Wait is handled by the run loop
