@@ -212,7 +212,7 @@ class TaskStore:
         Raises :class:`TaskConflictError` (and stores nothing) if the stored task has ended in
         another state than ``task``'s, or if a transition ``n`` is already recorded.
         """
-        body = task.model_dump_json(by_alias=True, exclude_defaults=True)
+        body = task.to_json()
         with self._tx() as db:
             if claim_context:
                 self._claim(db, task.context_id, scope)
@@ -402,7 +402,7 @@ class TaskStore:
     # never read without its scope, even by a caller that guessed a task id and a config id.
 
     def save_push_config(self, config: TaskPushNotificationConfig, scope: CallerScope = ANONYMOUS) -> None:
-        body = config.model_dump_json(by_alias=True, exclude_defaults=True)
+        body = config.to_json()
         with self._tx() as db:
             db.execute(
                 "INSERT INTO a2a_push_configs (task_id, id, seq, body, tenant, owner) VALUES (?, ?, "
