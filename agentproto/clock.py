@@ -11,6 +11,7 @@ thing. The real wall clock and random ids, which adapters inject in production, 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
@@ -88,5 +89,11 @@ def iso_utc(ms: int) -> str:
     >>> iso_utc(FakeClock.DEFAULT_START_MS)
     '2026-01-01T00:00:00.000Z'
     """
-    dt = _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    seconds, millis = divmod(ms, 1000)
+    return f"{_iso_seconds(seconds)}.{millis:03d}Z"
+
+
+@functools.lru_cache(maxsize=1)
+def _iso_seconds(seconds: int) -> str:
+    """The seconds part of :func:`iso_utc` (kept for the second that is being stamped)."""
+    return _dt.datetime.fromtimestamp(seconds, tz=_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")

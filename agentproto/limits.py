@@ -121,53 +121,93 @@ def loads(body: bytes | bytearray | str, limits: Limits = DEFAULT_LIMITS) -> Any
         ) from None
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise LimitError("json", f"not valid JSON: {exc}") from None
-    check(value, limits)
+    if not _fits(body, limits):
+        check(value, limits)
     return value
+
+
+def _fits(body: bytes | bytearray | str, limits: Limits) -> bool:
+    """True if the text is too small to break a limit, whatever it holds: nesting needs an
+    opening bracket per level, N members N-1 commas, a string no more characters than the
+    text has, and a lone surrogate a ``\\u`` escape or a non-ASCII byte. (Brackets and commas
+    inside strings only make the count larger.) Integers were checked while parsing."""
+    text = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
+    return (
+        len(text) <= limits.max_string_chars
+        and text.count(b"{") + text.count(b"[") <= limits.max_depth
+        and text.count(b",") < limits.max_items
+        and text.isascii()
+        and b"\\u" not in text
+    )
+
+
+#: Where a value sits, kept cheaply while walking: ``None`` is the root ``$``; a pair is the
+#: parent's place and the key (``str``) or index (``int``). Rendered only for an error.
+_Place = tuple[Any, str | int] | None
 
 
 def check(value: Any, limits: Limits = DEFAULT_LIMITS) -> None:
     """Walk a parsed JSON value (iteratively: no recursion to exhaust) and raise
     :class:`LimitError` for the first thing outside ``limits``."""
-    stack: list[tuple[Any, int, str]] = [(value, 0, "$")]
+    max_chars, max_depth, max_items = limits.max_string_chars, limits.max_depth, limits.max_items
+    int_bound = 10**limits.max_int_digits
+    stack: list[tuple[Any, int, _Place]] = [(value, 0, None)]
     while stack:
-        item, depth, path = stack.pop()
+        item, depth, place = stack.pop()
         if isinstance(item, str):
-            _check_str(item, path, limits)
+            if len(item) > max_chars or not item.isascii():  # (ASCII has no surrogates)
+                _check_str(item, place, limits)
         elif isinstance(item, bool) or item is None or isinstance(item, float):
             continue
         elif isinstance(item, int):
-            if abs(item) >= 10**limits.max_int_digits:
+            if abs(item) >= int_bound:
+                path = _path(place)
                 raise LimitError(
                     "integer", f"integer at {_short(path)} has more than {limits.max_int_digits} digits", path
                 )
         elif isinstance(item, dict | list):
-            if depth >= limits.max_depth:
-                raise LimitError(
-                    "depth",
-                    f"JSON nested too deep at {_short(path)}; at most {limits.max_depth} levels are accepted",
-                    path,
-                )
-            if len(item) > limits.max_items:
-                raise LimitError(
-                    "items",
-                    f"{_short(path)} has {len(item)} members; at most {limits.max_items} are accepted",
-                    path,
-                )
+            if depth >= max_depth or len(item) > max_items:
+                _container_error(item, depth, _path(place), limits)
             if isinstance(item, dict):
                 for k, v in item.items():
-                    key = str(k)
-                    _check_str(key, f"{path}.<key>", limits)
-                    stack.append((v, depth + 1, f"{path}.{key[:40]}"))
+                    key = k if isinstance(k, str) else str(k)
+                    if len(key) > max_chars or not key.isascii():
+                        _check_str(key, (place, "<key>"), limits)
+                    stack.append((v, depth + 1, (place, key)))
             else:
-                stack.extend((v, depth + 1, f"{path}[{i}]") for i, v in enumerate(item))
+                stack.extend((v, depth + 1, (place, i)) for i, v in enumerate(item))
+
+
+def _path(place: _Place) -> str:
+    """A JSONPath-like rendering of a :data:`_Place`: ``$.params.message.parts[0]``."""
+    steps = []
+    while place is not None:
+        place, step = place
+        steps.append(f"[{step}]" if isinstance(step, int) else f".{step[:40]}")
+    return "$" + "".join(reversed(steps))
+
+
+def _container_error(item: dict[Any, Any] | list[Any], depth: int, path: str, limits: Limits) -> None:
+    if depth >= limits.max_depth:
+        raise LimitError(
+            "depth",
+            f"JSON nested too deep at {_short(path)}; at most {limits.max_depth} levels are accepted",
+            path,
+        )
+    raise LimitError(
+        "items",
+        f"{_short(path)} has {len(item)} members; at most {limits.max_items} are accepted",
+        path,
+    )
 
 
 def _short(path: str) -> str:
     return path if len(path) <= 80 else path[:60] + "…" + path[-16:]
 
 
-def _check_str(text: str, path: str, limits: Limits) -> None:
+def _check_str(text: str, place: _Place, limits: Limits) -> None:
     if len(text) > limits.max_string_chars:
+        path = _path(place)
         raise LimitError(
             "string",
             f"string at {_short(path)} has {len(text)} characters; at most "
@@ -175,6 +215,7 @@ def _check_str(text: str, path: str, limits: Limits) -> None:
             path,
         )
     if has_lone_surrogate(text):
+        path = _path(place)
         raise LimitError(
             "surrogate",
             f"string at {_short(path)} contains a lone UTF-16 surrogate (not encodable as UTF-8)",

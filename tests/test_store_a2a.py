@@ -31,13 +31,13 @@ def started(store: TaskStore, scope: CallerScope = ALICE) -> None:
         task(TaskState.SUBMITTED),
         status_ms=1,
         scope=scope,
-        transition=(0, Transition(None, TaskState.SUBMITTED, 1, "created")),
+        transitions=[(0, Transition(None, TaskState.SUBMITTED, 1, "created"))],
     )
     store.save(
         task(TaskState.WORKING),
         status_ms=2,
         scope=scope,
-        transition=(1, Transition(TaskState.SUBMITTED, TaskState.WORKING, 2, "agent")),
+        transitions=[(1, Transition(TaskState.SUBMITTED, TaskState.WORKING, 2, "agent"))],
     )
 
 
@@ -45,7 +45,7 @@ def test_a_recorded_transition_cannot_be_rewritten():
     store = TaskStore()
     started(store)
     failed = Transition(TaskState.WORKING, TaskState.FAILED, 3, "server restart")
-    store.save(task(TaskState.FAILED), status_ms=3, scope=ALICE, transition=(2, failed))
+    store.save(task(TaskState.FAILED), status_ms=3, scope=ALICE, transitions=[(2, failed)])
     with pytest.raises(TaskConflictError) as info:  # a second writer's n=2
         store.record_transition("t-1", 2, Transition(TaskState.WORKING, TaskState.CANCELED, 4, "CancelTask"))
     assert isinstance(info.value, StoreError) and "t-1" in str(info.value)
@@ -64,7 +64,7 @@ def test_a_failed_task_never_becomes_canceled_in_the_store():
         task(TaskState.FAILED),
         status_ms=3,
         scope=ALICE,
-        transition=(2, Transition(TaskState.WORKING, TaskState.FAILED, 3, "server restart")),
+        transitions=[(2, Transition(TaskState.WORKING, TaskState.FAILED, 3, "server restart"))],
     )
     with pytest.raises(TaskConflictError):
         store.save(task(TaskState.CANCELED), status_ms=4, scope=ALICE)  # no transition: the guard
@@ -73,7 +73,7 @@ def test_a_failed_task_never_becomes_canceled_in_the_store():
             task(TaskState.CANCELED),
             status_ms=4,
             scope=ALICE,
-            transition=(3, Transition(TaskState.WORKING, TaskState.CANCELED, 4, "CancelTask")),
+            transitions=[(3, Transition(TaskState.WORKING, TaskState.CANCELED, 4, "CancelTask"))],
         )
     assert store.load("t-1", ALICE).status.state is TaskState.FAILED
     assert [t.target for t in store.transitions("t-1")][-1] is TaskState.FAILED

@@ -349,7 +349,7 @@ class RestBinding:
         out = await call_operation(self.service, op, req, scope, base)
         if METHODS[op].streaming:
             return self._sse(out)
-        return _response(out.to_wire() if out is not None else {}, media_type=media)
+        return Response(out.to_json() if out is not None else "{}", media_type=media)
 
     @staticmethod
     def _sse(events: AsyncIterator[StreamResponse]) -> Response:

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from agentproto.a2a._taskstore import TaskStore
 from agentproto.a2a.errors import A2AError, InternalError, ResourceExhaustedError, TaskNotFoundError
 from agentproto.a2a.jsonrpc import ANONYMOUS, CallerScope
-from agentproto.a2a.machine import TaskMachine
+from agentproto.a2a.machine import TaskMachine, Transition
 from agentproto.a2a.push import PushNotifier
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import StreamResponse, Task, TaskPushNotificationConfig
@@ -149,6 +149,13 @@ class LiveTask:
     scope: CallerScope = ANONYMOUS
     #: The queues behind client streams (SendStreamingMessage, SubscribeToTask), for the caps.
     streams: list[Subscriber] = field(default_factory=list)
+    #: Changes not yet in the store (:meth:`LiveTasks.changed`): the task differs from its
+    #: stored row, by these transitions ``(n, t)`` (perhaps none: an artifact, a message).
+    unsaved: list[tuple[int, Transition]] | None = None
+    #: A new task whose context is not yet recorded as its owner's (done by its first save).
+    claim_context: bool = False
+    #: Blocking ``SendMessage`` calls waiting for the task's answer (:meth:`LiveTasks.answer`).
+    answers: list[asyncio.Future[None]] = field(default_factory=list)
 
     @property
     def state(self) -> TaskState:
@@ -181,6 +188,38 @@ class LiveTasks:
         self.open_tasks: dict[CallerScope, int] = {}
         #: Open tasks of all callers (seeded from the store when the first task is admitted).
         self.open_total: int | None = None
+        #: The tasks with changes not yet in the store, by id (:meth:`changed`, :meth:`save`).
+        self.unsaved: dict[str, LiveTask] = {}
+
+    # ------------------------------------------------------------------ writing to the store
+
+    def changed(self, live: LiveTask, transition: tuple[int, Transition] | None = None) -> None:
+        """Note that ``live``'s task changed (by ``transition``, if one): :meth:`save` writes it."""
+        if live.unsaved is None:
+            live.unsaved = []
+            self.unsaved[live.task.id] = live
+        if transition is not None:
+            live.unsaved.append(transition)
+
+    def save(self, live: LiveTask) -> None:
+        """Write ``live``'s unsaved changes, the task and its new transitions, in one transaction
+        (nothing if there are none). May raise ``TaskConflictError``; the changes stay unsaved."""
+        if live.unsaved is None:
+            return
+        self.store.save(
+            live.task,
+            status_ms=live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms(),
+            scope=live.scope,
+            transitions=live.unsaved,
+            claim_context=live.claim_context,
+        )
+        live.unsaved, live.claim_context = None, False
+        self.unsaved.pop(live.task.id, None)
+
+    def save_all(self) -> None:
+        """Write every task's unsaved changes (before the store is read as a whole)."""
+        for live in list(self.unsaved.values()):
+            self.save(live)
 
     # ------------------------------------------------------------------ finding a task
 
@@ -193,6 +232,7 @@ class LiveTasks:
         """``scope``'s task as it is now, from memory or the store; TaskNotFound otherwise."""
         live = self.live.get(task_id)
         if live is not None and live.scope == scope:
+            self.save(live)  # what a client is told is stored
             return self.snapshot(live)
         task = self.store.load(task_id, scope) if live is None else None
         if task is None:  # unknown, or another scope's: the same answer (§13.1)
@@ -235,8 +275,38 @@ class LiveTasks:
         if queue in live.watchers:
             live.watchers.remove(queue)
 
+    def listened(self, live: LiveTask) -> bool:
+        """Does anyone hear the task's events (a queue, a webhook)? If not, they are not built."""
+        return bool(live.subscribers) or bool(self.webhooks(live))
+
+    def wait_for_answer(self, live: LiveTask) -> asyncio.Future[None]:
+        """A future done when the task has an answer for a blocking ``SendMessage`` (spec
+        §3.2.2): a terminal or interrupted state, or its streams' end (:meth:`answer`)."""
+        answer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        live.answers.append(answer)
+        return answer
+
+    def stop_waiting(self, live: LiveTask, answer: asyncio.Future[None]) -> None:
+        if answer in live.answers:
+            live.answers.remove(answer)
+
+    def answer(self, live: LiveTask) -> None:
+        """Wake the blocking ``SendMessage`` calls waiting on the task."""
+        for waiting in live.answers:
+            if not waiting.done():
+                waiting.set_result(None)
+        live.answers.clear()
+
     def publish(self, live: LiveTask, event: StreamResponse) -> None:
-        """``event`` on every queue of the task, in one order for all (§3.5.2), then to its webhooks."""
+        """``event`` on every queue of the task, in one order for all (§3.5.2), then to its webhooks.
+
+        The task is saved first if the event leaves the service: on a client stream, to a
+        webhook, or in a state where a blocking ``SendMessage`` answers (terminal or
+        interrupted). Otherwise its changes wait for that moment, so a request whose agent
+        answers at once writes its task once (:meth:`changed`)."""
+        m = live.machine
+        if live.streams or live.push_configs or m.is_terminal or m.is_interrupted:
+            self.save(live)
         limit = self.limits.max_queued_events
         for queue in list(live.subscribers):
             if queue.qsize() >= limit:  # a consumer that does not read: drop it, free its queue
@@ -259,18 +329,27 @@ class LiveTasks:
         )
         self.unsubscribe(live, queue)
 
+    def webhooks(self, live: LiveTask) -> list[TaskPushNotificationConfig]:
+        """The task's push configs (read from the store the first time)."""
+        if live.push_configs is None:
+            live.push_configs = self.store.push_configs(live.task.id, live.scope)
+        return live.push_configs
+
     def notify_push(self, live: LiveTask, event: StreamResponse) -> None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # e.g. recovery at start-up: nobody to deliver with yet
             return
-        if live.push_configs is None:
-            live.push_configs = self.store.push_configs(live.task.id, live.scope)
-        for config in live.push_configs:
+        configs = self.webhooks(live)
+        if configs:  # a webhook is told: the task is saved first
+            self.save(live)
+        for config in configs:
             self.push.enqueue(config, event)
 
     def close_streams(self, live: LiveTask, *, keep_watchers: bool = False) -> None:
-        """End the task's streams (``keep_watchers``: all but the SubscribeToTask ones)."""
+        """End the task's streams (``keep_watchers``: all but the SubscribeToTask ones) and
+        answer its blocking callers."""
+        self.answer(live)
         kept = [q for q in live.subscribers if keep_watchers and q in live.watchers]
         for queue in live.subscribers:
             if queue not in kept:
@@ -285,12 +364,15 @@ class LiveTasks:
             live.machine.is_interrupted
             and not live.running
             and not live.subscribers
+            and not live.answers
             and self.live.get(live.task.id) is live
         ):
+            self.save(live)  # out of memory, the store is all there is
             del self.live[live.task.id]
 
     def retire(self, live: LiveTask) -> None:
         """A terminal task: its streams end, its webhooks retire, memory and quota let it go."""
+        self.save(live)  # out of memory, the store is all there is
         self.close_streams(live)
         self.push.retire(live.task.id)
         self.live.pop(live.task.id, None)
@@ -341,6 +423,8 @@ class LiveTasks:
     def admit_task(self, scope: CallerScope) -> None:
         """Count a new task against ``scope``'s quota of open tasks and the server's, or refuse
         it (ResourceExhausted). Both are counted from the store the first time."""
+        if scope not in self.open_tasks or self.open_total is None:
+            self.save_all()  # counted from the store
         if scope not in self.open_tasks:
             self.open_tasks[scope] = sum(
                 self.store.page(scope=scope, state=s, page_size=1).total_size for s in _OPEN_STATES

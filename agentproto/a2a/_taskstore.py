@@ -198,20 +198,24 @@ class TaskStore:
         *,
         status_ms: int,
         scope: CallerScope = ANONYMOUS,
-        transition: tuple[int, Transition] | None = None,
+        transitions: Iterable[tuple[int, Transition]] = (),
+        claim_context: bool = False,
     ) -> None:
         """Insert or replace a task; ``status_ms`` is its status time (the sort key).
 
         ``scope`` owns a new task; an existing task keeps its owner (the update is refused
-        silently for another scope: it matches no row). ``transition`` — ``(n, t)``, the
-        task's ``n``-th transition (0 = creation) — is stored in the same transaction, so the
-        task and its history never disagree.
+        silently for another scope: it matches no row). ``transitions`` — pairs ``(n, t)``,
+        the task's ``n``-th transition (0 = creation) — are stored in the same transaction, so
+        the task and its history never disagree; so is the claim of the task's context for
+        ``scope`` (:meth:`claim_context`) if ``claim_context``: one transaction for a new task.
 
         Raises :class:`TaskConflictError` (and stores nothing) if the stored task has ended in
-        another state than ``task``'s, or if transition ``n`` is already recorded.
+        another state than ``task``'s, or if a transition ``n`` is already recorded.
         """
-        body = task.model_dump_json(by_alias=True, exclude_defaults=True)
+        body = task.to_json()
         with self._tx() as db:
+            if claim_context:
+                self._claim(db, task.context_id, scope)
             cur = db.execute(
                 _SAVE_SQL,
                 (
@@ -235,8 +239,7 @@ class TaskStore:
                     task.id,
                     f"it has already ended as {row[0]} and cannot become {task.status.state.value}",
                 )
-            if transition is not None:
-                self._insert_transition(db, task.id, *transition)
+            self._insert_transitions(db, task.id, transitions)
 
     def load(self, task_id: str, scope: CallerScope = ANONYMOUS) -> Task | None:
         """The task ``task_id`` if ``scope`` owns it, else None (as for an unknown id)."""
@@ -345,28 +348,44 @@ class TaskStore:
         IGNORE`` on the row's own key the row exists — unless a key part was NULL, which the
         ``NOT NULL`` columns ignore — so no read-back is needed (this runs on every new
         conversation's hot path)."""
-        key = (scope.tenant, scope.owner, context_id)
         with self._tx() as db:
-            db.execute("INSERT OR IGNORE INTO a2a_contexts (tenant, owner, context_id) VALUES (?, ?, ?)", key)
-        return None not in key
+            self._claim(db, context_id, scope)
+        return None not in (scope.tenant, scope.owner, context_id)
+
+    @staticmethod
+    def _claim(db: sqlite3.Connection, context_id: str, scope: CallerScope) -> None:
+        db.execute(
+            "INSERT OR IGNORE INTO a2a_contexts (tenant, owner, context_id) VALUES (?, ?, ?)",
+            (scope.tenant, scope.owner, context_id),
+        )
 
     # -- transitions -----------------------------------------------------------------------
 
     def record_transition(self, task_id: str, n: int, t: Transition) -> None:
         """Store the ``n``-th transition of a task (0 = creation)."""
         with self._tx() as db:
-            self._insert_transition(db, task_id, n, t)
+            self._insert_transitions(db, task_id, [(n, t)])
 
     @staticmethod
-    def _insert_transition(db: sqlite3.Connection, task_id: str, n: int, t: Transition) -> None:
+    def _insert_transitions(
+        db: sqlite3.Connection, task_id: str, transitions: Iterable[tuple[int, Transition]]
+    ) -> None:
+        rows = [
+            (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms, t.reason)
+            for n, t in transitions
+        ]
+        if not rows:
+            return
         try:
-            db.execute(
-                "INSERT INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)",
-                (task_id, n, t.source.value if t.source else None, t.target.value, t.at_ms, t.reason),
-            )
+            db.executemany("INSERT INTO a2a_transitions VALUES (?, ?, ?, ?, ?, ?)", rows)
         except sqlite3.IntegrityError:
+            which = (
+                f"transition {rows[0][1]}"
+                if len(rows) == 1
+                else f"one of transitions {rows[0][1]}-{rows[-1][1]}"
+            )
             raise TaskConflictError(
-                task_id, f"transition {n} is already recorded; history is never rewritten"
+                task_id, f"{which} is already recorded; history is never rewritten"
             ) from None
 
     def transitions(self, task_id: str) -> list[Transition]:
@@ -383,7 +402,7 @@ class TaskStore:
     # never read without its scope, even by a caller that guessed a task id and a config id.
 
     def save_push_config(self, config: TaskPushNotificationConfig, scope: CallerScope = ANONYMOUS) -> None:
-        body = config.model_dump_json(by_alias=True, exclude_defaults=True)
+        body = config.to_json()
         with self._tx() as db:
             db.execute(
                 "INSERT INTO a2a_push_configs (task_id, id, seq, body, tenant, owner) VALUES (?, ?, "

@@ -306,7 +306,7 @@ class PushNotifier:
         if task is not None and self.history_length is not None:
             keep = task.history[-self.history_length :] if self.history_length > 0 else []
             event = event.model_copy(update={"task": task.model_copy(update={"history": keep})})
-        return event.model_dump_json(by_alias=True, exclude_defaults=True)
+        return event.to_json()
 
     async def _deliver(self, config: TaskPushNotificationConfig, event: StreamResponse) -> None:
         try:  # the policy may have changed, and the config may predate today's checks

@@ -13,13 +13,23 @@ the service asks the agent for its first update: a :class:`~agentproto.a2a.agent
 answered as a direct Message and no task exists; anything else creates the task in SUBMITTED
 and a background *run* drives the rest of the generator. Every update goes through one
 function, ``_apply``, which (1) moves the machine — refusing illegal moves — (2) updates the
-task and stores it, (3) publishes the event to every open stream of the task, in one order for
-all (spec §3.5.2), and (4) queues it for the task's webhooks.
+task, (3) publishes the event to every open stream of the task, in one order for all (spec
+§3.5.2), and (4) queues it for the task's webhooks.
 
-The three ways to wait for a result are views of that one event feed:
+Writes. A task's changes are stored, with their transitions, in one transaction whenever the
+outside world can hear of them — before any answer, stream event or webhook about the task
+leaves the service, before a listing reads the store, before an agent's ``Wait``, and when the
+task leaves memory (:meth:`LiveTasks.save <agentproto.a2a._service_streams.LiveTasks.save>`).
+So a task a client has heard of is in the store as the client heard of it, and a blocking
+``SendMessage`` whose agent answers at once writes its task once (SUBMITTED, artifacts,
+COMPLETED: one transaction, the context's claim included).
+
+The three ways to wait for a result follow that one sequence of updates:
 
 * **blocking** ``SendMessage`` waits for the first terminal *or interrupted* state (§3.2.2)
-  and returns the task; with ``returnImmediately`` it returns the task as created;
+  and returns the task; with ``returnImmediately`` it returns the task as created. It waits
+  on a future ``_apply`` resolves at that state (or when the task's streams end), not on the
+  events: a task nobody streams or pushes builds none;
 * **streaming** (``SendStreamingMessage``, ``SubscribeToTask``) yields the Task first, then the
   updates, and closes when nothing more can happen without the client (see below);
 * **push** POSTs each event to the configured webhooks (:mod:`agentproto.a2a.push`).
@@ -71,7 +81,6 @@ from agentproto.a2a._service_streams import (
     LiveTask,
     LiveTasks,
     ServiceLimits,
-    Subscriber,
     single,
 )
 from agentproto.a2a._taskstore import TaskStore
@@ -106,7 +115,7 @@ from agentproto.a2a.machine import (
     resolve_follow_up,
 )
 from agentproto.a2a.push import PushNotifier
-from agentproto.a2a.states import INTERRUPTED_STATES, TERMINAL_STATES, TaskState
+from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -144,8 +153,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: What ``_start`` returns for a task: the live task, its snapshot, the subscription (if asked).
-_Started = tuple[LiveTask, Task, Subscriber | None]
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 
@@ -302,27 +309,19 @@ class A2AService:
                 "historyLength must be >= 0", violations=[("configuration.historyLength", "must be >= 0")]
             )
         immediately = cfg is not None and cfg.return_immediately
-        started = await self._start(req, scope, subscribe=not immediately)
-        if isinstance(started, Message):
-            return started
-        live, snapshot, queue = started
-        if immediately or queue is None:
-            return trim_task(snapshot, history_length)
+        live = await self._start(req, scope)
+        if isinstance(live, Message):
+            return live
+        if immediately:
+            self.tasks.save(live)  # answered: stored
+            return trim_task(self.tasks.snapshot(live), history_length)
+        answer = self.tasks.wait_for_answer(live)
         try:
-            while True:
-                item = await queue.get()
-                if item is None:
-                    break
-                if isinstance(item, A2AError):
-                    raise item
-                su = item.status_update
-                if su is not None and (
-                    su.status.state in TERMINAL_STATES or su.status.state in INTERRUPTED_STATES
-                ):
-                    break
+            await answer
         finally:
-            self.tasks.unsubscribe(live, queue)
+            self.tasks.stop_waiting(live, answer)
             self.tasks.maybe_evict(live)
+        self.tasks.save(live)  # answered: stored (already, at a terminal or interrupted state)
         return trim_task(self.tasks.snapshot(live), history_length)
 
     async def send_streaming_message(
@@ -333,13 +332,13 @@ class A2AService:
         scope = _scoped(req.tenant, scope)
         known = self.tasks.live.get(req.message.task_id) if req.message.task_id else None
         self.tasks.admit_stream(scope, known if known is not None and known.scope == scope else None)
-        started = await self._start(req, scope, subscribe=True)
-        if isinstance(started, Message):
-            return single(StreamResponse(message=started))
-        live, snapshot, queue = started
-        if queue is None:  # pragma: no cover - subscribe=True always subscribes
-            raise InternalError("no subscription for a streaming message")
-        return self.tasks.open_stream(live, queue, StreamResponse(task=snapshot), scope)
+        live = await self._start(req, scope)
+        if isinstance(live, Message):
+            return single(StreamResponse(message=live))
+        queue = self.tasks.subscribe(live)
+        self.tasks.save(live)  # the stream's first event is the task: stored
+        first = StreamResponse(task=self.tasks.snapshot(live))
+        return self.tasks.open_stream(live, queue, first, scope)
 
     async def subscribe(
         self, req: SubscribeToTaskRequest, scope: CallerScope = ANONYMOUS
@@ -354,15 +353,18 @@ class A2AService:
         live.watchers.append(queue)  # open until terminal, through interruptions (§3.1.6)
         # The first event is the Task with its current state (§3.1.6), not a copy of its whole
         # history for every watcher (F3): SUBSCRIBE_HISTORY_LENGTH messages of it.
+        self.tasks.save(live)
         first = StreamResponse(
             task=trim_task(self.tasks.snapshot(live), self.limits.subscribe_history_length)
         )
         return self.tasks.open_stream(live, queue, first, scope)
 
-    async def _start(
-        self, req: SendMessageRequest, scope: CallerScope, *, subscribe: bool = False
-    ) -> Message | _Started:
-        """Validate the message, get the agent's first update, create or resume the task."""
+    async def _start(self, req: SendMessageRequest, scope: CallerScope) -> Message | LiveTask:
+        """Validate the message, get the agent's first update, create or resume the task.
+
+        The task's run is a task of its own that has not started when this returns: a
+        subscription or a snapshot taken before the caller next awaits sees the task as
+        created and every update after it."""
         cfg = req.configuration
         push_cfg = cfg.task_push_notification_config if cfg else None
         self._check_message(req.message, push_cfg)
@@ -379,6 +381,7 @@ class A2AService:
                 raise InvalidAgentResponseError(
                     "the agent answered a task with a direct Message; it must update the task"
                 )
+            self.store.claim_context(ctx.context_id, scope)  # (a new task claims it when saved)
             accepted = list(cfg.accepted_output_modes) if cfg else []
             return Message(
                 message_id=self.ids(),
@@ -397,13 +400,12 @@ class A2AService:
             raise
         live.accepted = list(cfg.accepted_output_modes) if cfg else []
         self.tasks.live[live.task.id] = live  # (again, if it was evicted while interrupted)
-        queue = self.tasks.subscribe(live) if subscribe else None
-        snapshot = self.tasks.snapshot(live)
-        self.tasks.notify_push(live, StreamResponse(task=snapshot))
+        if self.tasks.webhooks(live):
+            self.tasks.notify_push(live, StreamResponse(task=self.tasks.snapshot(live)))
         live.run = asyncio.get_running_loop().create_task(
             self._drive(live, gen, first), name=f"a2a-run-{live.task.id}"
         )
-        return live, snapshot, queue
+        return live
 
     def _check_message(self, msg: Message, push_cfg: TaskPushNotificationConfig | None) -> None:
         """A user's message, in media types the agent accepts, with a push config it may keep."""
@@ -448,8 +450,8 @@ class A2AService:
         # accepted (§3.4.1: agents MAY accept and preserve it) in the caller's own namespace,
         # never swapped for a generated one; another caller using the same string gets a
         # context of its own and the answer an unused id gets, so nothing reveals whether
-        # someone else's context exists (§3.3.2, §13.1). The kit's model (§7.5, §13.1).
-        self.store.claim_context(context_id, scope)
+        # someone else's context exists (§3.3.2, §13.1). The kit's model (§7.5, §13.1). The
+        # claim is stored with the new task (its first save), or by a direct answer.
         msg = msg.model_copy(update={"context_id": context_id})
         return msg, RequestContext(message=msg, context_id=context_id)
 
@@ -486,17 +488,18 @@ class A2AService:
         """The new task, SUBMITTED, counted against the caller's quota of open tasks."""
         self.tasks.admit_task(scope)
         msg = msg.model_copy(update={"task_id": self.ids()})
+        machine = TaskMachine(msg.task_id, clock=self.clock)
+        t = machine.create(TaskState.SUBMITTED, reason="message received")
         task = Task(
             id=msg.task_id,
             context_id=msg.context_id,
-            status=TaskStatus(state=TaskState.SUBMITTED),
+            status=_status(t, None),
             history=[msg],
             metadata=req.metadata,
         )
-        live = LiveTask(task, TaskMachine(task.id, clock=self.clock), push_configs=[], scope=scope)
+        live = LiveTask(task, machine, push_configs=[], scope=scope, claim_context=True)
         self.tasks.live[task.id] = live
-        t = live.machine.create(TaskState.SUBMITTED, reason="message received")
-        self._stamp(live, t, None)
+        self.tasks.changed(live, (0, t))
         if push_cfg is not None:  # judged before the agent ran; a new task has room
             self.push_configs.register(push_cfg, live.task.id, scope)
         return live
@@ -508,7 +511,7 @@ class A2AService:
         if push_cfg is not None:  # before the message is stored: a config created meanwhile may still refuse
             self.push_configs.register(push_cfg, live.task.id, scope)
         live.task.history.append(msg)
-        self._save(live)
+        self.tasks.changed(live)
 
     def _check_content_types(self, msg: Message) -> None:
         accepted = list(self._template.default_input_modes)
@@ -531,6 +534,7 @@ class A2AService:
         try:
             while update is not None:
                 if isinstance(update, Wait):
+                    self.tasks.save(live)  # a task that waits is stored as it is
                     if update.ms is None:
                         await asyncio.Event().wait()  # until canceled
                     else:
@@ -583,14 +587,19 @@ class A2AService:
                 )
                 task.history.append(message)
             self._stamp(live, t, message)
-            event = StreamResponse(
-                status_update=TaskStatusUpdateEvent(
-                    task_id=task.id, context_id=task.context_id, status=task.status
+            if self.tasks.listened(live):
+                self.tasks.publish(
+                    live,
+                    StreamResponse(
+                        status_update=TaskStatusUpdateEvent(
+                            task_id=task.id, context_id=task.context_id, status=task.status
+                        )
+                    ),
                 )
-            )
-            self.tasks.publish(live, event)
             if live.machine.is_terminal:
                 self.tasks.retire(live)
+            elif live.machine.is_interrupted:
+                self.tasks.answer(live)
         elif isinstance(update, ArtifactChunk):
             parts = fit_parts(update.parts, live.accepted)
             artifact = Artifact(
@@ -610,37 +619,29 @@ class A2AService:
                 task.artifacts[index] = old.model_copy(update={"parts": old.parts + parts})
             else:
                 task.artifacts[index] = artifact
-            self._save(live)
-            self.tasks.publish(
-                live,
-                StreamResponse(
-                    artifact_update=TaskArtifactUpdateEvent(
-                        task_id=task.id,
-                        context_id=task.context_id,
-                        artifact=artifact,
-                        append=update.append,
-                        last_chunk=update.last_chunk,
-                    )
-                ),
-            )
+            self.tasks.changed(live)
+            if self.tasks.listened(live):
+                self.tasks.publish(
+                    live,
+                    StreamResponse(
+                        artifact_update=TaskArtifactUpdateEvent(
+                            task_id=task.id,
+                            context_id=task.context_id,
+                            artifact=artifact,
+                            append=update.append,
+                            last_chunk=update.last_chunk,
+                        )
+                    ),
+                )
         elif isinstance(update, Reply):
             raise InvalidAgentResponseError("a direct Message is only allowed as the agent's first update")
         else:  # pragma: no cover - Wait is handled by the run loop
             raise InvalidAgentResponseError(f"unknown update {update!r}")
 
     def _stamp(self, live: LiveTask, t: Transition, message: Message | None) -> None:
-        """Set the task's status from a recorded transition and persist both."""
-        live.task.status = TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
-        self.store.save(
-            live.task,
-            status_ms=t.at_ms,
-            scope=live.scope,
-            transition=(len(live.machine.history) - 1, t),
-        )
-
-    def _save(self, live: LiveTask) -> None:
-        last = live.machine.history[-1].at_ms if live.machine.history else self.clock.now_ms()
-        self.store.save(live.task, status_ms=last, scope=live.scope)
+        """Set the task's status from a recorded transition; both are saved together."""
+        live.task.status = _status(t, message)
+        self.tasks.changed(live, (len(live.machine.history) - 1, t))
 
     # ------------------------------------------------------------------ reads
 
@@ -665,6 +666,7 @@ class A2AService:
         after_ms = None
         if req.status_timestamp_after is not None:
             after_ms = int(parse_timestamp(req.status_timestamp_after).timestamp() * 1000)
+        self.tasks.save_all()  # the page is read from the store
         # Reading, parsing and measuring a page of big tasks takes long: in a worker thread
         # (the store is thread-safe), so the event loop keeps serving others meanwhile (F4).
         return await asyncio.to_thread(self._list_page, req, scope, size, after_ms)
@@ -799,9 +801,15 @@ class A2AService:
         for run in runs:
             run.cancel()
         await asyncio.gather(*runs, return_exceptions=True)
+        self.tasks.save_all()
         for live in list(self.tasks.live.values()):
             self.tasks.close_streams(live)
         await self.push.aclose()
+
+
+def _status(t: Transition, message: Message | None) -> TaskStatus:
+    """The status a recorded transition gives its task (with the agent's message, if any)."""
+    return TaskStatus(state=t.target, message=message, timestamp=iso_utc(t.at_ms))
 
 
 async def _aclose(gen: AsyncIterator[Update]) -> None:

@@ -129,6 +129,10 @@ class ProtoModel(BaseModel):
         """The ProtoJSON dict: camelCase keys, enum names, default-valued fields omitted."""
         return self.model_dump(mode="json", by_alias=True, exclude_defaults=True)
 
+    def to_json(self) -> str:
+        """:meth:`to_wire` as compact JSON text, serialized in one pass (no dict in between)."""
+        return self.model_dump_json(by_alias=True, exclude_defaults=True)
+
     @classmethod
     def from_wire(cls, data: Any) -> Self:
         """Parse a ProtoJSON dict (raises :class:`pydantic.ValidationError` on bad input)."""

@@ -100,6 +100,51 @@ def test_the_limits_boundary_only_raises_limit_errors(body):
         assert exc.kind in ("json", "depth", "string", "surrogate", "integer", "items")
 
 
+#: Limits small enough for generated values to sit on both sides of every one of them.
+TIGHT = limits.Limits(max_depth=3, max_string_chars=20, max_int_digits=30, max_items=3, max_parts=64)
+
+
+@FAST
+@given(json_values, st.booleans())
+def test_loads_refuses_exactly_the_values_check_refuses(value, ascii_only):
+    """``loads`` skips the walk for a text too small to break a limit: never wrongly."""
+    body = json.dumps(value, ensure_ascii=ascii_only)
+    try:
+        limits.check(json.loads(body), TIGHT)
+        refused = False
+    except limits.LimitError:
+        refused = True
+    try:
+        limits.loads(body, TIGHT)
+        assert not refused, body
+    except limits.LimitError:
+        assert refused, body
+
+
+@pytest.mark.parametrize(
+    "body, refused",
+    [
+        ("[[[]]]", False),
+        ("[[[[]]]]", True),  # depth
+        ('{"a":{"b":{"c":{}}}}', True),
+        ('"' + "a" * 18 + '"', False),
+        ('"' + "a" * 21 + '"', True),  # string
+        ('{"' + "a" * 21 + '":1}', True),
+        ("[1,2,3]", False),
+        ("[1,2,3,4]", True),  # items
+        ('"\\u00e9"', False),
+        ('"\\ud800"', True),  # surrogate
+        ('"\u00e9\u00e9\u00e9"', False),
+    ],
+)
+def test_loads_refuses_each_limit_just_beyond_it(body, refused):
+    try:
+        limits.loads(body.encode(), TIGHT)
+        assert not refused
+    except limits.LimitError:
+        assert refused
+
+
 @FAST
 @given(st.one_of(hostile_text, run_input_like(json_values).map(json.dumps)))
 def test_the_run_input_parser_behind_the_limits_only_raises_agui_errors(body):
