@@ -41,7 +41,7 @@ help:
 	@echo "make gates  - only the quality gates: ruff, mypy, import-linter"
 	@echo "make regen  - re-execute all notebooks (or NB=path) and store clean outputs"
 	@echo "make bench  - run every benchmark side by side with the official SDKs"
-	@echo "make soak   - the reliability suite at its large sizes (loopback only), and the Dockerfile resolved for every JupyterHub the guide names"
+	@echo "make soak   - the slow checks at their large sizes: the reliability suite (loopback only), the Dockerfile resolved for every JupyterHub the guide names, a classroom of three students"
 	@echo "make wheelhouse - every wheel of agentproto[course] in build/wheelhouse, to install offline (EXTRAS=classroom)"
 	@echo "make clean  - remove .venv and caches"
 
