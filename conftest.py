@@ -13,6 +13,7 @@ Without Chromium, and whenever notebooks are named (``pytest notebooks/``), nbva
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Leave nbval's own run of notebooks/ out when the browser check does its comparison."""
-    browser_check = CHROMIUM is not None and not config.option.markexpr
+    playwright = importlib.util.find_spec("playwright") is not None
+    browser_check = CHROMIUM is not None and playwright and not config.option.markexpr
     if browser_check and config.args_source is pytest.Config.ArgsSource.TESTPATHS:
         if collection_path.suffix == ".ipynb":
             return True
