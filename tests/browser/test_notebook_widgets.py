@@ -21,12 +21,18 @@ Playwright's own browser downloads are not used: the system Chromium is driven d
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from tests.stored_outputs import differences
+
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the browser fixture skips these tests without Playwright
+    PlaywrightTimeout = TimeoutError
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,7 +45,11 @@ DEFAULT_CLICK = ("Check my answers", "Score:")
 CLICKS = {"21_interview_drill.ipynb": ("Reveal pass answer", "Pass:")}
 
 
-def _wait_until_kernel_idle(page, timeout_ms: int = 120_000) -> None:
+class NotReady(Exception):
+    """The notebook's kernel never became ready, or its cells never finished, by the deadline."""
+
+
+def _wait_until_kernel_idle(page, timeout_ms: int) -> None:
     """The status bar reads "… | Idle": the kernel has started and is connected ("Run All
     Cells" clicked before that, with a kernel slow to start on a busy machine, runs nothing).
     JupyterLab may first ask which kernel to start; the notebook's own (Python 3) is right.
@@ -51,34 +61,80 @@ def _wait_until_kernel_idle(page, timeout_ms: int = 120_000) -> None:
             .some(b => b.textContent.trim() === 'Select');
         return idle ? 'idle' : asked ? 'asked' : false;
     }"""
-    if page.wait_for_function(idle_or_asked, timeout=timeout_ms).json_value() == "asked":
-        page.locator(".jp-Dialog button", has_text="Select").click()
-        page.wait_for_function(f"() => ({idle_or_asked})() === 'idle'", timeout=timeout_ms)
+    try:
+        if page.wait_for_function(idle_or_asked, timeout=timeout_ms).json_value() == "asked":
+            page.locator(".jp-Dialog button", has_text="Select").click()
+            page.wait_for_function(f"() => ({idle_or_asked})() === 'idle'", timeout=timeout_ms)
+    except PlaywrightTimeout as exc:
+        raise NotReady(f"the kernel was not idle within {timeout_ms / 1000:.0f} s") from exc
 
 
-def _wait_until_executed(page, timeout_s: float = 120) -> None:
+def _wait_until_executed(page, timeout_s: float) -> None:
     """Every code cell of the notebook's model has an execution count, none is running, and
     the kernel is idle again (its status comes after the last cell's outputs on the same
     channel, so by then every output has arrived). The model, not the page: JupyterLab
     renders only the cells near the viewport, so the page may not hold the last ones."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        state = page.evaluate(
-            """() => {
-                const panel = window.jupyterapp.shell.currentWidget;
-                const cells = [...panel.content.model.cells].filter(c => c.type === 'code');
-                const kernel = panel.sessionContext.session?.kernel;
-                return {total: cells.length,
-                        done: cells.filter(c => c.executionCount !== null).length,
-                        busy: cells.filter(c => c.executionState === 'running').length,
-                        kernel: kernel ? kernel.status : 'none'};
-            }"""
-        )
+        state = _state(page)
         finished = state["total"] and state["done"] == state["total"] and not state["busy"]
         if finished and state["kernel"] == "idle":
             return
         time.sleep(0.25)
-    raise AssertionError(f"cells did not finish executing within {timeout_s} s: {state}")
+    raise NotReady(f"the cells did not finish within {timeout_s:.0f} s")
+
+
+def _state(page) -> dict:
+    """What the open notebook's model, kernel connection, status bar and dialogs say."""
+    return page.evaluate(
+        """() => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            const cells = panel?.content?.model
+                ? [...panel.content.model.cells].filter(c => c.type === 'code') : [];
+            const kernel = panel?.sessionContext?.session?.kernel;
+            return {path: panel?.context?.path ?? null,
+                    total: cells.length,
+                    done: cells.filter(c => c.executionCount !== null).length,
+                    busy: cells.filter(c => c.executionState === 'running').length,
+                    kernel: kernel ? kernel.status : 'none',
+                    connection: kernel ? kernel.connectionStatus : 'none',
+                    statusbar: document.querySelector('#jp-main-statusbar')?.innerText ?? null,
+                    dialogs: [...document.querySelectorAll('.jp-Dialog')].map(d => d.innerText)};
+        }"""
+    )
+
+
+#: The deadlines of the two tries at running a notebook (kernel idle, all cells finished), in
+#: seconds. A notebook takes 5–25 s here; both tries together stay inside the 300 s a test may take.
+TRIES = ((60, 120), (60, 120))
+
+
+def _run_all(lab, lab_page, name: str) -> None:
+    """Open ``name``, wait for its kernel, Run All Cells, and wait until every cell has run.
+
+    A kernel that never became ready is the one failure tried again: CI once saw a kernel
+    stay un-idle for 120 s on a loaded machine, where the same notebook ran in 19 s before
+    and after. The first try's state and the server's log are kept as a warning (shown in the
+    run's summary), the notebook is closed with its kernel, and it is opened once more; a
+    second failure fails the test with both reports. A notebook that fails its checks is
+    never tried again.
+    """
+    page, reports = lab_page.page, []
+    for kernel_s, cells_s in TRIES:
+        try:
+            lab_page.command("docmanager:open", {"path": f"notebooks/{name}"})
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            _wait_until_kernel_idle(page, timeout_ms=kernel_s * 1000)
+            lab_page.start("runmenu:run-all")  # what Run ▸ Run All Cells runs
+            _wait_until_executed(page, timeout_s=cells_s)
+            return
+        except NotReady as exc:
+            log = (lab.root / "jupyter.log").read_text(errors="replace")[-3000:]
+            reports.append(f"{name}: {exc}; the page: {_state(page)}\njupyter.log ends:\n{log}")
+            lab_page.close_all()
+            if len(reports) < len(TRIES):
+                warnings.warn(reports[-1] + "\n(tried once more)", stacklevel=2)
+    raise AssertionError("\n\n".join(reports))
 
 
 #: This module checks the first half of the course; test_notebook_widgets_second_half.py the
@@ -99,11 +155,7 @@ def check_notebook_in_browser(lab, lab_page, name, tmp_path) -> None:
         pytest.fail(f"{name} is listed for the browser check but does not exist")
     page, errors_before = lab_page.page, len(lab_page.errors)
     try:
-        lab_page.command("docmanager:open", {"path": f"notebooks/{name}"})
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-        _wait_until_kernel_idle(page)
-        lab_page.start("runmenu:run-all")  # what Run ▸ Run All Cells runs
-        _wait_until_executed(page)
+        _run_all(lab, lab_page, name)
         page.screenshot(path=str(tmp_path / f"{name}.executed.png"), full_page=False)
 
         # the stored outputs are current: this run is nbval's run too
