@@ -37,3 +37,16 @@ def test_format_stays_an_annotation_as_the_kit_validates():
 
     validator = jsonschema().Draft202012Validator({"type": "string", "format": "iri"})
     assert list(validator.iter_errors("not an iri at all")) == []
+
+
+def test_the_environment_check_imports_jsonschema_the_kits_way():
+    """``agentproto doctor`` and notebook 00's first check: jsonschema is probed as the kit
+    imports it, not with the grammar compile a plain ``import jsonschema`` costs."""
+    pytest.importorskip("rfc3987_syntax")
+    probe = (
+        "import sys; from agentproto.course import check_environment; r = check_environment(); "
+        "print(r.ok, 'rfc3987_syntax' in sys.modules, 'jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False", "True"]

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
 
+from agentproto import _schemas
+
 __all__ = [
     "PACKAGES",
     "NEEDED_EXTRAS",
@@ -142,9 +144,17 @@ def _version(dist: str) -> str:
         return ""
 
 
+def _import(module: str) -> object:
+    """Import ``module`` as the kit does: :mod:`jsonschema` through :func:`agentproto._schemas.jsonschema`,
+    without the format checker that compiles grammars for a second or more at import."""
+    if module == "jsonschema":
+        return _schemas.jsonschema()
+    return importlib.import_module(module)
+
+
 def _probe(extra: str, dist: str, module: str, purpose: str, required: bool) -> EnvironmentCheck:
     try:
-        importlib.import_module(module)
+        _import(module)
         version, ok = _version(dist) or "?", True
     except Exception:  # any import failure is a failed check
         version, ok = "", False
