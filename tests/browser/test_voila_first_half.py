@@ -8,7 +8,9 @@ shown), and one headless Chromium. Each notebook's page is opened at
 checks what the audience would see:
 
 * no error: no ``Traceback``, no stderr output, no "Error displaying widget", no JavaScript
-  error, no code;
+  error; no code: no editor, and no line of a code cell that the prose and stored outputs do
+  not also show;
+* every plot is decoded and drawn;
 * every widget the kernel displayed is rendered (the page's own cell outputs say how many);
 * the widgets are live: one click reaches the kernel and its answer comes back — the quiz's
   "Check my answers" → "Score:" (with only Q1 answered on the page, so the rest must read "not
@@ -41,6 +43,7 @@ import time
 import warnings
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from tests.servers import free_port
@@ -195,6 +198,20 @@ def wait_until_executed(page, timeout_ms: int) -> None:
     )
 
 
+def code_lines(name: str) -> list[str]:
+    """Distinctive lines of the notebook's code cells (long, not comments) that its prose and
+    stored outputs do not also show: one of them on the page means code is shown."""
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    shown = "\n".join(
+        [c.source for c in nb.cells if c.cell_type == "markdown"]
+        + [o.get("text", "") for o in outputs]
+        + [v for o in outputs for v in o.get("data", {}).values() if isinstance(v, str)]
+    )
+    lines = {ln.strip() for c in nb.cells if c.cell_type == "code" for ln in c.source.splitlines()}
+    return sorted(ln for ln in lines if len(ln) > 30 and not ln.startswith("#") and ln not in shown)
+
+
 def kernel_id(page) -> str:
     """The kernel Voilà started for this page (in the page's Jupyter config)."""
     return page.evaluate(
@@ -244,6 +261,8 @@ def check_voila_page(voila: Voila, browser, name: str, tmp_path: Path) -> None:
         assert page.locator(".jp-CodeCell .jp-InputArea, .jp-CodeMirrorEditor, .cm-editor").count() == 0, (
             "code is shown"
         )
+        shown = [line for line in code_lines(name) if line in text]
+        assert not shown, f"source code on the page: {shown[:5]}"
 
         # every widget the kernel displayed is rendered
         expected = expected_widgets(response.text())
@@ -254,6 +273,9 @@ def check_voila_page(voila: Voila, browser, name: str, tmp_path: Path) -> None:
                 && !document.getElementById('rendered_cells').innerText.includes('Loading widget')""",
             arg=expected,
             timeout=60_000,
+        )
+        page.wait_for_function(  # every plot (a data: image) decoded and drawn
+            "() => [...document.images].every(i => i.complete && i.naturalWidth > 0)", timeout=30_000
         )
         page.screenshot(path=str(tmp_path / f"{stem}.png"))  # the first screen, as the projector shows it
 
