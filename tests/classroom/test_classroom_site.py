@@ -1,17 +1,21 @@
 """``make site``: the course website, checked in a real Chromium.
 
 Builds the site (``tools/build_site.py``; a build newer than every input is reused) with the
-test toolchain hidden from it (``make site`` has only the ``classroom`` extra), then:
+test toolchain hidden from it (``make site`` has only the ``classroom`` extra), copies it
+outside the checkout as if unzipped from a hand-out, and in one Chromium:
 
-* serves ``build/site`` on a free loopback port and crawls it from the home page: every page
-  loads, every image has loaded (``naturalWidth > 0``), every link to the site's own pages and
-  anchors resolves, no request leaves 127.0.0.1, and every notebook of the curriculum has a
-  page with its code and outputs;
-* opens a copy of it from ``file://``, as a learner who unzipped it would: the study sheet is
-  HTML (headings, tables, bold; no raw Markdown), no answer key shows until it is clicked (the
-  study sheet's answers, a quiz answered in code, an exercise's solution, and the source of
-  those cells and of the quizzes), the API reference has no raw reST roles and its doctests are
-  code blocks, search finds a word, and no link starts at the server's root.
+* crawls the copy from ``file://``, from the home page: every page loads, every image has
+  loaded (``naturalWidth > 0``), every link to the site's own pages and anchors resolves, no
+  request leaves the copy, every notebook of the curriculum has a page with its code and
+  outputs, no answer key shows until it is clicked (a quiz answered in code, an exercise's
+  solution, and the source of those cells and of the quizzes) and a click shows each, and
+  the API reference has no raw reST roles and its doctests are code blocks;
+* on that copy, the study sheet is HTML (headings, tables, bold; no raw Markdown) whose
+  answers open one click at a time and all at once for print, search finds a word, and no
+  link starts at the server's root;
+* serves ``build/site`` on a free loopback port, as an instructor may: the home page, a
+  notebook page and the study sheet load with their images and widgets, and every request
+  is answered by that server (the other pages are the same files).
 
 Skipped when Chromium is absent, unless ``REQUIRE_BROWSER=1`` (as in CI).
 """
@@ -33,11 +37,9 @@ from collections import deque
 from html.parser import HTMLParser
 from importlib import metadata
 from pathlib import Path
-from urllib.parse import urldefrag, urljoin, urlparse
+from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
-
-from tests.servers import CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -186,81 +188,103 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+#: What each page of the crawl collects, once loaded (and its stored widgets drawn).
+PAGE_INFO = """() => {
+    const article = document.querySelector('article');
+    const api = article ? article.cloneNode(true) : null;
+    const pres = api ? [...api.querySelectorAll('pre')] : [];
+    pres.forEach(p => p.remove());
+    return {
+        title: document.title,
+        images: [...document.images].map(
+            i => ({src: i.src.slice(0, 80), ok: i.complete && i.naturalWidth > 0})),
+        links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+        ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+        codeCells: document.querySelectorAll('.jp-CodeCell').length,
+        outputs: document.querySelectorAll('.jp-OutputArea-output').length,
+        widgetNotes: document.querySelectorAll('.widget-note').length,
+        widgets: document.querySelectorAll('.jupyter-widgets').length,
+        text: document.body.innerText.slice(0, 200000),
+        article: article ? article.innerText : '',
+        keys: [...document.querySelectorAll('details.answer-key, details.answer-code')].map(d => d.open),
+        prose: api ? api.textContent : '',
+        doctests: pres.filter(p => p.textContent.includes('>>>')).length,
+        autorefs: article ? article.querySelectorAll('a.autorefs-internal').length : 0,
+    };
+}"""
+#: Opens every answer on the page, as a reader's clicks on each summary would; the article's
+#: text then.
+REVEAL_ALL = """() => {
+    document.querySelectorAll('details.answer-key > summary, details.answer-code > summary')
+        .forEach(s => s.click());
+    return document.querySelector('article').innerText;
+}"""
+
+
 @pytest.fixture(scope="module")
-def crawl(server, chromium_path) -> dict:
-    """Visit every page reachable from the home page; collect what each one shows."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    origin = urlparse(server).netloc
+def crawl(unzipped, browser) -> dict:
+    """Visit every page of the unzipped site reachable from its home page, from ``file://`` as
+    a learner who unzipped it would; collect what each one shows, then (where it has answer
+    keys) what it shows once every answer is opened. A request for anything outside the copy
+    is refused and kept."""
+    root = unzipped.as_uri() + "/"
     pages: dict[str, dict] = {}
     outside: list[str] = []
     failed: list[str] = []
     links: list[tuple[str, str]] = []  # (page, absolute link within the site)
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context()
+    context = browser.new_context()
+    try:
 
-            def route(r) -> None:
-                if urlparse(r.request.url).netloc == origin or r.request.url.startswith(("data:", "blob:")):
-                    r.continue_()
-                else:
-                    outside.append(r.request.url)
-                    r.abort()
+        def route(r) -> None:
+            if r.request.url.startswith((root, "data:", "blob:", "about:")):
+                r.continue_()
+            else:
+                outside.append(r.request.url)
+                r.abort()
 
-            context.route("**/*", route)
-            page = context.new_page()
-            # (ERR_ABORTED: a request cut short by the next navigation, e.g. the favicon)
-            page.on(
-                "requestfailed",
-                lambda req: (
-                    None
-                    if "ERR_ABORTED" in (req.failure or "")
-                    else failed.append(f"{req.url}: {req.failure}")
+        context.route("**/*", route)
+        page = context.new_page()
+        # (ERR_ABORTED: a request cut short by the next navigation, e.g. the favicon)
+        page.on(
+            "requestfailed",
+            lambda req: (
+                None if "ERR_ABORTED" in (req.failure or "") else failed.append(f"{req.url}: {req.failure}")
+            ),
+        )
+        todo, seen = deque([root + "index.html"]), {root + "index.html"}
+        while todo and len(pages) < MAX_PAGES:
+            url = todo.popleft()
+            response = page.goto(url, wait_until="load", timeout=60_000)
+            # stored widget state is drawn by the embedder after "load": wait for the first one
+            page.wait_for_function(
+                """() => !document.querySelector(`script[type="${VIEW}"]`)
+                         || document.querySelector('.jupyter-widgets')""".replace(
+                    "${VIEW}", "application/vnd.jupyter.widget-view+json"
                 ),
+                timeout=30_000,
             )
-            page.on(
-                "response",
-                lambda resp: failed.append(f"{resp.url}: HTTP {resp.status}") if resp.status >= 400 else None,
-            )
-            todo, seen = deque([server + "index.html"]), {server + "index.html"}
-            while todo and len(pages) < MAX_PAGES:
-                url = todo.popleft()
-                response = page.goto(url, wait_until="load", timeout=60_000)
-                # stored widget state is drawn by the embedder after "load": wait for the first one
-                page.wait_for_function(
-                    """() => !document.querySelector(`script[type="${VIEW}"]`)
-                             || document.querySelector('.jupyter-widgets')""".replace(
-                        "${VIEW}", "application/vnd.jupyter.widget-view+json"
-                    ),
-                    timeout=30_000,
-                )
-                info = page.evaluate(
-                    """() => ({
-                        title: document.title,
-                        images: [...document.images].map(
-                            i => ({src: i.src.slice(0, 80), ok: i.complete && i.naturalWidth > 0})),
-                        links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-                        ids: [...document.querySelectorAll('[id]')].map(e => e.id),
-                        codeCells: document.querySelectorAll('.jp-CodeCell').length,
-                        outputs: document.querySelectorAll('.jp-OutputArea-output').length,
-                        widgetNotes: document.querySelectorAll('.widget-note').length,
-                        widgets: document.querySelectorAll('.jupyter-widgets').length,
-                        text: document.body.innerText.slice(0, 200000),
-                    })"""
-                )
-                info["status"] = response.status if response else None
-                pages[url] = info
-                for href in info["links"]:
-                    if urlparse(href).netloc != origin:
-                        continue
-                    links.append((url, href))
-                    target, _ = urldefrag(href)
-                    if target.endswith(".html") and target not in seen:
-                        seen.add(target)
-                        todo.append(target)
-        finally:
-            browser.close()
-    return {"pages": pages, "outside": outside, "failed": failed, "links": links, "root": server}
+            info = page.evaluate(PAGE_INFO)
+            info["status"] = response.status if response else None
+            info["opened"] = page.evaluate(REVEAL_ALL) if info["keys"] else info["article"]
+            pages[url] = info
+            for href in info["links"]:
+                if not href.startswith(root):
+                    continue
+                links.append((url, href))
+                target, _ = urldefrag(href)
+                if target.endswith(".html") and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+    finally:
+        context.close()
+    return {
+        "pages": pages,
+        "outside": outside,
+        "failed": failed,
+        "links": links,
+        "root": root,
+        "dir": unzipped,
+    }
 
 
 def test_the_site_was_built_with_every_notebook(site):
@@ -274,7 +298,52 @@ def test_every_page_loads_and_nothing_leaves_the_machine(crawl):
     bad = {url: info["status"] for url, info in crawl["pages"].items() if info["status"] != 200}
     assert not bad
     assert not crawl["failed"], crawl["failed"][:20]
-    assert not crawl["outside"], f"requests outside 127.0.0.1: {sorted(set(crawl['outside']))[:20]}"
+    assert not crawl["outside"], f"requests outside the site: {sorted(set(crawl['outside']))[:20]}"
+
+
+#: The pages the served site is checked on: the home page, a notebook page with stored widgets,
+#: the study sheet. The rest are the same files, crawled from disk.
+SERVED = ("index.html", "notebooks/00_start_here.html", "study-sheet.html")
+
+
+def test_the_site_served_over_http_loads_with_nothing_from_elsewhere(server, browser):
+    """An instructor may serve ``build/site`` rather than hand it out: over HTTP from a local
+    server, the pages load, their images and stored widgets are drawn, and every request is
+    answered by that server."""
+    origin, outside, failed = urlparse(server).netloc, [], []
+    context = browser.new_context()
+    try:
+        context.route(
+            "**/*",
+            lambda r: (
+                r.continue_()
+                if urlparse(r.request.url).netloc == origin or r.request.url.startswith(("data:", "blob:"))
+                else (outside.append(r.request.url), r.abort())
+            ),
+        )
+        page = context.new_page()
+        page.on(  # (ERR_ABORTED: cut short by the next navigation, e.g. the search index)
+            "requestfailed",
+            lambda req: (
+                None if "ERR_ABORTED" in (req.failure or "") else failed.append(f"{req.url}: {req.failure}")
+            ),
+        )
+        page.on(
+            "response",
+            lambda resp: failed.append(f"{resp.url}: HTTP {resp.status}") if resp.status >= 400 else None,
+        )
+        for name in SERVED:
+            response = page.goto(server + name, wait_until="load", timeout=60_000)
+            assert response is not None and response.status == 200, name
+            if name.startswith("notebooks/"):
+                page.wait_for_selector(".jupyter-widgets", state="attached", timeout=30_000)
+            images = page.evaluate("() => [...document.images].map(i => i.complete && i.naturalWidth > 0)")
+            assert all(images), f"{name}: an image did not load"
+            assert "Error displaying widget" not in page.inner_text("body"), name
+    finally:
+        context.close()
+    assert not failed, failed[:20]
+    assert not outside, f"requests outside 127.0.0.1: {sorted(set(outside))[:20]}"
 
 
 def test_every_image_loads(crawl):
@@ -286,17 +355,17 @@ def test_every_image_loads(crawl):
 
 
 def test_no_internal_link_is_broken(crawl):
-    pages = crawl["pages"]
+    pages, folder = crawl["pages"], crawl["dir"]
     broken = []
     for source, href in crawl["links"]:
         target, fragment = urldefrag(href)
-        path = urlparse(target).path
+        path = unquote(urlparse(target).path)[len(folder.as_posix()) :].lstrip("/")
         if target.endswith(".html"):
             if target not in pages:
                 broken.append((source, href, "page not crawled"))
             elif fragment and fragment not in pages[target]["ids"]:
                 broken.append((source, href, "no such anchor"))
-        elif not (SITE / path.lstrip("/")).exists() and not (SITE / path.lstrip("/") / "index.html").exists():
+        elif not (folder / path).exists():
             broken.append((source, href, "no such file"))
     assert not broken, broken[:20]
 
@@ -466,33 +535,30 @@ def unzipped(site, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def disk(unzipped, chromium_path):
+def disk(unzipped, browser):
     """A Chromium page for the unzipped site; a request to anywhere else is refused and kept."""
-    sync_api = pytest.importorskip("playwright.sync_api")
     outside: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
 
-            def route(r) -> None:
-                if r.request.url.startswith(("file:", "data:", "blob:", "about:")):
-                    r.continue_()
-                else:
-                    outside.append(r.request.url)
-                    r.abort()
+        def route(r) -> None:
+            if r.request.url.startswith(("file:", "data:", "blob:", "about:")):
+                r.continue_()
+            else:
+                outside.append(r.request.url)
+                r.abort()
 
-            context.route("**/*", route)
-            page = context.new_page()
-            root = unzipped.as_uri() + "/"
+        context.route("**/*", route)
+        page = context.new_page()
+        root = unzipped.as_uri() + "/"
 
-            def open_page(name: str, wait_until: str = "load") -> str:
-                page.goto(root + name, wait_until=wait_until, timeout=60_000)
-                return _norm(page.evaluate("() => document.querySelector('article').innerText"))
+        def open_page(name: str, wait_until: str = "load") -> str:
+            page.goto(root + name, wait_until=wait_until, timeout=60_000)
+            return _norm(page.evaluate("() => document.querySelector('article').innerText"))
 
-            yield {"page": page, "root": root, "open": open_page, "outside": outside}
-        finally:
-            browser.close()
+        yield {"page": page, "root": root, "open": open_page, "outside": outside}
+    finally:
+        context.close()
 
 
 def test_the_study_sheet_is_html_not_raw_markdown(disk):
@@ -581,49 +647,38 @@ def _secrets(path: Path) -> tuple[int, list[str], list[str]]:
     return len(keyed), keep(secrets), keep(explanations)
 
 
-def test_no_answer_on_a_notebook_page_shows_until_clicked(disk, site):
-    page, checked = disk["page"], []
-    reveal = "details.answer-key > summary, details.answer-code > summary"
+def test_no_answer_on_a_notebook_page_shows_until_clicked(crawl, site):
+    checked = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         keyed, answers, explanations = _secrets(path)
         if not keyed and not explanations:
             continue
-        # the answer keys are in the page as parsed; the widgets drawn after "load" are not needed
-        text = disk["open"](f"notebooks/{path.stem}.html", "domcontentloaded")
-        closed = page.evaluate(
-            "() => [...document.querySelectorAll('details.answer-key, details.answer-code')].map(d => d.open)"
-        )
-        assert len(closed) >= keyed and not any(closed), path.name
+        info = crawl["pages"].get(urljoin(crawl["root"], f"notebooks/{path.stem}.html"))
+        assert info is not None, f"{path.name} has no page linked from the site"
+        assert len(info["keys"]) >= keyed and not any(info["keys"]), path.name
+        text = _norm(info["article"])
         leaked = [t for t in answers + explanations if t in text]
         assert not leaked, f"{path.name} shows answers before a click: {leaked[:3]}"
-        page.evaluate(f"() => document.querySelectorAll({reveal!r}).forEach(s => s.click())")
-        opened = _norm(page.evaluate("() => document.querySelector('article').innerText"))
+        opened = _norm(info["opened"])
         missing = [t for t in answers if t not in opened]
         assert not missing, f"{path.name}: a click does not reveal {missing[:3]}"
         checked.append((path.name, keyed, len(answers), len(explanations)))
     assert checked and any(answers for _, _, answers, _ in checked), checked
 
 
-def test_the_api_reference_has_no_raw_rest(disk, unzipped):
+def test_the_api_reference_has_no_raw_rest(crawl, unzipped):
     pages = sorted(p.name for p in (unzipped / "api").glob("*.html"))
     assert len(pages) > 3
     doctests = links = 0
     for name in pages:
-        disk["open"](f"api/{name}")
-        info = disk["page"].evaluate(
-            """() => { const a = document.querySelector('article').cloneNode(true);
-                       const pres = [...a.querySelectorAll('pre')];
-                       const doctests = pres.filter(p => p.textContent.includes('>>>'));
-                       const links = a.querySelectorAll('a.autorefs-internal').length;
-                       a.querySelectorAll('pre').forEach(p => p.remove());
-                       return {prose: a.textContent, doctests: doctests.length, links}; }"""
-        )
+        info = crawl["pages"].get(urljoin(crawl["root"], f"api/{name}"))
+        assert info is not None, f"api/{name} is not linked from the site"
         prose = info["prose"]
         assert not RAW_ROLE.search(prose), (name, RAW_ROLE.findall(prose)[:5])
         assert ">>>" not in prose, f"{name}: a doctest outside a code block"
         assert not re.search(r"(?m)^\s*={3,}( +={3,})+\s*$", prose), f"{name}: a raw reST table"
         doctests += info["doctests"]
-        links += info["links"]
+        links += info["autorefs"]
     assert doctests > 0 and links > 0
 
 
