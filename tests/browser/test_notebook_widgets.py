@@ -49,22 +49,29 @@ class NotReady(Exception):
     """The notebook's kernel never became ready, or its cells never finished, by the deadline."""
 
 
-def _wait_until_kernel_idle(page, timeout_ms: int) -> None:
-    """The status bar reads "… | Idle": the kernel has started and is connected ("Run All
-    Cells" clicked before that, with a kernel slow to start on a busy machine, runs nothing).
-    JupyterLab may first ask which kernel to start; the notebook's own (Python 3) is right.
-    Whichever comes first is waited for, never a fixed time."""
-    idle_or_asked = """() => {
+def _wait_until_kernel_idle(page, path: str, timeout_ms: int) -> None:
+    """The notebook at ``path`` is the current document and the status bar reads "… | Idle":
+    its kernel has started and is connected ("Run All Cells" clicked before that, with a
+    kernel slow to start on a busy machine, runs nothing; clicked with another document
+    current, it runs that one). JupyterLab may first ask which kernel to start; the
+    notebook's own (Python 3) is right. Whichever comes first is waited for, never a fixed
+    time."""
+    idle_or_asked = """(path) => {
+        const shell = window.jupyterapp.shell;
+        const panel = [...shell.widgets('main')].find(w => w.context?.path === path);
+        if (panel && shell.currentWidget !== panel) { shell.activateById(panel.id); }
         const bar = document.querySelector('#jp-main-statusbar, .jp-StatusBar-Widget');
-        const idle = bar !== null && /\\|\\s*Idle\\b/.test(bar.innerText);
+        const idle = shell.currentWidget === panel && bar !== null && /\\|\\s*Idle\\b/.test(bar.innerText);
         const asked = [...document.querySelectorAll('.jp-Dialog button')]
             .some(b => b.textContent.trim() === 'Select');
         return idle ? 'idle' : asked ? 'asked' : false;
     }"""
     try:
-        if page.wait_for_function(idle_or_asked, timeout=timeout_ms).json_value() == "asked":
+        if page.wait_for_function(idle_or_asked, arg=path, timeout=timeout_ms).json_value() == "asked":
             page.locator(".jp-Dialog button", has_text="Select").click()
-            page.wait_for_function(f"() => ({idle_or_asked})() === 'idle'", timeout=timeout_ms)
+            page.wait_for_function(
+                f"(path) => ({idle_or_asked})(path) === 'idle'", arg=path, timeout=timeout_ms
+            )
     except PlaywrightTimeout as exc:
         raise NotReady(f"the kernel was not idle within {timeout_ms / 1000:.0f} s") from exc
 
@@ -124,7 +131,7 @@ def _run_all(lab, lab_page, name: str) -> None:
         try:
             lab_page.command("docmanager:open", {"path": f"notebooks/{name}"})
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            _wait_until_kernel_idle(page, timeout_ms=kernel_s * 1000)
+            _wait_until_kernel_idle(page, f"notebooks/{name}", timeout_ms=kernel_s * 1000)
             lab_page.start("runmenu:run-all")  # what Run ▸ Run All Cells runs
             _wait_until_executed(page, timeout_s=cells_s)
             return
