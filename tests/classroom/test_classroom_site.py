@@ -188,6 +188,34 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def confined(
+    browser, allowed: tuple[str, ...], outside: list[str], failed: list[str] | None = None, **options
+):
+    """A new browser context and its page, on which a request for a URL that starts with
+    none of ``allowed`` is refused and kept in ``outside``, and (with ``failed``) a request
+    that fails is kept there, but for ERR_ABORTED: a request cut short by the next
+    navigation (the favicon, the search index)."""
+    context = browser.new_context(**options)
+
+    def route(r) -> None:
+        if r.request.url.startswith(allowed):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    if failed is not None:
+        page.on(
+            "requestfailed",
+            lambda req: (
+                None if "ERR_ABORTED" in (req.failure or "") else failed.append(f"{req.url}: {req.failure}")
+            ),
+        )
+    return context, page
+
+
 #: What each page of the crawl collects, once loaded (and its stored widgets drawn).
 PAGE_INFO = """() => {
     const article = document.querySelector('article');
@@ -232,25 +260,8 @@ def crawl(unzipped, browser) -> dict:
     outside: list[str] = []
     failed: list[str] = []
     links: list[tuple[str, str]] = []  # (page, absolute link within the site)
-    context = browser.new_context()
+    context, page = confined(browser, (root, "data:", "blob:", "about:"), outside, failed)
     try:
-
-        def route(r) -> None:
-            if r.request.url.startswith((root, "data:", "blob:", "about:")):
-                r.continue_()
-            else:
-                outside.append(r.request.url)
-                r.abort()
-
-        context.route("**/*", route)
-        page = context.new_page()
-        # (ERR_ABORTED: a request cut short by the next navigation, e.g. the favicon)
-        page.on(
-            "requestfailed",
-            lambda req: (
-                None if "ERR_ABORTED" in (req.failure or "") else failed.append(f"{req.url}: {req.failure}")
-            ),
-        )
         todo, seen = deque([root + "index.html"]), {root + "index.html"}
         while todo and len(pages) < MAX_PAGES:
             url = todo.popleft()
@@ -310,24 +321,10 @@ def test_the_site_served_over_http_loads_with_nothing_from_elsewhere(server, bro
     """An instructor may serve ``build/site`` rather than hand it out: over HTTP from a local
     server, the pages load, their images and stored widgets are drawn, and every request is
     answered by that server."""
-    origin, outside, failed = urlparse(server).netloc, [], []
-    context = browser.new_context()
+    outside: list[str] = []
+    failed: list[str] = []
+    context, page = confined(browser, (server, "data:", "blob:"), outside, failed)
     try:
-        context.route(
-            "**/*",
-            lambda r: (
-                r.continue_()
-                if urlparse(r.request.url).netloc == origin or r.request.url.startswith(("data:", "blob:"))
-                else (outside.append(r.request.url), r.abort())
-            ),
-        )
-        page = context.new_page()
-        page.on(  # (ERR_ABORTED: cut short by the next navigation, e.g. the search index)
-            "requestfailed",
-            lambda req: (
-                None if "ERR_ABORTED" in (req.failure or "") else failed.append(f"{req.url}: {req.failure}")
-            ),
-        )
         page.on(
             "response",
             lambda resp: failed.append(f"{resp.url}: HTTP {resp.status}") if resp.status >= 400 else None,
@@ -538,18 +535,9 @@ def unzipped(site, tmp_path_factory) -> Path:
 def disk(unzipped, browser):
     """A Chromium page for the unzipped site; a request to anywhere else is refused and kept."""
     outside: list[str] = []
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    allowed = ("file:", "data:", "blob:", "about:")
+    context, page = confined(browser, allowed, outside, viewport={"width": 1280, "height": 900})
     try:
-
-        def route(r) -> None:
-            if r.request.url.startswith(("file:", "data:", "blob:", "about:")):
-                r.continue_()
-            else:
-                outside.append(r.request.url)
-                r.abort()
-
-        context.route("**/*", route)
-        page = context.new_page()
         root = unzipped.as_uri() + "/"
 
         def open_page(name: str, wait_until: str = "load") -> str:
