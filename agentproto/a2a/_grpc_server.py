@@ -169,7 +169,8 @@ def from_proto(message: PbMessage, model: type[_M], bounds: limits.Limits = limi
 
 def to_proto(obj: ProtoModel | dict[str, Any], message: type[_P]) -> _P:
     """This kit's model (or its ProtoJSON dict) as a protobuf message, through ProtoJSON."""
-    return protojson.parse(obj.to_wire() if isinstance(obj, ProtoModel) else obj, message())
+    out: _P = protojson.parse(obj.to_wire() if isinstance(obj, ProtoModel) else obj, message())
+    return out
 
 
 def rich_status(exc: A2AError) -> status_pb2.Status:

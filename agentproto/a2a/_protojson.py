@@ -52,7 +52,8 @@ def dump(message: Message) -> dict[str, Any]:
     try:
         return _dict(message)
     except _Slow:
-        return json_format.MessageToDict(message, preserving_proto_field_name=False)
+        out: dict[str, Any] = json_format.MessageToDict(message, preserving_proto_field_name=False)
+        return out
 
 
 @functools.cache
@@ -73,11 +74,12 @@ def _enum_names(enum: EnumDescriptor) -> dict[int, str]:
 
 
 def _well_known(descriptor: Descriptor) -> bool:
-    return descriptor.full_name.startswith("google.protobuf.")
+    name: str = descriptor.full_name
+    return name.startswith("google.protobuf.")
 
 
 def _is_map(field: FieldDescriptor) -> bool:
-    return field.message_type is not None and field.message_type.GetOptions().map_entry
+    return field.message_type is not None and bool(field.message_type.GetOptions().map_entry)
 
 
 # ------------------------------------------------------------------ dict → message
