@@ -1,10 +1,12 @@
 """The gRPC binding of A2A (spec §10): a servicer over a2a-sdk's generated ``a2a_pb2_grpc``.
 
 The servicer is a translator, nothing more. Each call turns the protobuf request into its
-ProtoJSON form (``google.protobuf.json_format.MessageToDict``), parses that as this kit's model,
-calls the same :class:`~agentproto.a2a.jsonrpc.A2AHandler` the HTTP bindings call, and parses
-the model's ProtoJSON back into the protobuf response (``ParseDict``). ProtoJSON is the one
-format all three bindings share, so no field is mapped by hand.
+ProtoJSON form (:func:`agentproto.a2a._protojson.dump`, ``json_format.MessageToDict`` without
+its cost), parses that as this kit's model, calls the same
+:class:`~agentproto.a2a.jsonrpc.A2AHandler` the HTTP bindings call, and turns the model's
+ProtoJSON back into the protobuf response (:func:`~agentproto.a2a._protojson.parse`, as
+``ParseDict``). ProtoJSON is the one format all three bindings share, so no field is mapped by
+hand.
 
 * Service parameters come from gRPC metadata (``a2a-version``, ``a2a-extensions``, spec §10.2)
   and are checked exactly as on JSON-RPC and REST.
@@ -40,12 +42,13 @@ from typing import Any, TypeAlias, TypeVar
 import grpc
 from a2a.types import a2a_pb2 as pb
 from a2a.types import a2a_pb2_grpc
-from google.protobuf import any_pb2, json_format
+from google.protobuf import any_pb2
 from google.protobuf.message import Message as PbMessage
 from google.rpc import error_details_pb2, status_pb2
 from pydantic import ValidationError
 
 from agentproto import limits
+from agentproto.a2a import _protojson as protojson
 from agentproto.a2a.errors import (
     ERROR_INFO_TYPE,
     A2AError,
@@ -149,7 +152,7 @@ def _bearer_expiry(metadata: Mapping[str, str]) -> float | None:
 def from_proto(message: PbMessage, model: type[_M], bounds: limits.Limits = limits.DEFAULT_LIMITS) -> _M:
     """A protobuf message as this kit's model, through ProtoJSON — after the input limits
     JSON-RPC and REST apply (:mod:`agentproto.limits`): INVALID_ARGUMENT naming the field."""
-    data = json_format.MessageToDict(message, preserving_proto_field_name=False)
+    data = protojson.dump(message)
     try:
         limits.check(data, bounds)
         limits.check_parts(data.get("message"), bounds, path="$.message")
@@ -166,9 +169,7 @@ def from_proto(message: PbMessage, model: type[_M], bounds: limits.Limits = limi
 
 def to_proto(obj: ProtoModel | dict[str, Any], message: type[_P]) -> _P:
     """This kit's model (or its ProtoJSON dict) as a protobuf message, through ProtoJSON."""
-    data = obj.to_wire() if isinstance(obj, ProtoModel) else obj
-    out: _P = message()
-    json_format.ParseDict(data, out, ignore_unknown_fields=True)
+    out: _P = protojson.parse(obj.to_wire() if isinstance(obj, ProtoModel) else obj, message())
     return out
 
 

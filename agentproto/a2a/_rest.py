@@ -291,11 +291,13 @@ class RestBinding:
 
     async def handle(self, request: Request) -> Response:
         media = answer_media_type(request.headers)
+        # no query string, no query parameters: not parsed per request (as on JSON-RPC)
+        query = request.query_params if request.scope.get("query_string") else None
         try:
             route = match_route(request.method, request.path_params.get("rest", ""))
-            self._checks._check_version(request.headers, request.query_params)
+            self._checks._check_version(request.headers, query)
             self._checks._check_extensions(request.headers)
-            params = await self._params(request, route)
+            params = await self._params(request, route, query)
             base = socket_base_url(request.scope, self.public_url)  # never from Host
             scope = CallerScope(route.tenant, caller_subject(request.scope))
             return await self._call(route, params, base, media, scope)
@@ -305,8 +307,10 @@ class RestBinding:
             log.exception("internal error handling a REST request")
             return error_response(InternalError(f"Internal error: {type(exc).__name__}"), media)
 
-    async def _params(self, request: Request, route: RouteMatch) -> dict[str, Any]:
-        params: dict[str, Any] = _query_params(request.query_params)
+    async def _params(
+        self, request: Request, route: RouteMatch, query: Mapping[str, str] | None
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = _query_params(query) if query else {}
         from_query = bool(params)
         if request.method == "POST":
             raw = await request.body()

@@ -40,6 +40,7 @@ those methods can be dispatched to, e.g. a stub in a test.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
@@ -96,6 +97,7 @@ __all__ = [
     "EXTENSIONS_HEADER",
     "requested_version",
     "success",
+    "success_json",
     "validation_error",
 ]
 
@@ -208,6 +210,16 @@ def success(request_id: str | int | None, result: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
+def success_json(request_id: str | int | None, result: ProtoModel) -> bytes:
+    """:func:`success` as compact JSON text, the result serialized in one pass (no dict of it).
+
+    >>> success_json(7, GetTaskRequest(id="t1"))
+    b'{"jsonrpc":"2.0","id":7,"result":{"id":"t1"}}'
+    """
+    rid = json.dumps(request_id, ensure_ascii=False).encode()
+    return b'{"jsonrpc":"2.0","id":' + rid + b',"result":' + result.to_json().encode() + b"}"
+
+
 def validation_error(exc: ValidationError, prefix: str = "params") -> InvalidParamsError:
     """Turn a pydantic error into -32602 with one BadRequest field violation per problem."""
     violations = []
@@ -311,8 +323,11 @@ class JSONRPCDispatcher:
         query: Mapping[str, str] | None = None,
         base_url: str = "http://127.0.0.1",
         subject: str | None = None,
-    ) -> dict[str, Any] | AsyncIterator[dict[str, Any]] | None:
+        encoded: bool = False,
+    ) -> dict[str, Any] | bytes | AsyncIterator[dict[str, Any]] | None:
         """Answer one request: a response dict, or an async iterator of them (streaming).
+        With ``encoded``, a success answer carrying a message is its JSON text instead
+        (:func:`success_json`, what an HTTP binding sends as it is).
 
         ``subject`` is the authenticated caller (``None``: anonymous); with the request's
         ``params.tenant`` it makes the :class:`CallerScope` the operation runs in.
@@ -358,6 +373,8 @@ class JSONRPCDispatcher:
             return None
         if spec.streaming:
             return self._frames(request_id, result)
+        if encoded and isinstance(result, ProtoModel):
+            return success_json(request_id, result)
         if isinstance(result, ProtoModel):
             result = result.to_wire()
         return success(request_id, {} if result is None else result)

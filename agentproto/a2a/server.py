@@ -156,9 +156,12 @@ class A2AApplication:
             query=request.query_params if request.scope.get("query_string") else None,
             base_url=self._base_url(request),
             subject=caller_subject(request.scope),
+            encoded=True,
         )
         if out is None:  # a JSON-RPC notification: no response body at all
             return Response(status_code=204)
+        if isinstance(out, bytes):  # a success, already JSON text
+            return Response(out, media_type="application/json")
         if isinstance(out, dict):
             if "error" in out:  # one structured line per failed request
                 log_event(
