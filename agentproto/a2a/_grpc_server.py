@@ -151,8 +151,15 @@ def _bearer_expiry(metadata: Mapping[str, str]) -> float | None:
 
 def from_proto(message: PbMessage, model: type[_M], bounds: limits.Limits = limits.DEFAULT_LIMITS) -> _M:
     """A protobuf message as this kit's model, through ProtoJSON — after the input limits
-    JSON-RPC and REST apply (:mod:`agentproto.limits`): INVALID_ARGUMENT naming the field."""
-    data = protojson.dump(message)
+    JSON-RPC and REST apply (:mod:`agentproto.limits`): INVALID_ARGUMENT naming the field.
+    A ``Struct`` number that JSON cannot carry (infinite or NaN: ProtoJSON refuses it) is
+    INVALID_ARGUMENT too."""
+    try:
+        data = protojson.dump(message)
+    except ValueError as exc:  # json_format: "Fail to serialize Infinity for Value.number_value"
+        raise InvalidParamsError(
+            f"Invalid parameters: {exc}", violations=[("request", "a number that JSON cannot carry")]
+        ) from None
     try:
         limits.check(data, bounds)
         limits.check_parts(data.get("message"), bounds, path="$.message")

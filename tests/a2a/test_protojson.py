@@ -21,7 +21,11 @@ from agentproto.a2a import _protojson  # noqa: E402
 
 text = st.text(max_size=8)
 json_value = st.recursive(
-    st.none() | st.booleans() | st.integers(-1000, 1000) | st.floats(allow_nan=False, width=32) | text,
+    st.none()
+    | st.booleans()
+    | st.integers(-1000, 1000)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+    | text,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
     max_leaves=6,
 )
@@ -123,6 +127,20 @@ def test_a_field_under_both_of_its_names_is_taken_as_json_format_takes_it():
     for data in ({"messageId": "m1", "message_id": "m2"}, {"message_id": "m2", "messageId": "m1"}):
         ours, theirs = _both(data, pb.Message)
         assert ours == theirs and ours.message_id == list(data.values())[-1]  # the last one
+
+
+def test_a_struct_number_json_cannot_carry_is_invalid_argument_not_an_internal_error():
+    """Protobuf carries an infinite or NaN ``Value.number_value``; ProtoJSON cannot (json_format
+    refuses to write it), so a gRPC request holding one is the caller's error."""
+    from agentproto.a2a._grpc_server import from_proto
+    from agentproto.a2a.errors import InvalidParamsError
+    from agentproto.a2a.types import SendMessageRequest
+
+    for number in (float("inf"), float("-inf"), float("nan")):
+        request = pb.SendMessageRequest(message=pb.Message(message_id="m", role=pb.ROLE_USER))
+        request.metadata.update({"x": number})
+        with pytest.raises(InvalidParamsError, match="number_value"):
+            from_proto(request, SendMessageRequest)
 
 
 def test_unknown_enum_numbers_and_wrong_types_take_json_formats_path():
