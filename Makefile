@@ -14,8 +14,12 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c re
 # The installer: uv (fetched from PyPI into the venv, pinned) installs the locked set in seconds
 # where pip takes minutes. Where uv cannot be had or cannot reach an index (pip's own mirror or
 # a wheelhouse only), pip installs the same set from the same lock.
+# --compile-bytecode: uv, unlike pip, writes no .pyc at install. Where Python may not write them
+# at import either (PYTHONDONTWRITEBYTECODE, as in many CI and container images; a read-only
+# site-packages), every process then compiles every module it imports, every time: a kernel's
+# start and `import matplotlib.pyplot` took 2-3x as long, and the whole of `make test` 40% more.
 UV_VERSION := 0.13.9
-UV     := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -c requirements/lock.txt
+UV     := $(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python -c requirements/lock.txt
 install = $(UV) $(1) || { echo "uv could not install; pip installs the same lock"; $(PIP) $(1); }
 COURSE_STAMP := $(VENV)/.installed-course
 TEST_STAMP   := $(VENV)/.installed-test
@@ -23,9 +27,10 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8888
 # The suite is spread over the machine's cores (pytest-xdist), a file to a worker: a notebook's
 # cells share one kernel, and a module's expensive fixture (a venv, the hub, the site) is built
-# once. The ten slowest tests are listed at the end. PYTEST_ARGS=-p no:xdist runs everything
-# in one process.
-PYTEST_ARGS ?= -n auto --dist loadfile --durations=10
+# once. Files go out in collection order (--no-loadscope-reorder), and tests/conftest.py collects
+# the longest first. The ten slowest tests are listed at the end. PYTEST_ARGS=-p no:xdist runs
+# everything in one process.
+PYTEST_ARGS ?= -n auto --dist loadfile --no-loadscope-reorder --durations=10
 # The extras each target installs (environment.yml installs TEST_EXTRAS; a test keeps them in step).
 COURSE_EXTRAS := course
 TEST_EXTRAS   := course,classroom,grpc,test,interop

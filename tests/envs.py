@@ -74,7 +74,8 @@ def _install(python: str, requirement: str) -> subprocess.CompletedProcess[str]:
     Makefile does: with uv when it is there and can install, else with pip."""
     uv = _uv()
     if uv is not None:
-        result = run([*uv, "pip", "install", "-q", "--python", python, "-c", str(LOCK), requirement])
+        install = [*uv, "pip", "install", "-q", "--compile-bytecode", "--python", python]
+        result = run([*install, "-c", str(LOCK), requirement])
         if result.returncode == 0:
             return result
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-c", str(LOCK)]

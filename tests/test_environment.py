@@ -100,3 +100,15 @@ def test_make_lab_installs_the_course_extra_and_make_test_everything():
     assert re.search(r"^test: \$\(TEST_STAMP\)", makefile, re.M)
     test_extras = set(re.search(r"^TEST_EXTRAS\s*:=\s*([\w,]+)", makefile, re.M).group(1).split(","))
     assert test_extras == set(pyproject()["project"]["optional-dependencies"]) - {"server"}
+
+
+def test_the_test_environment_is_installed_with_its_bytecode():
+    """``make`` installs with ``uv pip install --compile-bytecode`` (pip compiles by default): where
+    Python may not write .pyc files at import (PYTHONDONTWRITEBYTECODE, as in many CI images),
+    every kernel, server and worker of the suite would otherwise compile what it imports anew."""
+    import importlib.util
+
+    for name in ("matplotlib.pyplot", "ipykernel.kernelbase", "jupyter_server.serverapp", "pydantic.main"):
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None, name
+        assert Path(importlib.util.cache_from_source(spec.origin)).exists(), f"{name} has no bytecode"

@@ -130,7 +130,8 @@ def clean_venv(home: Path) -> Path:
     is not what is tested here), at the version of ``make test``'s pip; where uv cannot, the
     seeded pip upgrades itself to it."""
     python = str(home / "bin" / "python")
-    uv = [sys.executable, "-m", "uv", "pip", "install", "-q", "--python", python, f"pip=={PIP_VERSION}"]
+    uv = [sys.executable, "-m", "uv", "pip", "install", "-q", "--compile-bytecode"]  # pip runs often
+    uv += ["--python", python, f"pip=={PIP_VERSION}"]
     venv.create(home, with_pip=False)
     if subprocess.run(uv, capture_output=True, env=clean_env(), timeout=600).returncode == 0:
         return home

@@ -319,7 +319,8 @@ def test_the_guides_install_line_works_in_a_tljh_like_user_environment(tmp_path)
     # Miniforge 24.7.1 carries (pip 24); the one Python 3.12.1's venv seeds is 23.2. Where uv
     # cannot, the seeded pip installs the same.
     subprocess.run([python, "-m", "venv", "--without-pip", str(home)], check=True, env=env)
-    uv = [sys.executable, "-m", "uv", "pip", "install", "-q", "--python", str(home / "bin" / "python")]
+    uv = [sys.executable, "-m", "uv", "pip", "install", "-q", "--compile-bytecode"]  # pip runs often
+    uv += ["--python", str(home / "bin" / "python")]
     made = subprocess.run([*uv, *hub_env], env=env, capture_output=True, text=True, timeout=1500)
     if made.returncode != 0:
         subprocess.run([python, "-m", "venv", "--clear", str(home)], check=True, env=env)

@@ -41,6 +41,28 @@ def test_the_course_environment_is_small_enough_and_has_no_test_tools(course_env
     assert size <= MAX_COURSE_SITE_PACKAGES_MB, f"the course environment is {size:.1f} MB"
 
 
+#: Modules every kernel or JupyterLab start imports: each must be installed with its bytecode.
+STARTUP_MODULES = (
+    "matplotlib/pyplot.py",
+    "ipykernel/kernelbase.py",
+    "jupyter_server/serverapp.py",
+    "agentproto/a2a/types.py",
+)
+
+
+def test_the_course_environment_is_installed_with_its_bytecode(course_env):
+    """The install wrote the .pyc files (pip does by default, uv with --compile-bytecode, as the
+    Makefile and envs.py ask): where Python may not write them at import (PYTHONDONTWRITEBYTECODE,
+    a read-only site-packages) every kernel would otherwise compile matplotlib and IPython anew."""
+    import importlib.util
+
+    packages = site_packages(course_env)
+    missing = [
+        m for m in STARTUP_MODULES if not Path(importlib.util.cache_from_source(str(packages / m))).exists()
+    ]
+    assert not missing, f"installed without bytecode: {missing}"
+
+
 def test_agentproto_lab_copies_the_course_and_starts_jupyterlab_from_the_wheel(course_env, tmp_path):
     dest, port = tmp_path / "my-course", free_port()
     env = clean_env(
