@@ -30,6 +30,7 @@ depth
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -112,7 +113,7 @@ def loads(body: bytes | bytearray | str, limits: Limits = DEFAULT_LIMITS) -> Any
         return int(text)
 
     try:
-        value = json.loads(body, parse_int=parse_int)
+        value = json.loads(body, parse_int=parse_int, parse_float=_finite, parse_constant=_not_json)
     except LimitError:
         raise
     except RecursionError:
@@ -124,6 +125,21 @@ def loads(body: bytes | bytearray | str, limits: Limits = DEFAULT_LIMITS) -> Any
     if not _fits(body, limits):
         check(value, limits)
     return value
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when no float holds it (``1e999``): RFC 8259 section 9
+    lets a parser limit the range, and an infinity could not be written back as JSON."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _not_json(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity``, which Python's :mod:`json` accepts by default: RFC
+    8259 section 6 does not permit them."""
+    raise ValueError(f"{name} is not a JSON number (RFC 8259 section 6)")
 
 
 def _fits(body: bytes | bytearray | str, limits: Limits) -> bool:

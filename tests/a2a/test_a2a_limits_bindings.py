@@ -187,3 +187,49 @@ async def test_a_grpc_subscription_ends_unauthenticated_when_the_token_expires(h
     finally:
         await server.stop()
         await service.aclose()
+
+
+# --- numbers JSON cannot carry ------------------------------------------------------------------
+
+#: Message bodies with a number no JSON text may hold (RFC 8259 section 6: no NaN or Infinity)
+#: or no float can (1e999), as raw text: Python's json would accept the first two by default.
+NOT_JSON_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e999"]
+
+
+def _raw_send(number: str, message_id: str) -> str:
+    return (
+        f'{{"message": {{"messageId": "{message_id}", "role": "ROLE_USER", "parts": [{{"text": "hi"}}],'
+        f' "metadata": {{"x": {number}}}}}}}'
+    )
+
+
+@pytest.mark.parametrize("number", NOT_JSON_NUMBERS)
+def test_http_bindings_refuse_a_number_json_cannot_carry_and_store_nothing(served, number):
+    url, _ = served
+    mid = f"nan-{NOT_JSON_NUMBERS.index(number)}"
+    envelope = f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {_raw_send(number, mid)}}}'
+    answer = httpx.post(url + "/a2a", content=envelope, headers=V | {"Content-Type": "application/json"})
+    assert answer.status_code == 200 and answer.json()["error"]["code"] == -32700, answer.text
+    rest = httpx.post(
+        f"{url}/a2a/rest/message:send",
+        content=_raw_send(number, mid + "r"),
+        headers=V | {"Content-Type": "application/json"},
+    )
+    assert rest.status_code == 400, rest.text
+    listed = rpc(url, "ListTasks", {}).json()["result"]["tasks"]
+    assert not [
+        t for t in listed if any(m.get("messageId", "").startswith(mid) for m in t.get("history", []))
+    ]
+
+
+@pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan")])
+async def test_grpc_refuses_a_struct_number_json_cannot_carry(served, number):
+    _, target = served
+    request = pb.SendMessageRequest(message=pb.Message(message_id="m-inf", role=pb.ROLE_USER))
+    request.message.parts.add(text="hi")
+    request.metadata.update({"x": number})
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.SendMessage(request, metadata=GRPC_MD, timeout=30)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, info.value.details()
