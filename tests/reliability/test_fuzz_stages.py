@@ -29,7 +29,11 @@ FAST = settings(max_examples=size(150, 4000), deadline=None, suppress_health_che
 
 text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=12)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False) | text,
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | text,
     lambda kids: (
         st.lists(kids, max_size=3)
         | st.dictionaries(st.sampled_from(["a", "b", "c"]) | text, kids, max_size=3)
