@@ -459,12 +459,18 @@ def _a2a_live_tasks(kind: str) -> Callable[[int, Probe], dict[str, Any]]:
 
 def _a2a_task_history(kind: str) -> Callable[[int, Probe], dict[str, Any]]:
     def scenario(n: int, probe: Probe) -> dict[str, Any]:
-        from agentproto.a2a import A2AService
+        from agentproto.a2a import A2AService, ServiceLimits
         from agentproto.a2a.states import TaskState
         from agentproto.a2a.types import Message, Task, TaskStatus
 
         async def main(directory: str) -> dict[str, Any]:
-            service = A2AService(_hold_a2a_agent(), store=_task_store(kind, directory))
+            # the cap on a task's history lifted past n: this measures what each message costs
+            # (the limits section multiplies it by the cap)
+            service = A2AService(
+                _hold_a2a_agent(),
+                store=_task_store(kind, directory),
+                limits=ServiceLimits(max_task_history=n + 1),
+            )
             warm = await _send(service, "warm-up", tenant="warm-up")
             await _all_working(service, [warm.id])
             roles = ("ROLE_USER", "ROLE_AGENT")
@@ -689,7 +695,7 @@ def summarise(name: str, results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Each figure times the limit that bounds its count, where one does."""
-    from agentproto.a2a._service_streams import MAX_OPEN_TASKS_PER_CALLER
+    from agentproto.a2a._service_streams import MAX_OPEN_TASKS, MAX_OPEN_TASKS_PER_CALLER, MAX_TASK_HISTORY
     from agentproto.limits import DEFAULT_LIMITS, MAX_BODY_BYTES, ConnectionLimits
 
     connections = ConnectionLimits()
@@ -754,7 +760,7 @@ def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             "ServiceLimits.max_open_tasks_per_caller",
             MAX_OPEN_TASKS_PER_CALLER,
             "per (tenant, subject); the tenant is the request's, so one caller can open that many in "
-            "every tenant string it sends: no global bound",
+            f"every tenant string it sends, up to ServiceLimits.max_open_tasks = {MAX_OPEN_TASKS:,} in all",
         ),
         row(
             "live A2A tasks per caller scope (SQLite file store)",
@@ -766,15 +772,16 @@ def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         row(
             "history messages of one live A2A task (in-memory store)",
             "a2a_task_history_memory",
-            "none",
-            None,
-            "no cap on history length: each follow-up adds messages (each ≤ 1 MB body)",
+            "ServiceLimits.max_task_history",
+            MAX_TASK_HISTORY,
+            "per task: a follow-up to a full task is refused (-32602); the agent's answer to the last "
+            "one accepted may pass it by one turn; each message ≤ 1 MB body",
         ),
         row(
             "history messages of one live A2A task (SQLite file store)",
             "a2a_task_history_sqlite",
-            "none",
-            None,
+            "ServiceLimits.max_task_history",
+            MAX_TASK_HISTORY,
             "as above",
         ),
     ]

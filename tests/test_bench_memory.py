@@ -91,3 +91,5 @@ def test_each_limit_is_multiplied_into_a_worst_case_or_said_to_be_missing(result
             assert row["worst_case_bytes"] == row["bytes_per_item"] * row["limit_value"], row
     assert rows["a2a_live_tasks_memory"]["limit"] == "ServiceLimits.max_open_tasks_per_caller"
     assert rows["a2a_live_tasks_memory"]["limit_value"] == 200
+    assert rows["a2a_task_history_sqlite"]["limit"] == "ServiceLimits.max_task_history"
+    assert rows["a2a_task_history_sqlite"]["limit_value"] == 1000

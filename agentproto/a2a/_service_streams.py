@@ -23,6 +23,7 @@ limit                                default  beyond it
 :data:`SUBSCRIBE_HISTORY_LENGTH`     0        a subscription's first Task carries no history
 :data:`MAX_OPEN_TASKS_PER_CALLER`    200      a new task: ``ResourceExhaustedError``
 :data:`MAX_OPEN_TASKS`               10 000   a new task: ``ResourceExhaustedError``
+:data:`MAX_TASK_HISTORY`             1 000    a follow-up message: ``InvalidParamsError``
 :data:`LIST_DEFAULT_HISTORY_LENGTH`  1        ListTasks without ``historyLength``
 :data:`MAX_LIST_RESPONSE_BYTES`      2 MB     the ListTasks page is cut short (next token)
 ===================================  =======  ==================================================
@@ -64,6 +65,7 @@ __all__ = [
     "SUBSCRIBE_HISTORY_LENGTH",
     "MAX_OPEN_TASKS_PER_CALLER",
     "MAX_OPEN_TASKS",
+    "MAX_TASK_HISTORY",
     "LIST_DEFAULT_HISTORY_LENGTH",
     "MAX_LIST_RESPONSE_BYTES",
     "RETRY_AFTER_SECONDS",
@@ -94,6 +96,11 @@ MAX_OPEN_TASKS_PER_CALLER = 200
 #: above alone does not bound the server: 200 per tenant name is unbounded (≈ 8.6 KB of memory
 #: per live task, benchmarks/bench_memory.py: this cap bounds them near 90 MB).
 MAX_OPEN_TASKS = 10_000
+#: Messages of one task's history after which a follow-up message is refused (start a new task
+#: in the same context). The agent's answer to the last one accepted may pass it by one turn.
+#: ≈ 3.6 KB of memory per 100-character message (benchmarks/bench_memory.py); retrying never
+#: helps, so the answer is invalid params (as for a task's push configs), not "exhausted".
+MAX_TASK_HISTORY = 1_000
 #: Messages of history per task in a ListTasks answer when ``historyLength`` is unset (§3.2.4).
 LIST_DEFAULT_HISTORY_LENGTH = 1
 #: Serialized bytes of the tasks in one ListTasks answer: the page is cut short (with a
@@ -119,6 +126,7 @@ class ServiceLimits:
     subscribe_history_length: int = SUBSCRIBE_HISTORY_LENGTH
     max_open_tasks_per_caller: int = MAX_OPEN_TASKS_PER_CALLER
     max_open_tasks: int = MAX_OPEN_TASKS
+    max_task_history: int = MAX_TASK_HISTORY
     list_default_history_length: int = LIST_DEFAULT_HISTORY_LENGTH
     max_list_response_bytes: int = MAX_LIST_RESPONSE_BYTES
     retry_after_s: int = RETRY_AFTER_SECONDS

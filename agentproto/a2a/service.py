@@ -433,11 +433,24 @@ class A2AService:
                 "running; send the next message once it asks for input",
                 metadata={"taskId": live.task.id},
             )
+        self._check_history_room(live)
         msg = msg.model_copy(update={"context_id": context_id})
         so_far = self.tasks.snapshot(live)
         so_far.history.append(msg)
         live.starting = True
         return msg, RequestContext(message=msg, context_id=context_id, task=so_far)
+
+    def _check_history_room(self, live: LiveTask) -> None:
+        """Refuse a follow-up to a task whose history is full (``ServiceLimits.max_task_history``)."""
+        most = self.limits.max_task_history
+        if len(live.task.history) >= most:
+            raise InvalidParamsError(
+                f"task {live.task.id} holds {len(live.task.history)} messages, the most this server "
+                f"keeps for one task ({most}); send the next message as a new task in context "
+                f"{live.task.context_id}",
+                violations=[("message.taskId", f"task history is full ({most} messages)")],
+                metadata={"taskId": live.task.id, "limit": "taskHistory", "max": most},
+            )
 
     def _new_conversation(
         self, msg: Message, push_cfg: TaskPushNotificationConfig | None, scope: CallerScope

@@ -2,8 +2,9 @@
 
 Stream caps (per caller, per task), a subscription's first Task without the whole history, a
 bounded queue per subscriber (a consumer that falls behind is dropped), a maximum stream
-lifetime, eviction of idle interrupted tasks from memory, a quota of open tasks per caller,
-and ListTasks answers with a small default history and a size cap that shortens the page.
+lifetime, eviction of idle interrupted tasks from memory, a quota of open tasks per caller, a
+cap on one task's history, and ListTasks answers with a small default history and a size cap
+that shortens the page.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from agentproto.a2a._service_streams import (
     MAX_STREAMS_PER_TASK,
     ServiceLimits,
 )
-from agentproto.a2a.jsonrpc import CallerScope, ResourceExhaustedError
+from agentproto.a2a.jsonrpc import CallerScope, InvalidParamsError, ResourceExhaustedError
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
     CancelTaskRequest,
@@ -205,6 +206,34 @@ async def test_open_tasks_are_capped_server_wide_whatever_tenant_a_caller_names(
     again = make_service(store=TaskStore(db), limits=ServiceLimits(max_open_tasks=3))
     with pytest.raises(ResourceExhaustedError):
         await again.send_message(send_req(message_id="tck-multi-turn-4"), CallerScope("t4", None))
+
+
+async def test_a_follow_up_to_a_task_whose_history_is_full_is_refused_and_changes_nothing(
+    make_service, tmp_path
+):
+    from agentproto.a2a._taskstore import TaskStore
+
+    db = str(tmp_path / "t.sqlite3")
+    svc = make_service(store=TaskStore(db), limits=ServiceLimits(max_task_history=6))
+    (tid,) = await interrupted(svc)  # the user's message and the agent's question: 2
+    for i in range(2):  # each turn adds the user's message and the agent's answer: 4, 6
+        task = await svc.send_message(send_req("more", f"m-{i}", task_id=tid))
+        assert task.status.state is S.INPUT_REQUIRED
+    assert len(task.history) == 6
+    with pytest.raises(InvalidParamsError) as info:
+        await svc.send_message(send_req("done", "m-full", task_id=tid))
+    assert info.value.code == -32602 and info.value.http_status == 400
+    assert info.value.metadata == {"taskId": tid, "limit": "taskHistory", "max": "6"}
+    assert info.value.violations == [("message.taskId", "task history is full (6 messages)")]
+    assert task.context_id in info.value.message  # where to go on: a new task in that context
+    kept = await svc.get_task(GetTaskRequest(id=tid))
+    assert kept.status.state is S.INPUT_REQUIRED and len(kept.history) == 6
+    # the count is the stored history's: a restarted server refuses it too
+    again = make_service(store=TaskStore(db), limits=ServiceLimits(max_task_history=6))
+    with pytest.raises(InvalidParamsError):
+        await again.send_message(send_req("done", "m-full-2", task_id=tid))
+    fresh = user_message("hi", message_id="tck-multi-turn-new", context_id=task.context_id)
+    assert (await again.send_message(SendMessageRequest(message=fresh))).status.state is S.INPUT_REQUIRED
 
 
 async def test_list_tasks_returns_a_small_default_history(make_service):

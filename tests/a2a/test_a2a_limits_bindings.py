@@ -22,7 +22,7 @@ from google.protobuf import json_format  # noqa: E402
 
 from agentproto import limits  # noqa: E402
 from agentproto.a2a._grpc_server import SERVER_OPTIONS, start_grpc_server  # noqa: E402
-from agentproto.a2a._service_streams import MAX_STREAMS_PER_TASK  # noqa: E402
+from agentproto.a2a._service_streams import MAX_STREAMS_PER_TASK, ServiceLimits  # noqa: E402
 from agentproto.a2a.agents import make_agent  # noqa: E402
 from agentproto.a2a.server import create_a2a_app  # noqa: E402
 from agentproto.a2a.service import A2AService  # noqa: E402
@@ -233,3 +233,52 @@ async def test_grpc_refuses_a_struct_number_json_cannot_carry(served, number):
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await stub.SendMessage(request, metadata=GRPC_MD, timeout=30)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, info.value.details()
+
+
+# --- one task's history ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def short_history():
+    """A real server whose tasks keep at most 4 messages (the default is 1,000)."""
+    service = A2AService(
+        make_agent("conformance"),
+        clock=FakeClock(),
+        ids=IdFactory("hist"),
+        limits=ServiceLimits(max_task_history=4),
+    )
+    server = RunningServer(create_a2a_app(service=service, grpc=True)).start()
+    try:
+        card = httpx.get(server.url + "/.well-known/agent-card.json").json()
+        target = next(i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC")
+        yield server.url, target
+    finally:
+        server.stop()
+
+
+async def test_a_follow_up_to_a_full_task_is_invalid_params_on_every_binding(short_history):
+    url, target = short_history
+    tid = interrupted_task(url, "tck-multi-turn-full")
+    more = {"messageId": "m-more", "role": "ROLE_USER", "parts": [{"text": "more"}], "taskId": tid}
+    full = rpc(url, "SendMessage", {"message": more}).json()["result"]["task"]
+    assert len(full["history"]) == 4 and full["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+    late = dict(more, messageId="m-late", parts=[{"text": "done"}])
+    err = rpc(url, "SendMessage", {"message": late}).json()["error"]
+    assert err["code"] == -32602 and "new task in context" in err["message"], err
+    info = next(d for d in err["data"] if d.get("reason"))
+    assert info["metadata"] == {"taskId": tid, "limit": "taskHistory", "max": "4"}
+
+    rest = httpx.post(f"{url}/a2a/rest/message:send", json={"message": late}, headers=V, timeout=30)
+    assert rest.status_code == 400 and rest.json()["error"]["status"] == "INVALID_ARGUMENT", rest.text
+    assert "retry-after" not in rest.headers  # waiting never helps: not a 429
+
+    msg = pb.Message(message_id="m-late-grpc", role=pb.ROLE_USER, task_id=tid, parts=[pb.Part(text="done")])
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub.SendMessage(pb.SendMessageRequest(message=msg), metadata=GRPC_MD, timeout=30)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, refused.value.details()
+
+    kept = rpc(url, "GetTask", {"id": tid}).json()["result"]
+    assert len(kept["history"]) == 4 and kept["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
