@@ -260,12 +260,12 @@ async def _open_runs(app: Any, inputs: list[bytes]) -> list[asyncio.Task[None]]:
     return tasks
 
 
-def _agui_app(store: Any) -> Any:
+def _agui_app(store: Any, **options: Any) -> Any:
     from starlette.applications import Starlette
 
     from agentproto.agui.server import agui_routes
 
-    return Starlette(routes=agui_routes(store, _hold_agent, pace_s=3600.0, heartbeat_s=3600.0))
+    return Starlette(routes=agui_routes(store, _hold_agent, pace_s=3600.0, heartbeat_s=3600.0, **options))
 
 
 def scenario_agui_open_runs(n: int, probe: Probe) -> dict[str, Any]:
@@ -289,7 +289,9 @@ def scenario_agui_thread_history(n: int, probe: Probe) -> dict[str, Any]:
 
     async def main() -> dict[str, Any]:
         store = ThreadStore(":memory:")
-        app = _agui_app(store)
+        # the cap on a thread lifted past n: this measures what each message costs (the limits
+        # section multiplies it by the cap)
+        app = _agui_app(store, max_thread_messages=n + 1)
         await _open_runs(app, [_run_input("warm-up", "warm-up", "warm-up")])
         messages = history_messages(n)
         item_bytes = len(json.dumps(messages, separators=(",", ":"))) / max(1, n)
@@ -696,7 +698,8 @@ def summarise(name: str, results: list[dict[str, Any]]) -> dict[str, Any]:
 def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Each figure times the limit that bounds its count, where one does."""
     from agentproto.a2a._service_streams import MAX_OPEN_TASKS, MAX_OPEN_TASKS_PER_CALLER, MAX_TASK_HISTORY
-    from agentproto.limits import DEFAULT_LIMITS, MAX_BODY_BYTES, ConnectionLimits
+    from agentproto.agui.server import MAX_THREAD_MESSAGES
+    from agentproto.limits import MAX_BODY_BYTES, ConnectionLimits
 
     connections = ConnectionLimits()
 
@@ -729,9 +732,10 @@ def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         row(
             "messages of one AG-UI thread (held again by each open run on it)",
             "agui_thread_history",
-            "Limits.max_items (one request's messages)",
-            DEFAULT_LIMITS.max_items,
-            f"per request only (and {MAX_BODY_BYTES:,} body bytes); a thread grows by every run, with no cap",
+            "agui_routes(max_thread_messages=) (MAX_THREAD_MESSAGES)",
+            MAX_THREAD_MESSAGES,
+            f"per thread: a run whose new messages pass it is refused (409 thread_full); the agent's "
+            f"own messages may pass it by one run; each request ≤ {MAX_BODY_BYTES:,} body bytes",
         ),
         row(
             "events of one open AG-UI run (RunDriver.events, view, event log)",

@@ -21,7 +21,14 @@ from agentproto.agui.interrupts import InterruptRecord, ThreadRecord
 from agentproto.clock import Clock
 from agentproto.store import Store, StoreError, dumps_json, loads_json
 
-__all__ = ["ThreadStore", "RunIdReusedError", "RunRecord", "ThreadSnapshot", "AGUI_SCHEMA_VERSION"]
+__all__ = [
+    "ThreadStore",
+    "RunIdReusedError",
+    "ThreadFullError",
+    "RunRecord",
+    "ThreadSnapshot",
+    "AGUI_SCHEMA_VERSION",
+]
 
 #: Version of the tables this module owns. Bump it and add a migration step in
 #: :data:`_AGUI_MIGRATIONS` when they change; :meth:`Store.ensure_schema` applies the steps.
@@ -93,6 +100,19 @@ class RunIdReusedError(StoreError):
         )
         self.thread_id = thread_id
         self.run_id = run_id
+
+
+class ThreadFullError(StoreError):
+    """New messages would take a thread past the most its server keeps (the server's limit)."""
+
+    code = "thread_full"
+
+    def __init__(self, thread_id: str, held: int, new: int, most: int) -> None:
+        super().__init__(
+            f"Thread {thread_id!r} holds {held} messages and this run adds {new}; this server keeps "
+            f"at most {most} per thread: start a new thread"
+        )
+        self.thread_id, self.held, self.new, self.most = thread_id, held, new, most
 
 
 @dataclass(frozen=True)
@@ -255,12 +275,18 @@ class ThreadStore(Store):
                     (thread_id, message_id),
                 )
 
-    def append_messages(self, thread_id: str, messages: Sequence[dict[str, Any]]) -> int:
-        """Append the messages whose ids the thread has not seen; return how many were new."""
+    def append_messages(
+        self, thread_id: str, messages: Sequence[dict[str, Any]], *, most: int | None = None
+    ) -> int:
+        """Append the messages whose ids the thread has not seen; return how many were new.
+        With ``most``, :class:`ThreadFullError` (nothing written) if the thread would then hold
+        more than ``most`` messages."""
         with self.transaction():
             current = self.messages(thread_id)
             seen = {m["id"] for m in current}
             new = [m for m in messages if m.get("id") not in seen]
+            if most is not None and len(current) + len(new) > most:
+                raise ThreadFullError(thread_id, len(current), len(new), most)
             if new:
                 self.save_messages(thread_id, current + new)
             return len(new)

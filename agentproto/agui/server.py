@@ -20,7 +20,8 @@ Theory of operation
 → 400, not a valid ``RunAgentInput`` → 422, a readable ``MAJOR.MINOR`` from another major line
 → 400, a resume the interrupt contract refuses (an open interrupt left uncovered, an expired
 one resolved, a payload off its ``responseSchema``) → its
-:class:`~agentproto.agui.interrupts.ResumeError` status (409/422), a reused ``runId`` → 409.
+:class:`~agentproto.agui.interrupts.ResumeError` status (409/422), a reused ``runId`` → 409,
+new messages that would take the thread past ``max_thread_messages`` → 409 ``thread_full``.
 
 What the spec says to *proceed* past is not refused: resume entries naming no open interrupt
 (unknown, another thread's, stale, already settled) are dropped and a ``cancelled`` entry's
@@ -70,7 +71,7 @@ from starlette.routing import Route
 
 from agentproto.agui import events as ev
 from agentproto.agui._compat import parse_protocol_version
-from agentproto.agui._threadstore import RunIdReusedError, ThreadStore
+from agentproto.agui._threadstore import RunIdReusedError, ThreadFullError, ThreadStore
 from agentproto.agui._threadstore_owners import ThreadOwners, request_subject
 from agentproto.agui.errors import DecodeError, MalformedEventError
 from agentproto.agui.interrupts import ResumeError, ResumePlan, validate_resume
@@ -90,6 +91,7 @@ __all__ = [
     "RunRegistry",
     "ActiveRun",
     "DEFAULT_MAX_BODY_BYTES",
+    "MAX_THREAD_MESSAGES",
     "SUPPORTED_MAJOR",
     "ID_PATTERN",
     "MAX_ID_CHARS",
@@ -98,6 +100,13 @@ __all__ = [
 
 #: Default request body limit: generous for a conversation, small enough to refuse abuse.
 DEFAULT_MAX_BODY_BYTES = 1_000_000
+#: Messages one thread may hold: a run whose input would take it past this is refused with
+#: 409 ``thread_full`` (start a new thread). As many as one request may carry
+#: (``Limits.max_items``), so a client that sends its whole conversation each run is never
+#: refused before one request could no longer hold it; the agent's own messages may pass it by
+#: one run. ≈ 1.2 KB of memory per 100-character message for each open run on the thread
+#: (benchmarks/bench_memory.py).
+MAX_THREAD_MESSAGES = 10_000
 #: The protocol major version this server implements (spec ``basic/versioning``).
 SUPPORTED_MAJOR = 1
 #: Headers on every event stream (the seed's production checklist).
@@ -354,8 +363,9 @@ class _AGUIEndpoints:
         registry: RunRegistry,
         server_tools: frozenset[str],
         input_limits: Limits = DEFAULT_LIMITS,
+        max_thread_messages: int = MAX_THREAD_MESSAGES,
     ) -> None:
-        self.input_limits = input_limits
+        self.input_limits, self.max_thread_messages = input_limits, max_thread_messages
         self.store, self.agent, self.clock, self.ids = store, agent, clock, ids
         self.heartbeat_s, self.max_body_bytes = heartbeat_s, max_body_bytes
         self.pace_s, self.replay_wait_s = pace_s, replay_wait_s
@@ -432,6 +442,8 @@ class _AGUIEndpoints:
             raise _Refusal(_error(exc.http_status, exc.rule, str(exc), **exc.details)) from None
         except RunIdReusedError as exc:
             raise _Refusal(_error(409, exc.code, str(exc), runId=run_id)) from None
+        except ThreadFullError as exc:
+            raise _Refusal(_error(409, exc.code, str(exc), threadId=thread_id, max=exc.most)) from None
 
     def _record_input(self, key: str, run_input: Any, wire_messages: list[dict[str, Any]]) -> None:
         # A new thread starts from the input's state; an existing one from its stored state
@@ -440,7 +452,8 @@ class _AGUIEndpoints:
         store = self.store
         store.ensure_thread(key, state=run_input.state if run_input.state is not None else {})
         check_client_tool_results(store.messages(key), wire_messages, server_tools=self.server_tools)
-        store.append_messages(key, [m for m in wire_messages if m.get("role") != "activity"])
+        new = [m for m in wire_messages if m.get("role") != "activity"]
+        store.append_messages(key, new, most=self.max_thread_messages)
 
     def _launch(
         self, run_input: Any, admitted: _Admission, input_warnings: list[dict[str, Any]], subject: str
@@ -621,6 +634,7 @@ def agui_routes(
     prefix: str = "/ag-ui",
     server_tools: Iterable[str] = (),
     input_limits: Limits = DEFAULT_LIMITS,
+    max_thread_messages: int = MAX_THREAD_MESSAGES,
 ) -> list[Route]:
     """The AG-UI routes serving ``agent`` with threads kept in ``store``.
 
@@ -633,13 +647,16 @@ def agui_routes(
     be the result of one of those (or of a call the agent never made, or one already
     answered) is refused with 403 before anything is stored — only frontend tools are
     answered by the client (spec 1.1 ``events/tool-calls``; see ``agentproto.security``).
+    ``max_thread_messages`` bounds one thread (:data:`MAX_THREAD_MESSAGES`).
     """
     if heartbeat_s <= 0:
         raise ValueError("heartbeat_s must be positive: it is the idle time before a keep-alive")
     if pace_s < 0 or replay_wait_s < 0:
         raise ValueError("pace_s and replay_wait_s are durations and cannot be negative")
-    if max_body_bytes <= 0:
-        raise ValueError("max_body_bytes must be positive (it would refuse every request)")
+    if max_body_bytes <= 0 or max_thread_messages <= 0:
+        raise ValueError(
+            "max_body_bytes and max_thread_messages must be positive (they would refuse every run)"
+        )
     store.abandon_running_runs()  # a run cannot outlive the process that was executing it
     endpoints = _AGUIEndpoints(
         store,
@@ -653,6 +670,7 @@ def agui_routes(
         registry=registry if registry is not None else RunRegistry(),
         server_tools=frozenset(server_tools),
         input_limits=input_limits,
+        max_thread_messages=max_thread_messages,
     )
     return [
         Route(f"{prefix}/agent", endpoints.post_agent, methods=["POST"]),

@@ -388,6 +388,48 @@ def test_an_expired_interrupt_is_refused_but_can_still_be_cancelled(url, clock, 
     assert events[-1]["type"] == "RUN_FINISHED"
 
 
+def test_a_run_that_would_overfill_its_thread_is_refused_409_and_stores_nothing():
+    """``max_thread_messages`` (default MAX_THREAD_MESSAGES, 10,000): the messages a thread
+    keeps; a run whose new messages pass it is refused before its stream opens."""
+    from starlette.applications import Starlette
+
+    from agentproto.agui import events as ev
+    from agentproto.agui._threadstore import ThreadStore
+    from agentproto.agui.server import MAX_THREAD_MESSAGES, agui_routes
+    from agentproto.limits import DEFAULT_LIMITS
+
+    assert MAX_THREAD_MESSAGES == DEFAULT_LIMITS.max_items  # one request's worth of messages
+
+    def reply(ctx):  # one assistant message per run
+        mid = f"a-{ctx.run_id}"
+        yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+        yield ev.TextMessageStartEvent(message_id=mid)
+        yield ev.TextMessageContentEvent(message_id=mid, delta="ok")
+        yield ev.TextMessageEndEvent(message_id=mid)
+        yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+
+    store = ThreadStore()
+    app = Starlette(
+        routes=agui_routes(store, reply, clock=FakeClock(), ids=IdFactory("x"), max_thread_messages=3)
+    )
+    with running_server(app) as url:
+        first = post_run(url, run_body("t", "r1", messages=[user("hi", "u-1")]))
+        assert first.status_code == 200  # the user's message and the reply: 2 of 3
+        assert len(httpx.get(f"{url}/ag-ui/threads/t").json()["messages"]) == 2
+        again = [user("hi", "u-1"), {"id": "a-r1", "role": "assistant", "content": "ok"}]
+        second = post_run(url, run_body("t", "r2", messages=[*again, user("more", "u-2")]))
+        assert second.status_code == 200  # one new message: 3, and the agent's reply passes it by one run
+        third = post_run(url, run_body("t", "r3", messages=[user("and more", "u-3")]))
+        assert third.status_code == 409, third.text
+        error = third.json()["error"]
+        assert (error["code"], error["threadId"], error["max"]) == ("thread_full", "t", 3)
+        assert "start a new thread" in error["message"]
+        thread = httpx.get(f"{url}/ag-ui/threads/t").json()
+        assert [m["id"] for m in thread["messages"]] == ["u-1", "a-r1", "u-2", "a-r2"]
+        assert [r["runId"] for r in thread["runs"]] == ["r1", "r2"]  # r3 never started
+        assert post_run(url, run_body("t2", "r1", messages=[user("hi", "u-3")])).status_code == 200
+
+
 def test_a_run_id_is_never_reused_on_a_thread(url):
     thread = new_thread()
     start_refund(url, thread, "A1025")
