@@ -698,7 +698,7 @@ def summarise(name: str, results: list[dict[str, Any]]) -> dict[str, Any]:
 def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Each figure times the limit that bounds its count, where one does."""
     from agentproto.a2a._service_streams import MAX_OPEN_TASKS, MAX_OPEN_TASKS_PER_CALLER, MAX_TASK_HISTORY
-    from agentproto.agui.server import MAX_THREAD_MESSAGES
+    from agentproto.agui.server import MAX_ACTIVE_RUNS, MAX_THREAD_MESSAGES
     from agentproto.limits import MAX_BODY_BYTES, ConnectionLimits
 
     connections = ConnectionLimits()
@@ -724,10 +724,10 @@ def limits_section(s: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         row(
             "open AG-UI runs",
             "agui_open_runs",
-            "ConnectionLimits.limit_concurrency (serve)",
-            connections.limit_concurrency,
-            "while their clients stay connected; a disconnect is not a cancel, so runs whose client left "
-            "are not counted by any limit (they end when the agent ends)",
+            "agui_routes(max_active_runs=) (MAX_ACTIVE_RUNS)",
+            MAX_ACTIVE_RUNS,
+            "runs executing at once, connected or not (a disconnect is not a cancel): the next is "
+            f"refused 429 too_many_runs; serve also caps connections at {connections.limit_concurrency:,}",
         ),
         row(
             "messages of one AG-UI thread (held again by each open run on it)",

@@ -94,3 +94,4 @@ def test_each_limit_is_multiplied_into_a_worst_case_or_said_to_be_missing(result
     assert rows["a2a_task_history_sqlite"]["limit"] == "ServiceLimits.max_task_history"
     assert rows["a2a_task_history_sqlite"]["limit_value"] == 1000
     assert rows["agui_thread_history"]["limit_value"] == 10_000
+    assert rows["agui_open_runs"]["limit"] == "agui_routes(max_active_runs=) (MAX_ACTIVE_RUNS)"

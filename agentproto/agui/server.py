@@ -21,7 +21,8 @@ Theory of operation
 → 400, a resume the interrupt contract refuses (an open interrupt left uncovered, an expired
 one resolved, a payload off its ``responseSchema``) → its
 :class:`~agentproto.agui.interrupts.ResumeError` status (409/422), a reused ``runId`` → 409,
-new messages that would take the thread past ``max_thread_messages`` → 409 ``thread_full``.
+new messages that would take the thread past ``max_thread_messages`` → 409 ``thread_full``,
+``max_active_runs`` runs already executing → 429 ``too_many_runs`` with ``Retry-After``.
 
 What the spec says to *proceed* past is not refused: resume entries naming no open interrupt
 (unknown, another thread's, stale, already settled) are dropped and a ``cancelled`` entry's
@@ -92,6 +93,7 @@ __all__ = [
     "ActiveRun",
     "DEFAULT_MAX_BODY_BYTES",
     "MAX_THREAD_MESSAGES",
+    "MAX_ACTIVE_RUNS",
     "SUPPORTED_MAJOR",
     "ID_PATTERN",
     "MAX_ID_CHARS",
@@ -107,6 +109,14 @@ DEFAULT_MAX_BODY_BYTES = 1_000_000
 #: one run. ≈ 1.2 KB of memory per 100-character message for each open run on the thread
 #: (benchmarks/bench_memory.py).
 MAX_THREAD_MESSAGES = 10_000
+#: Runs one server process executes at once, of all callers: a new run beyond it is refused
+#: with 429 ``too_many_runs`` and ``Retry-After``. A disconnect is not a cancel, so a run whose
+#: client left keeps its place until it ends; no connection limit counts those. ≈ 50 KB per
+#: open run (benchmarks/bench_memory.py): about 50 MB at most. Not per caller: every anonymous
+#: learner of a classroom is one caller.
+MAX_ACTIVE_RUNS = 1_000
+#: What a client refused for ``too_many_runs`` is told to wait (``Retry-After``, seconds).
+RUNS_RETRY_AFTER_S = 5
 #: The protocol major version this server implements (spec ``basic/versioning``).
 SUPPORTED_MAJOR = 1
 #: Headers on every event stream (the seed's production checklist).
@@ -364,8 +374,10 @@ class _AGUIEndpoints:
         server_tools: frozenset[str],
         input_limits: Limits = DEFAULT_LIMITS,
         max_thread_messages: int = MAX_THREAD_MESSAGES,
+        max_active_runs: int = MAX_ACTIVE_RUNS,
     ) -> None:
         self.input_limits, self.max_thread_messages = input_limits, max_thread_messages
+        self.max_active_runs = max_active_runs
         self.store, self.agent, self.clock, self.ids = store, agent, clock, ids
         self.heartbeat_s, self.max_body_bytes = heartbeat_s, max_body_bytes
         self.pace_s, self.replay_wait_s = pace_s, replay_wait_s
@@ -378,6 +390,7 @@ class _AGUIEndpoints:
         subject = request_subject(request.scope)
         try:
             run_input, input_warnings = await self._read_run_input(request)
+            self._check_room()
             admitted = self._admit(run_input, subject)
         except _Refusal as refusal:
             return refusal.response
@@ -392,6 +405,20 @@ class _AGUIEndpoints:
         if input_warnings:
             response.headers["X-AGUI-Input-Warnings"] = str(len(input_warnings))
         return response
+
+    def _check_room(self) -> None:
+        """Refuse a new run while ``max_active_runs`` are executing (no await from here to
+        the run's registration, so no two requests take the last place)."""
+        if len(self.registry) >= self.max_active_runs:
+            response = _error(
+                429,
+                "too_many_runs",
+                f"this server is executing {self.max_active_runs} runs, the most it runs at once; "
+                f"retry in {RUNS_RETRY_AFTER_S} s",
+                max=self.max_active_runs,
+            )
+            response.headers["Retry-After"] = str(RUNS_RETRY_AFTER_S)
+            raise _Refusal(response)
 
     async def _read_run_input(self, request: Request) -> tuple[Any, list[dict[str, Any]]]:
         """The checked ``RunAgentInput`` and the warnings it earns; refusals before any store."""
@@ -635,6 +662,7 @@ def agui_routes(
     server_tools: Iterable[str] = (),
     input_limits: Limits = DEFAULT_LIMITS,
     max_thread_messages: int = MAX_THREAD_MESSAGES,
+    max_active_runs: int = MAX_ACTIVE_RUNS,
 ) -> list[Route]:
     """The AG-UI routes serving ``agent`` with threads kept in ``store``.
 
@@ -647,15 +675,17 @@ def agui_routes(
     be the result of one of those (or of a call the agent never made, or one already
     answered) is refused with 403 before anything is stored — only frontend tools are
     answered by the client (spec 1.1 ``events/tool-calls``; see ``agentproto.security``).
-    ``max_thread_messages`` bounds one thread (:data:`MAX_THREAD_MESSAGES`).
+    ``max_thread_messages`` bounds one thread (:data:`MAX_THREAD_MESSAGES`), ``max_active_runs``
+    the runs executing at once (:data:`MAX_ACTIVE_RUNS`).
     """
     if heartbeat_s <= 0:
         raise ValueError("heartbeat_s must be positive: it is the idle time before a keep-alive")
     if pace_s < 0 or replay_wait_s < 0:
         raise ValueError("pace_s and replay_wait_s are durations and cannot be negative")
-    if max_body_bytes <= 0 or max_thread_messages <= 0:
+    if min(max_body_bytes, max_thread_messages, max_active_runs) <= 0:
         raise ValueError(
-            "max_body_bytes and max_thread_messages must be positive (they would refuse every run)"
+            "max_body_bytes, max_thread_messages and max_active_runs must be positive "
+            "(they would refuse every run)"
         )
     store.abandon_running_runs()  # a run cannot outlive the process that was executing it
     endpoints = _AGUIEndpoints(
@@ -671,6 +701,7 @@ def agui_routes(
         server_tools=frozenset(server_tools),
         input_limits=input_limits,
         max_thread_messages=max_thread_messages,
+        max_active_runs=max_active_runs,
     )
     return [
         Route(f"{prefix}/agent", endpoints.post_agent, methods=["POST"]),

@@ -403,7 +403,15 @@ def test_routes_refuse_settings_that_would_do_nothing():
     from agentproto.agui.server import agui_routes
 
     store = Store(":memory:")
-    for bad in ({"heartbeat_s": 0}, {"pace_s": -1}, {"replay_wait_s": -1}, {"max_body_bytes": 0}):
+    bad_settings = (
+        {"heartbeat_s": 0},
+        {"pace_s": -1},
+        {"replay_wait_s": -1},
+        {"max_body_bytes": 0},
+        {"max_thread_messages": 0},
+        {"max_active_runs": 0},
+    )
+    for bad in bad_settings:
         with pytest.raises(ValueError):
             agui_routes(store, lambda ctx: iter(()), **bad)
 

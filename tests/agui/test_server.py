@@ -388,29 +388,45 @@ def test_an_expired_interrupt_is_refused_but_can_still_be_cancelled(url, clock, 
     assert events[-1]["type"] == "RUN_FINISHED"
 
 
+def _reply(ctx):
+    """A minimal agent: one assistant message per run."""
+    from agentproto.agui import events as ev
+
+    mid = f"a-{ctx.run_id}"
+    yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+    yield ev.TextMessageStartEvent(message_id=mid)
+    yield ev.TextMessageContentEvent(message_id=mid, delta="ok")
+    yield ev.TextMessageEndEvent(message_id=mid)
+    yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+
+
+def _chatty(ctx):
+    """An agent that talks for an hour at the server's pace (a cancel stops it between events)."""
+    from agentproto.agui import events as ev
+
+    mid = f"a-{ctx.run_id}"
+    yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+    yield ev.TextMessageStartEvent(message_id=mid)
+    for _ in range(72_000):
+        yield ev.TextMessageContentEvent(message_id=mid, delta=".")
+    yield ev.TextMessageEndEvent(message_id=mid)
+    yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+
+
 def test_a_run_that_would_overfill_its_thread_is_refused_409_and_stores_nothing():
     """``max_thread_messages`` (default MAX_THREAD_MESSAGES, 10,000): the messages a thread
     keeps; a run whose new messages pass it is refused before its stream opens."""
     from starlette.applications import Starlette
 
-    from agentproto.agui import events as ev
     from agentproto.agui._threadstore import ThreadStore
     from agentproto.agui.server import MAX_THREAD_MESSAGES, agui_routes
     from agentproto.limits import DEFAULT_LIMITS
 
     assert MAX_THREAD_MESSAGES == DEFAULT_LIMITS.max_items  # one request's worth of messages
 
-    def reply(ctx):  # one assistant message per run
-        mid = f"a-{ctx.run_id}"
-        yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
-        yield ev.TextMessageStartEvent(message_id=mid)
-        yield ev.TextMessageContentEvent(message_id=mid, delta="ok")
-        yield ev.TextMessageEndEvent(message_id=mid)
-        yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
-
     store = ThreadStore()
     app = Starlette(
-        routes=agui_routes(store, reply, clock=FakeClock(), ids=IdFactory("x"), max_thread_messages=3)
+        routes=agui_routes(store, _reply, clock=FakeClock(), ids=IdFactory("x"), max_thread_messages=3)
     )
     with running_server(app) as url:
         first = post_run(url, run_body("t", "r1", messages=[user("hi", "u-1")]))
@@ -428,6 +444,53 @@ def test_a_run_that_would_overfill_its_thread_is_refused_409_and_stores_nothing(
         assert [m["id"] for m in thread["messages"]] == ["u-1", "a-r1", "u-2", "a-r2"]
         assert [r["runId"] for r in thread["runs"]] == ["r1", "r2"]  # r3 never started
         assert post_run(url, run_body("t2", "r1", messages=[user("hi", "u-3")])).status_code == 200
+
+
+def test_runs_beyond_the_servers_cap_are_refused_429_even_when_their_clients_left():
+    """``max_active_runs`` (default MAX_ACTIVE_RUNS, 1,000): a disconnect is not a cancel, so
+    runs whose clients left still count; a refused run stores nothing."""
+    from starlette.applications import Starlette
+
+    from agentproto.agui._threadstore import ThreadStore
+    from agentproto.agui.server import MAX_ACTIVE_RUNS, RunRegistry, agui_routes
+
+    assert MAX_ACTIVE_RUNS == 1_000
+    registry, store = RunRegistry(), ThreadStore()
+    slow = agui_routes(  # 20 events a second for an hour: the runs stay active, and can be cancelled
+        store,
+        _chatty,
+        clock=FakeClock(),
+        ids=IdFactory("x"),
+        pace_s=0.05,
+        registry=registry,
+        max_active_runs=2,
+    )
+    with running_server(Starlette(routes=slow)) as url:
+        for thread in ("t1", "t2"):
+            with httpx.stream(
+                "POST", f"{url}/ag-ui/agent", json=run_body(thread, "r1"), headers=SSE_HEADERS, timeout=30
+            ) as stream:
+                assert stream.status_code == 200  # and the client goes away at once
+        assert len(registry) == 2
+        with httpx.stream(  # a stream, so that a run wrongly admitted fails here instead of hanging
+            "POST", f"{url}/ag-ui/agent", json=run_body("t3", "r1"), headers=SSE_HEADERS, timeout=30
+        ) as refused:
+            assert refused.status_code == 429
+            refused.read()
+        assert refused.headers["retry-after"] == "5"
+        error = refused.json()["error"]
+        assert (error["code"], error["max"]) == ("too_many_runs", 2)
+        assert httpx.get(f"{url}/ag-ui/threads/t3").status_code == 404  # nothing stored
+        cancel = httpx.post(f"{url}/ag-ui/runs/r1/cancel", params={"threadId": "t1"}, timeout=30)
+        assert cancel.status_code == 202, cancel.text
+        deadline = time.monotonic() + 30
+        while len(registry) > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(registry) == 1  # the cancelled run left its place
+        with httpx.stream(
+            "POST", f"{url}/ag-ui/agent", json=run_body("t3", "r1"), headers=SSE_HEADERS, timeout=30
+        ) as stream:
+            assert stream.status_code == 200
 
 
 def test_a_run_id_is_never_reused_on_a_thread(url):
