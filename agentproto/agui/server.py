@@ -168,7 +168,9 @@ class ActiveRun:
     """A run executing in the background, and the queue its HTTP response reads from.
 
     ``thread_id`` is the client's; ``key`` the thread's storage key (its owner's namespace,
-    see :mod:`~agentproto.agui._threadstore_owners`; the thread id itself by default)."""
+    see :mod:`~agentproto.agui._threadstore_owners`; the thread id itself by default). Once the
+    response has ended (its client went away) nothing is queued: the run goes on, recorded in
+    the store, without holding its events for a reader that is gone."""
 
     thread_id: str
     run_id: str
@@ -178,9 +180,15 @@ class ActiveRun:
     queue: asyncio.Queue[ev.BaseEvent | None] = field(default_factory=asyncio.Queue)
     done: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+    listening: bool = True
 
     def __post_init__(self) -> None:
         self.key = self.key or self.thread_id
+
+    def deliver(self, item: ev.BaseEvent | None) -> None:
+        """Queue ``item`` for the response, while it is still being read."""
+        if self.listening:
+            self.queue.put_nowait(item)
 
     def cancel(self) -> None:
         if self.driver is not None:
@@ -525,7 +533,7 @@ class _AGUIEndpoints:
                         code=event.code,
                         message=event.message,
                     )
-                run.queue.put_nowait(event)
+                run.deliver(event)
                 await asyncio.sleep(self.pace_s)
         finally:
             self._finished(run)
@@ -548,7 +556,7 @@ class _AGUIEndpoints:
             )
             for event in events:
                 self.store.append_event(run.key, run.run_id, ev.dump_event(event))
-                run.queue.put_nowait(event)
+                run.deliver(event)
             self.store.finish_run(
                 run.key,
                 run.run_id,
@@ -581,23 +589,28 @@ class _AGUIEndpoints:
         self.store.finish_run(
             run.key, run.run_id, status="error", error={"message": message, "code": "RESUME_IN_PROGRESS"}
         )
-        run.queue.put_nowait(failed)
+        run.deliver(failed)
 
     def _finished(self, run: ActiveRun) -> None:
-        run.queue.put_nowait(None)
+        run.deliver(None)
         run.done.set()
         self.registry.discard(run)
 
     async def _stream(self, run: ActiveRun) -> AsyncIterator[bytes]:
-        while True:
-            try:
-                item = await asyncio.wait_for(run.queue.get(), timeout=self.heartbeat_s)
-            except TimeoutError:
-                yield KEEP_ALIVE  # idle: tell proxies the connection is alive
-                continue
-            if item is None:
-                return
-            yield encode_sse(item)
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(run.queue.get(), timeout=self.heartbeat_s)
+                except TimeoutError:
+                    yield KEEP_ALIVE  # idle: tell proxies the connection is alive
+                    continue
+                if item is None:
+                    return
+                yield encode_sse(item)
+        finally:  # the end of the stream, or its client gone: stop queueing, drop what waits
+            run.listening = False
+            while not run.queue.empty():
+                run.queue.get_nowait()
 
     def _respond(self, run: ActiveRun) -> EventSourceResponse:
         return EventSourceResponse(

@@ -448,7 +448,8 @@ def test_a_run_that_would_overfill_its_thread_is_refused_409_and_stores_nothing(
 
 def test_runs_beyond_the_servers_cap_are_refused_429_even_when_their_clients_left():
     """``max_active_runs`` (default MAX_ACTIVE_RUNS, 1,000): a disconnect is not a cancel, so
-    runs whose clients left still count; a refused run stores nothing."""
+    runs whose clients left still count (and queue no events for them); a refused run stores
+    nothing."""
     from starlette.applications import Starlette
 
     from agentproto.agui._threadstore import ThreadStore
@@ -472,6 +473,8 @@ def test_runs_beyond_the_servers_cap_are_refused_429_even_when_their_clients_lef
             ) as stream:
                 assert stream.status_code == 200  # and the client goes away at once
         assert len(registry) == 2
+        time.sleep(0.5)  # ten more events each: none is held for the clients that left
+        assert [(r.listening, r.queue.qsize()) for r in registry.find("r1")] == [(False, 0)] * 2
         with httpx.stream(  # a stream, so that a run wrongly admitted fails here instead of hanging
             "POST", f"{url}/ag-ui/agent", json=run_body("t3", "r1"), headers=SSE_HEADERS, timeout=30
         ) as refused:
