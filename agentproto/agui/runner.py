@@ -171,7 +171,6 @@ class RunDriver:
         self.ctx = ctx
         self.store = store
         self.kind = kind
-        self.events: list[ev.BaseEvent] = []
         self.status: str = "running"
         self._verifier = Verifier()
         self._open: list[tuple[str, Any]] = []  # (START type, id) in opening order
@@ -222,10 +221,10 @@ class RunDriver:
                 close()
 
     def run_to_end(self) -> list[ev.BaseEvent]:
-        """Drive the run to completion and return its events (handy in tests and notebooks)."""
-        for _ in self:
-            pass
-        return self.events
+        """Drive the run to completion and return its events (handy in tests and notebooks).
+        The driver itself keeps none: a server's run holds no list of what it emitted (the
+        store records each event)."""
+        return list(self)
 
     # -- one event --------------------------------------------------------------------------
 
@@ -245,7 +244,6 @@ class RunDriver:
             return
         self._track(event)
         self.ctx._view.apply(event)
-        self.events.append(event)
         if self.store is not None:
             self.store.append_event(self.thread_key, self.ctx.run_id, ev.dump_event(event))
         if isinstance(event, ev.RunStartedEvent):
