@@ -37,6 +37,11 @@ GRPC_MD = (("a2a-version", "1.0"),)
 @pytest.fixture(scope="module")
 def served():
     app = create_a2a_app(agent="conformance", clock=FakeClock(), ids=IdFactory("lim"), grpc=True)
+    yield from _serving(app)
+
+
+def _serving(app):
+    """Serve ``app`` for a module: yields its base URL and its gRPC target (from its card)."""
     server = RunningServer(app).start()
     try:
         card = httpx.get(server.url + "/.well-known/agent-card.json").json()
@@ -247,13 +252,7 @@ def short_history():
         ids=IdFactory("hist"),
         limits=ServiceLimits(max_task_history=4),
     )
-    server = RunningServer(create_a2a_app(service=service, grpc=True)).start()
-    try:
-        card = httpx.get(server.url + "/.well-known/agent-card.json").json()
-        target = next(i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC")
-        yield server.url, target
-    finally:
-        server.stop()
+    yield from _serving(create_a2a_app(service=service, grpc=True))
 
 
 async def test_a_follow_up_to_a_full_task_is_invalid_params_on_every_binding(short_history):
