@@ -96,4 +96,6 @@ def test_the_database_is_free_again_once_its_server_stopped(tmp_path):
         _base_url(proc)
     finally:
         stop_with_ctrl_c(proc, timeout_s=30)
+    # stopped by its own graceful shutdown (0), not killed after the 30 s (a hang on Ctrl-C)
+    assert proc.returncode == 0, (proc.returncode, proc.stdout.read() if proc.stdout else "")
     Store(db, exclusive=True).close()  # no DatabaseInUseError: the lock went with the process
