@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -238,11 +238,15 @@ class ThreadStore(Store):
             ).fetchall()
         return [json.loads(row["body"]) for row in rows]
 
-    def save_messages(self, thread_id: str, messages: Sequence[dict[str, Any]]) -> None:
+    def save_messages(
+        self, thread_id: str, messages: Sequence[dict[str, Any]], *, base: Collection[str] | None = None
+    ) -> None:
         """Reconcile the stored messages with ``messages`` the way MESSAGES_SNAPSHOT does.
 
         A known id is replaced in place (its position kept), an unseen id is appended, and a
-        stored message missing from ``messages`` is dropped (spec 1.1 ``events/state``).
+        stored message missing from ``messages`` is dropped (spec 1.1 ``events/state``). With
+        ``base`` (the ids a run started from), only those are dropped: what other runs on the
+        thread stored meanwhile is kept.
         """
         with self.transaction() as conn:
             self.ensure_thread(thread_id)
@@ -269,27 +273,34 @@ class ThreadStore(Store):
                     )
                     known[message_id] = next_seq
                     next_seq += 1
-            for message_id in set(known) - set(keep):
+            for message_id in (set(known) if base is None else set(base)) - set(keep):
                 conn.execute(
                     "DELETE FROM agui_messages WHERE thread_id = ? AND message_id = ?",
                     (thread_id, message_id),
                 )
 
     def append_messages(
-        self, thread_id: str, messages: Sequence[dict[str, Any]], *, most: int | None = None
+        self,
+        thread_id: str,
+        messages: Sequence[dict[str, Any]],
+        *,
+        most: int | None = None,
+        resume: bool = False,
     ) -> int:
-        """Append the messages whose ids the thread has not seen; return how many were new.
+        """Append the messages whose ids the thread has not seen; return how many ids were new.
         With ``most``, :class:`ThreadFullError` (nothing written) if the thread would then hold
-        more than ``most`` messages."""
+        more than ``most`` messages, unless this is a ``resume`` that adds none: answering or
+        cancelling an interrupt stays possible on a thread its agent filled."""
         with self.transaction():
             current = self.messages(thread_id)
             seen = {m["id"] for m in current}
             new = [m for m in messages if m.get("id") not in seen]
-            if most is not None and len(current) + len(new) > most:
-                raise ThreadFullError(thread_id, len(current), len(new), most)
+            adds = len({m.get("id") for m in new})  # an id sent twice is one message
+            if most is not None and len(current) + adds > most and not (resume and adds == 0):
+                raise ThreadFullError(thread_id, len(current), adds, most)
             if new:
                 self.save_messages(thread_id, current + new)
-            return len(new)
+            return adds
 
     # -- runs and their events --------------------------------------------------------------
 

@@ -171,6 +171,9 @@ class RunDriver:
         self.ctx = ctx
         self.store = store
         self.kind = kind
+        #: The messages the run began with: at its end only these may be dropped from the
+        #: thread (by a MESSAGES_SNAPSHOT), not what another run on the thread added meanwhile.
+        self._base_ids = [str(m["id"]) for m in ctx.messages]
         self.status: str = "running"
         self._verifier = Verifier()
         self._open: list[tuple[str, Any]] = []  # (START type, id) in opening order
@@ -295,7 +298,7 @@ class RunDriver:
             return
         with store.transaction():
             store.save_state(thread_id, self.ctx.state)
-            store.save_messages(thread_id, self.ctx.messages)
+            store.save_messages(thread_id, self.ctx.messages, base=self._base_ids)
             if isinstance(event, ev.RunErrorEvent):
                 store.finish_run(
                     thread_id,

@@ -462,7 +462,7 @@ class _AGUIEndpoints:
                 if plan.kind == "resume":
                     store.settle_interrupts(key, plan.entries, run_id)
                 if plan.kind != "replay":
-                    self._record_input(key, run_input, wire_messages)
+                    self._record_input(key, run_input, wire_messages, resume=plan.kind == "resume")
                 return _Admission(key, plan, store.thread_state(key), store.messages(key))
         except ResumeError as exc:
             log_event(
@@ -480,7 +480,9 @@ class _AGUIEndpoints:
         except ThreadFullError as exc:
             raise _Refusal(_error(409, exc.code, str(exc), threadId=thread_id, max=exc.most)) from None
 
-    def _record_input(self, key: str, run_input: Any, wire_messages: list[dict[str, Any]]) -> None:
+    def _record_input(
+        self, key: str, run_input: Any, wire_messages: list[dict[str, Any]], *, resume: bool
+    ) -> None:
         # A new thread starts from the input's state; an existing one from its stored state
         # (the server's record is authoritative). New messages — ids the thread has not seen,
         # such as the user's latest — are appended.
@@ -488,7 +490,7 @@ class _AGUIEndpoints:
         store.ensure_thread(key, state=run_input.state if run_input.state is not None else {})
         check_client_tool_results(store.messages(key), wire_messages, server_tools=self.server_tools)
         new = [m for m in wire_messages if m.get("role") != "activity"]
-        store.append_messages(key, new, most=self.max_thread_messages)
+        store.append_messages(key, new, most=self.max_thread_messages, resume=resume)
 
     def _launch(
         self, run_input: Any, admitted: _Admission, input_warnings: list[dict[str, Any]], subject: str

@@ -446,6 +446,80 @@ def test_a_run_that_would_overfill_its_thread_is_refused_409_and_stores_nothing(
         assert post_run(url, run_body("t2", "r1", messages=[user("hi", "u-3")])).status_code == 200
 
 
+def test_a_thread_past_its_cap_still_takes_the_resume_that_answers_its_interrupt():
+    """The agent may take a thread past ``max_thread_messages`` by one run; if that run ends
+    in an interrupt, the resume answering (or cancelling) it adds no message and is admitted,
+    while any other run there is refused (found by an outside attack, 2026-12-08)."""
+    from starlette.applications import Starlette
+
+    from agentproto.agui._threadstore import ThreadStore
+    from agentproto.agui.server import agui_routes
+
+    clock = FakeClock()
+    refund_agent = create_app(clock=clock, ids=IdFactory("d"), a2a_agent=None).state.agent
+    routes = agui_routes(ThreadStore(), refund_agent, clock=clock, ids=IdFactory("x"), max_thread_messages=2)
+    with running_server(Starlette(routes=routes)) as url:
+        interrupt = interrupt_of(start_refund(url, "t"))
+        held = len(httpx.get(f"{url}/ag-ui/threads/t").json()["messages"])
+        assert held > 2  # the user's message, then the agent's: past the cap by one run
+        answered = resume(url, "t", approve(interrupt["id"]))
+        assert answered.status_code == 200, answered.text
+        assert verified(decode(answered.content))[-1]["type"] == "RUN_FINISHED"
+        for extra in ([], [user("and more", "u-9")]):  # no interrupt left: a new run, refused
+            refused = post_run(url, run_body("t", f"t-more-{len(extra)}", messages=extra))
+            assert (refused.status_code, refused.json()["error"]["code"]) == (409, "thread_full")
+
+
+def test_an_id_sent_twice_in_one_input_counts_once_against_the_cap():
+    from agentproto.agui._threadstore import ThreadFullError, ThreadStore
+
+    store = ThreadStore()
+    store.append_messages("t", [user("a", "u-1")], most=2)
+    assert store.append_messages("t", [user("b", "u-2"), user("b", "u-2")], most=2) == 1
+    with pytest.raises(ThreadFullError, match="adds 1"):
+        store.append_messages("t", [user("c", "u-3"), user("c", "u-3")], most=2)
+    assert [m["id"] for m in store.messages("t")] == ["u-1", "u-2"]
+
+
+def _slow_reply(ctx):
+    """One assistant message in 40 deltas: two seconds at a pace of 0.05 s an event."""
+    from agentproto.agui import events as ev
+
+    mid = f"a-{ctx.run_id}"
+    yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+    yield ev.TextMessageStartEvent(message_id=mid)
+    for _ in range(40):
+        yield ev.TextMessageContentEvent(message_id=mid, delta=".")
+    yield ev.TextMessageEndEvent(message_id=mid)
+    yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+
+
+def test_two_runs_at_once_on_one_thread_keep_both_replies():
+    """Each run stores the thread as it saw it when it ends; what another run added meanwhile
+    stays (found by an outside attack, 2026-12-08: 10 concurrent runs kept 1 reply of 10)."""
+    from starlette.applications import Starlette
+
+    from agentproto.agui._threadstore import ThreadStore
+    from agentproto.agui.server import agui_routes
+
+    routes = agui_routes(ThreadStore(), _slow_reply, clock=FakeClock(), ids=IdFactory("x"), pace_s=0.05)
+    with running_server(Starlette(routes=routes)) as url:
+        first: list[httpx.Response] = []
+        long_run = threading.Thread(
+            target=lambda: first.append(post_run(url, run_body("t", "r1", messages=[user("one", "u-1")])))
+        )
+        long_run.start()
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{url}/ag-ui/threads/t").status_code != 200:  # r1 admitted, still running
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        second = post_run(url, run_body("t", "r2", messages=[user("two", "u-2")]))
+        long_run.join(timeout=30)
+        assert second.status_code == 200 and first[0].status_code == 200
+        thread = httpx.get(f"{url}/ag-ui/threads/t").json()
+        assert sorted(m["id"] for m in thread["messages"]) == ["a-r1", "a-r2", "u-1", "u-2"]
+
+
 def test_runs_beyond_the_servers_cap_are_refused_429_even_when_their_clients_left():
     """``max_active_runs`` (default MAX_ACTIVE_RUNS, 1,000): a disconnect is not a cancel, so
     runs whose clients left still count (and queue no events for them); a refused run stores
