@@ -23,7 +23,7 @@ limit                                default  beyond it
 :data:`SUBSCRIBE_HISTORY_LENGTH`     0        a subscription's first Task carries no history
 :data:`MAX_OPEN_TASKS_PER_CALLER`    200      a new task: ``ResourceExhaustedError``
 :data:`MAX_OPEN_TASKS`               10 000   a new task: ``ResourceExhaustedError``
-:data:`MAX_TASK_HISTORY`             1 000    a follow-up message: ``InvalidParamsError``
+:data:`MAX_TASK_HISTORY`             1 000    a follow-up: ``UnsupportedOperationError``
 :data:`LIST_DEFAULT_HISTORY_LENGTH`  1        ListTasks without ``historyLength``
 :data:`MAX_LIST_RESPONSE_BYTES`      2 MB     the ListTasks page is cut short (next token)
 ===================================  =======  ==================================================
@@ -99,7 +99,8 @@ MAX_OPEN_TASKS = 10_000
 #: Messages of one task's history after which a follow-up message is refused (start a new task
 #: in the same context). The agent's answer to the last one accepted may pass it by one turn.
 #: ≈ 3.6 KB of memory per 100-character message (benchmarks/bench_memory.py); retrying never
-#: helps, so the answer is invalid params (as for a task's push configs), not "exhausted".
+#: helps, so the answer is UnsupportedOperationError (the task cannot accept further messages,
+#: as an ended task cannot, spec §3.1.1), not "exhausted".
 MAX_TASK_HISTORY = 1_000
 #: Messages of history per task in a ListTasks answer when ``historyLength`` is unset (§3.2.4).
 LIST_DEFAULT_HISTORY_LENGTH = 1

@@ -441,14 +441,18 @@ class A2AService:
         return msg, RequestContext(message=msg, context_id=context_id, task=so_far)
 
     def _check_history_room(self, live: LiveTask) -> None:
-        """Refuse a follow-up to a task whose history is full (``ServiceLimits.max_task_history``)."""
+        """Refuse a follow-up to a task whose history is full (``ServiceLimits.max_task_history``).
+
+        UnsupportedOperationError, as for a message to a task that has ended (spec §3.1.1):
+        this task cannot accept further messages; the request itself is valid, and waiting
+        never helps, so neither InvalidParams nor a retry-later answer fits (the limit is the
+        kit's; the spec sets none)."""
         most = self.limits.max_task_history
         if len(live.task.history) >= most:
-            raise InvalidParamsError(
+            raise UnsupportedOperationError(
                 f"task {live.task.id} holds {len(live.task.history)} messages, the most this server "
                 f"keeps for one task ({most}); send the next message as a new task in context "
                 f"{live.task.context_id}",
-                violations=[("message.taskId", f"task history is full ({most} messages)")],
                 metadata={"taskId": live.task.id, "limit": "taskHistory", "max": most},
             )
 

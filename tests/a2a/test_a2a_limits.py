@@ -20,7 +20,8 @@ from agentproto.a2a._service_streams import (
     MAX_STREAMS_PER_TASK,
     ServiceLimits,
 )
-from agentproto.a2a.jsonrpc import CallerScope, InvalidParamsError, ResourceExhaustedError
+from agentproto.a2a.errors import UnsupportedOperationError
+from agentproto.a2a.jsonrpc import CallerScope, ResourceExhaustedError
 from agentproto.a2a.states import TaskState
 from agentproto.a2a.types import (
     CancelTaskRequest,
@@ -220,17 +221,16 @@ async def test_a_follow_up_to_a_task_whose_history_is_full_is_refused_and_change
         task = await svc.send_message(send_req("more", f"m-{i}", task_id=tid))
         assert task.status.state is S.INPUT_REQUIRED
     assert len(task.history) == 6
-    with pytest.raises(InvalidParamsError) as info:
+    with pytest.raises(UnsupportedOperationError) as info:  # as for an ended task (§3.1.1)
         await svc.send_message(send_req("done", "m-full", task_id=tid))
-    assert info.value.code == -32602 and info.value.http_status == 400
+    assert info.value.code == -32004 and info.value.http_status == 400
     assert info.value.metadata == {"taskId": tid, "limit": "taskHistory", "max": "6"}
-    assert info.value.violations == [("message.taskId", "task history is full (6 messages)")]
     assert task.context_id in info.value.message  # where to go on: a new task in that context
     kept = await svc.get_task(GetTaskRequest(id=tid))
     assert kept.status.state is S.INPUT_REQUIRED and len(kept.history) == 6
     # the count is the stored history's: a restarted server refuses it too
     again = make_service(store=TaskStore(db), limits=ServiceLimits(max_task_history=6))
-    with pytest.raises(InvalidParamsError):
+    with pytest.raises(UnsupportedOperationError):
         await again.send_message(send_req("done", "m-full-2", task_id=tid))
     fresh = user_message("hi", message_id="tck-multi-turn-new", context_id=task.context_id)
     assert (await again.send_message(SendMessageRequest(message=fresh))).status.state is S.INPUT_REQUIRED

@@ -255,7 +255,7 @@ def short_history():
     yield from _serving(create_a2a_app(service=service, grpc=True))
 
 
-async def test_a_follow_up_to_a_full_task_is_invalid_params_on_every_binding(short_history):
+async def test_a_follow_up_to_a_full_task_is_unsupported_operation_on_every_binding(short_history):
     url, target = short_history
     tid = interrupted_task(url, "tck-multi-turn-full")
     more = {"messageId": "m-more", "role": "ROLE_USER", "parts": [{"text": "more"}], "taskId": tid}
@@ -264,12 +264,12 @@ async def test_a_follow_up_to_a_full_task_is_invalid_params_on_every_binding(sho
 
     late = dict(more, messageId="m-late", parts=[{"text": "done"}])
     err = rpc(url, "SendMessage", {"message": late}).json()["error"]
-    assert err["code"] == -32602 and "new task in context" in err["message"], err
+    assert err["code"] == -32004 and "new task in context" in err["message"], err
     info = next(d for d in err["data"] if d.get("reason"))
     assert info["metadata"] == {"taskId": tid, "limit": "taskHistory", "max": "4"}
 
     rest = httpx.post(f"{url}/a2a/rest/message:send", json={"message": late}, headers=V, timeout=30)
-    assert rest.status_code == 400 and rest.json()["error"]["status"] == "INVALID_ARGUMENT", rest.text
+    assert rest.status_code == 400 and rest.json()["error"]["status"] == "FAILED_PRECONDITION", rest.text
     assert "retry-after" not in rest.headers  # waiting never helps: not a 429
 
     msg = pb.Message(message_id="m-late-grpc", role=pb.ROLE_USER, task_id=tid, parts=[pb.Part(text="done")])
@@ -277,7 +277,7 @@ async def test_a_follow_up_to_a_full_task_is_invalid_params_on_every_binding(sho
         stub = a2a_pb2_grpc.A2AServiceStub(channel)
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await stub.SendMessage(pb.SendMessageRequest(message=msg), metadata=GRPC_MD, timeout=30)
-    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, refused.value.details()
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION, refused.value.details()
 
     kept = rpc(url, "GetTask", {"id": tid}).json()["result"]
     assert len(kept["history"]) == 4 and kept["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
