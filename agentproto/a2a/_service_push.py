@@ -120,7 +120,7 @@ class PushConfigs:
                 violations=[
                     ("url", f"at most {MAX_PUSH_CONFIGS_PER_TASK} push notification configs per task")
                 ],
-                metadata={"taskId": task_id, "limit": MAX_PUSH_CONFIGS_PER_TASK},
+                metadata={"taskId": task_id, "limit": "pushConfigsPerTask", "max": MAX_PUSH_CONFIGS_PER_TASK},
             )
         return cfg
 

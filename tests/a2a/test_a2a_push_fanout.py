@@ -46,6 +46,8 @@ async def test_a_task_takes_a_few_push_configs_and_no_more(make_service):
             TaskPushNotificationConfig(task_id=task.id, url="https://c.example/more")
         )
     assert info.value.violations[0][0] == "url"
+    # the same shape as every other limit: its name, and the number under "max"
+    assert info.value.metadata == {"taskId": task.id, "limit": "pushConfigsPerTask", "max": "5"}
     listed = await svc.list_push_configs(ListTaskPushNotificationConfigsRequest(task_id=task.id))
     assert len(listed.configs) == MAX_PUSH_CONFIGS_PER_TASK
     other = await waiting_task(svc, 2)  # the cap is per task
