@@ -400,17 +400,26 @@ def _reply(ctx):
     yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
 
 
-def _chatty(ctx):
-    """An agent that talks for an hour at the server's pace (a cancel stops it between events)."""
+def _talking(deltas: int):
+    """An agent whose one assistant message takes ``deltas`` events (at the server's pace)."""
     from agentproto.agui import events as ev
 
-    mid = f"a-{ctx.run_id}"
-    yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
-    yield ev.TextMessageStartEvent(message_id=mid)
-    for _ in range(72_000):
-        yield ev.TextMessageContentEvent(message_id=mid, delta=".")
-    yield ev.TextMessageEndEvent(message_id=mid)
-    yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+    def agent(ctx):
+        mid = f"a-{ctx.run_id}"
+        yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+        yield ev.TextMessageStartEvent(message_id=mid)
+        for _ in range(deltas):
+            yield ev.TextMessageContentEvent(message_id=mid, delta=".")
+        yield ev.TextMessageEndEvent(message_id=mid)
+        yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
+
+    return agent
+
+
+#: Talks for an hour at a pace of 0.05 s an event (a cancel stops it between events).
+_chatty = _talking(72_000)
+#: One reply in two seconds at that pace.
+_slow_reply = _talking(40)
 
 
 def test_a_run_that_would_overfill_its_thread_is_refused_409_and_stores_nothing():
@@ -479,19 +488,6 @@ def test_an_id_sent_twice_in_one_input_counts_once_against_the_cap():
     with pytest.raises(ThreadFullError, match="adds 1"):
         store.append_messages("t", [user("c", "u-3"), user("c", "u-3")], most=2)
     assert [m["id"] for m in store.messages("t")] == ["u-1", "u-2"]
-
-
-def _slow_reply(ctx):
-    """One assistant message in 40 deltas: two seconds at a pace of 0.05 s an event."""
-    from agentproto.agui import events as ev
-
-    mid = f"a-{ctx.run_id}"
-    yield ev.RunStartedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
-    yield ev.TextMessageStartEvent(message_id=mid)
-    for _ in range(40):
-        yield ev.TextMessageContentEvent(message_id=mid, delta=".")
-    yield ev.TextMessageEndEvent(message_id=mid)
-    yield ev.RunFinishedEvent(thread_id=ctx.thread_id, run_id=ctx.run_id)
 
 
 def test_two_runs_at_once_on_one_thread_keep_both_replies():
